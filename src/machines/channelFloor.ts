@@ -1,0 +1,916 @@
+import type { SnapshotFrom } from 'xstate';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { attentionAt } from './attention.js';
+import { type AvatarPresenceEvent, avatarPresenceMachine, hasAffinity, type PresenceSettings } from './avatarPresence.machine.js';
+import {
+  type ConversationThreadEvent,
+  conversationThreadMachine,
+  threadDeadline,
+} from './conversationThread.machine.js';
+import { isFarewell } from './farewell.js';
+import type {
+  Author,
+  AvatarProfile,
+  BudgetLane,
+  FloorEffect,
+  FloorEvent,
+  Rung,
+  SuppressionReason,
+  ThreadMode,
+  ThreadOutcome,
+  TurnClaim,
+  TurnKind,
+} from './floorTypes.js';
+import { initiativeScore, wordsOf } from './initiative.js';
+import { createMachineStepper } from './machineStepper.js';
+import { createMentionMatcher, type MentionMatcher } from './mentionMatcher.js';
+import { rungRanks } from './rungOrder.js';
+
+type PresenceSnapshot = SnapshotFrom<typeof avatarPresenceMachine>;
+type ThreadSnapshot = SnapshotFrom<typeof conversationThreadMachine>;
+
+const presenceStepper = createMachineStepper(avatarPresenceMachine);
+const threadStepper = createMachineStepper(conversationThreadMachine);
+
+/** How a channel floor is created. */
+export interface ChannelFloorOptions {
+  channelId: string;
+  config: CoordinationConfig;
+  /** Every avatar the channel knows (for mention matching); `present` says who is in the room. */
+  roster: AvatarProfile[];
+  /** Avatar ids present when the floor starts (residents). */
+  present?: string[];
+  /** Start time; defaults to 0 and moves forward with events. */
+  at?: number;
+}
+
+/** A read-only picture of a floor, for transcripts, inspection and tests. */
+export interface FloorView {
+  channelId: string;
+  now: number;
+  present: {
+    id: string;
+    name: string;
+    summonTurns: number;
+    conversing: boolean;
+    cooldownUntil: number;
+    lastSpokeAt: number | null;
+    turn: 'ready' | 'claimed' | 'generating';
+  }[];
+  threads: {
+    id: string;
+    mode: ThreadMode;
+    participants: string[];
+    turnCount: number;
+    maxTurns: number;
+    expiresAt: number;
+    lastSpeakerId?: string;
+    status: 'active' | ThreadOutcome;
+    detail?: string;
+  }[];
+  inFlight: TurnClaim[];
+  budget: { anchorMessageId?: string; main: number; cascade: number };
+  pendingFollowUps: { avatarId: string; dueAt: number }[];
+}
+
+interface Budget {
+  anchorMessageId: string | undefined;
+  main: number;
+  cascade: number;
+}
+
+interface PendingFollowUp {
+  avatarId: string;
+  dueAt: number;
+  anchorMessageId: string;
+  summonerName: string;
+}
+
+interface Candidate {
+  avatarId: string;
+  rung: Rung;
+  reason: string;
+  /** Position among addressed avatars, then roster order: deterministic tie-breaking. */
+  order: number;
+}
+
+interface Utterance {
+  at: number;
+  messageId: string;
+  author: Author;
+  text: string;
+  mentions?: readonly string[];
+  replyTo?: { messageId: string; avatarId?: string };
+  /** The thread the utterance was spoken in, when it was an avatar's turn in one. */
+  threadId?: string;
+}
+
+/**
+ * The channel floor (seed 003): for every message it decides which avatars answer, by the
+ * response ladder, and records the rung and reason of each decision and why other candidates were
+ * suppressed. It owns the channel's presences and threads as machine snapshots (data, not running
+ * actors) and steps only the ones an event touches.
+ *
+ * Budgets are anchored to the latest human message: `MAX_RESPONSES_PER_MESSAGE` answers to it
+ * (main lane) and `BOT_MENTION_CASCADE_LIMIT` answers to avatars' messages after it (cascade
+ * lane). An avatar's message never opens a budget, so bot-to-bot loops cannot happen.
+ *
+ * A turn is claimed, then generated, then delivered (consumed); a failed or aborted turn releases
+ * its claim and gives its budget back. Deterministic and free of I/O: time comes only from
+ * `event.at`, and the driver sends `tick` at {@link ChannelFloor.nextDeadline}.
+ */
+export class ChannelFloor {
+  readonly channelId: string;
+  private readonly config: CoordinationConfig;
+  private readonly settings: PresenceSettings;
+  private readonly ranks: ReadonlyMap<Rung, number>;
+  private readonly roster = new Map<string, AvatarProfile>();
+  private rosterOrder = new Map<string, number>();
+  private matcher: MentionMatcher;
+  private readonly presences = new Map<string, PresenceSnapshot>();
+  private readonly threads = new Map<string, ThreadSnapshot>();
+  /** Threads that ended, kept briefly so late deliveries are recognised (bounded). */
+  private readonly endedThreads = new Map<string, ThreadOutcome>();
+  private readonly inFlight = new Map<string, TurnClaim>();
+  private readonly threadReservations = new Map<string, number>();
+  private readonly followUps: PendingFollowUp[] = [];
+  private budget: Budget = { anchorMessageId: undefined, main: 0, cascade: 0 };
+  private now: number;
+  private turnSeq = 0;
+  private threadSeq = 0;
+
+  constructor(options: ChannelFloorOptions) {
+    this.channelId = options.channelId;
+    this.config = options.config;
+    this.now = options.at ?? 0;
+    this.settings = {
+      perAvatarCooldownMs: options.config.perAvatarCooldownMs,
+      recentSummonCooldownMs: options.config.recentSummonCooldownMs,
+      stickyAffinityTtlMs: options.config.stickyAffinityTtlMs,
+      attentionHalfLifeMs: options.config.attentionHalfLifeMs,
+      summonConversationDurationMs: options.config.summonConversationDurationMs,
+    };
+    this.ranks = rungRanks(options.config.threadResponsePriority);
+    for (const avatar of options.roster) this.roster.set(avatar.id, avatar);
+    this.matcher = this.rebuildMatcher();
+    for (const id of options.present ?? []) if (this.roster.has(id)) this.ensurePresence(id, this.now);
+  }
+
+  /** Applies one event and returns its effects, in order. Never throws for bad input. */
+  handle(event: FloorEvent): FloorEffect[] {
+    const effects: FloorEffect[] = [];
+    // Time never runs backwards: a late event is treated as happening now.
+    const at = Math.max(this.now, event.at);
+    this.advance(at, effects);
+    switch (event.type) {
+      case 'message':
+        if (event.author.kind === 'avatar' && !this.presences.has(event.author.id)) {
+          effects.push(this.reject(at, 'AVATAR_NOT_PRESENT', `Avatar ${event.author.id} is not present in ${this.channelId}; summon it first.`));
+          break;
+        }
+        this.onUtterance({ ...event, at }, effects);
+        break;
+      case 'summon':
+        this.onSummon(at, event.avatarId, event.by, event.messageId, effects);
+        break;
+      case 'dismiss':
+        this.onDismiss(at, event.avatarId, effects);
+        break;
+      case 'avatar.join':
+        this.roster.set(event.avatar.id, event.avatar);
+        this.matcher = this.rebuildMatcher();
+        if (event.present ?? true) this.ensurePresence(event.avatar.id, at);
+        break;
+      case 'tick':
+        break;
+      case 'turn.generated': {
+        const claim = this.inFlight.get(event.turnId);
+        if (!claim) effects.push(this.unknownTurn(at, event.turnId));
+        else this.stepPresence(claim.avatarId, { type: 'presence.generated', at, turnId: claim.turnId });
+        break;
+      }
+      case 'turn.delivered':
+        this.onDelivered({ ...event, at }, effects);
+        break;
+      case 'turn.failed':
+      case 'turn.aborted':
+        this.onReleased(at, event.turnId, `${event.type === 'turn.failed' ? 'failed' : 'aborted'}: ${event.reason}`, effects);
+        break;
+    }
+    return effects;
+  }
+
+  /** Earliest time at which a `tick` would change something, or undefined when nothing is due. */
+  nextDeadline(): number | undefined {
+    let next: number | undefined;
+    for (const snap of this.threads.values()) {
+      const d = threadDeadline(snap.context);
+      if (next === undefined || d < next) next = d;
+    }
+    for (const f of this.followUps) {
+      if (this.presenceTurnState(f.avatarId) !== 'ready') continue; // waits for the claim to settle
+      if (next === undefined || f.dueAt < next) next = f.dueAt;
+    }
+    return next === undefined ? undefined : Math.max(next, this.now);
+  }
+
+  /** A read-only picture of the floor. */
+  view(): FloorView {
+    return {
+      channelId: this.channelId,
+      now: this.now,
+      present: [...this.presences.entries()].map(([id, snap]) => ({
+        id,
+        name: this.nameOf(id),
+        summonTurns: snap.context.summonTurns,
+        conversing: this.now < snap.context.conversingUntil,
+        cooldownUntil: snap.context.cooldownUntil,
+        lastSpokeAt: snap.context.lastSpokeAt,
+        turn: this.presenceTurnState(id) ?? 'ready',
+      })),
+      threads: [...this.threads.values()].map((snap) => {
+        const c = snap.context;
+        return {
+          id: c.id,
+          mode: c.mode,
+          participants: [...c.participants],
+          turnCount: c.turnCount,
+          maxTurns: c.maxTurns,
+          expiresAt: c.expiresAt,
+          ...(c.lastSpeakerId ? { lastSpeakerId: c.lastSpeakerId } : {}),
+          status: snap.status === 'done' ? (snap.value as ThreadOutcome) : 'active',
+          ...(c.detail ? { detail: c.detail } : {}),
+        };
+      }),
+      inFlight: [...this.inFlight.values()],
+      budget: {
+        ...(this.budget.anchorMessageId ? { anchorMessageId: this.budget.anchorMessageId } : {}),
+        main: this.budget.main,
+        cascade: this.budget.cascade,
+      },
+      pendingFollowUps: this.followUps.map((f) => ({ avatarId: f.avatarId, dueAt: f.dueAt })),
+    };
+  }
+
+  // ---------------------------------------------------------------- time
+
+  private advance(at: number, effects: FloorEffect[]): void {
+    // Threads end at their own deadline, not at the (possibly later) moment we notice.
+    for (const [id, snap] of this.threads) {
+      const deadline = threadDeadline(snap.context);
+      if (deadline <= at) this.stepThread(id, { type: 'thread.tick', at: Math.max(deadline, snap.context.now) }, effects);
+    }
+    this.now = at;
+    this.fireDueFollowUps(effects);
+  }
+
+  private fireDueFollowUps(effects: FloorEffect[]): void {
+    for (let i = 0; i < this.followUps.length; ) {
+      const f = this.followUps[i] as PendingFollowUp;
+      if (f.dueAt > this.now || this.presenceTurnState(f.avatarId) !== 'ready') {
+        i++;
+        continue;
+      }
+      this.followUps.splice(i, 1); // once: removed before claiming, whatever happens next
+      if (!this.presences.has(f.avatarId)) continue;
+      const thread = this.latestThreadWith(f.avatarId);
+      this.claim(
+        {
+          avatarId: f.avatarId,
+          kind: 'follow-up',
+          rung: 'follow-up',
+          reason: `${this.nameOf(f.avatarId)} follows up on arriving, summoned by ${f.summonerName}`,
+          lane: 'scheduled',
+          anchorMessageId: f.anchorMessageId,
+          threadId: thread?.context.id,
+        },
+        effects,
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------- summon and dismiss
+
+  private onSummon(
+    at: number,
+    avatarId: string,
+    by: { id: string; name: string },
+    messageId: string | undefined,
+    effects: FloorEffect[],
+  ): void {
+    if (!this.roster.has(avatarId)) {
+      effects.push(this.reject(at, 'AVATAR_UNKNOWN', `Cannot summon ${avatarId}: no avatar with that id is known in ${this.channelId}.`));
+      return;
+    }
+    const others = [...this.presences.keys()].filter((id) => id !== avatarId);
+    this.ensurePresence(avatarId, at);
+    this.stepPresence(avatarId, { type: 'presence.summoned', at, turns: this.config.summonInitialTurns });
+    effects.push({ type: 'presence.summoned', at, avatarId, turnsGranted: this.config.summonInitialTurns });
+    // Summoning is a human act: it anchors a fresh budget for the conversation it starts.
+    const anchorMessageId = messageId ?? `${this.channelId}:summon${this.turnSeq + 1}`;
+    this.openBudget(anchorMessageId);
+    let threadId: string | undefined;
+    if (others.length > 0) {
+      threadId = this.openThread(
+        'summon',
+        [avatarId, ...others],
+        this.config.summonThreadTurns,
+        this.config.summonConversationDurationMs,
+        at,
+        effects,
+      );
+    }
+    if (this.presenceTurnState(avatarId) !== 'ready') {
+      effects.push({ type: 'candidate.suppressed', at, avatarId, messageId: anchorMessageId, rung: 'greeting', reason: 'busy' });
+      return;
+    }
+    // A re-summon replaces any follow-up still pending: one follow-up per arrival.
+    this.removeFollowUps(avatarId);
+    this.claim(
+      {
+        avatarId,
+        kind: 'greeting',
+        rung: 'greeting',
+        reason: `${this.nameOf(avatarId)} was summoned by ${by.name}`,
+        lane: 'scheduled',
+        anchorMessageId,
+        threadId,
+        addressedBy: { id: by.id, name: by.name },
+      },
+      effects,
+    );
+  }
+
+  private onDismiss(at: number, avatarId: string, effects: FloorEffect[]): void {
+    if (!this.presences.has(avatarId)) {
+      effects.push(this.reject(at, 'AVATAR_NOT_PRESENT', `Cannot dismiss ${avatarId}: it is not present in ${this.channelId}.`));
+      return;
+    }
+    for (const claim of [...this.inFlight.values()]) {
+      if (claim.avatarId === avatarId) this.releaseClaim(at, claim, 'dismissed', effects);
+    }
+    this.stepPresence(avatarId, { type: 'presence.dismissed', at });
+    this.presences.delete(avatarId);
+    this.removeFollowUps(avatarId);
+    for (const [id, snap] of this.threads) {
+      if (snap.context.participants.includes(avatarId)) this.stepThread(id, { type: 'thread.leave', at, avatarId }, effects);
+    }
+    effects.push({ type: 'presence.dismissed', at, avatarId });
+  }
+
+  // ---------------------------------------------------------------- delivery
+
+  private onDelivered(
+    event: Extract<FloorEvent, { type: 'turn.delivered' }>,
+    effects: FloorEffect[],
+  ): void {
+    const claim = this.inFlight.get(event.turnId);
+    if (!claim) {
+      effects.push(this.unknownTurn(event.at, event.turnId));
+      return;
+    }
+    this.inFlight.delete(claim.turnId);
+    this.unreserveThread(claim.threadId);
+    this.stepPresence(claim.avatarId, { type: 'presence.delivered', at: event.at, turnId: claim.turnId });
+    const threadStillOpen = claim.threadId !== undefined && this.threads.has(claim.threadId);
+    effects.push({
+      type: 'turn.consumed',
+      at: event.at,
+      turnId: claim.turnId,
+      avatarId: claim.avatarId,
+      rung: claim.rung,
+      ...(threadStillOpen ? { threadId: claim.threadId } : {}),
+      messageId: event.messageId,
+    });
+    // Sticky affinity: a human who got an answer from this avatar keeps talking to it.
+    const addressedBy = claim.context.addressedById;
+    if (addressedBy !== undefined && !this.roster.has(addressedBy)) {
+      this.stepPresence(claim.avatarId, { type: 'presence.addressedBy', at: event.at, userId: addressedBy });
+    }
+    if (claim.kind === 'greeting' && this.config.summonProactiveEnabled) {
+      this.followUps.push({
+        avatarId: claim.avatarId,
+        dueAt: event.at + this.config.summonFollowUpDelayMs,
+        anchorMessageId: claim.anchorMessageId,
+        summonerName: claim.context.addressedByName ?? 'someone',
+      });
+    }
+    this.onUtterance(
+      {
+        at: event.at,
+        messageId: event.messageId,
+        author: { kind: 'avatar', id: claim.avatarId },
+        text: event.text,
+        ...(event.mentions ? { mentions: event.mentions } : {}),
+        ...(event.replyTo ? { replyTo: event.replyTo } : {}),
+        ...(threadStillOpen ? { threadId: claim.threadId } : {}),
+      },
+      effects,
+    );
+    this.fireDueFollowUps(effects);
+  }
+
+  private onReleased(at: number, turnId: string, reason: string, effects: FloorEffect[]): void {
+    const claim = this.inFlight.get(turnId);
+    if (!claim) {
+      effects.push(this.unknownTurn(at, turnId));
+      return;
+    }
+    this.releaseClaim(at, claim, reason, effects);
+    this.fireDueFollowUps(effects);
+  }
+
+  private releaseClaim(at: number, claim: TurnClaim, reason: string, effects: FloorEffect[]): void {
+    this.inFlight.delete(claim.turnId);
+    this.unreserveThread(claim.threadId);
+    this.stepPresence(claim.avatarId, { type: 'presence.failed', at, turnId: claim.turnId });
+    // The budget comes back only if it is still the live one.
+    if (claim.anchorMessageId === this.budget.anchorMessageId) {
+      if (claim.lane === 'main') this.budget.main++;
+      else if (claim.lane === 'cascade') this.budget.cascade++;
+    }
+    effects.push({ type: 'turn.released', at, turnId: claim.turnId, avatarId: claim.avatarId, reason });
+  }
+
+  // ---------------------------------------------------------------- the decision
+
+  private onUtterance(u: Utterance, effects: FloorEffect[]): void {
+    const human = u.author.kind === 'human';
+    const authorId = u.author.id;
+    if (human) this.openBudget(u.messageId);
+    const addressedAll = this.matcher.find(u.text, {
+      ...(u.mentions ? { platformMentions: u.mentions } : {}),
+      ...(u.replyTo?.avatarId ? { replyToAvatarId: u.replyTo.avatarId } : {}),
+      authorId,
+    });
+    const addressed: string[] = [];
+    for (const id of addressedAll) {
+      if (this.presences.has(id)) addressed.push(id);
+      else effects.push({ type: 'candidate.suppressed', at: u.at, avatarId: id, messageId: u.messageId, reason: 'not-present' });
+    }
+    for (const id of addressed) {
+      this.stepPresence(id, { type: 'presence.mentioned', at: u.at, by: authorId, grantTurns: this.config.mentionGrantTurns });
+    }
+    if (u.replyTo?.avatarId === authorId) {
+      effects.push({ type: 'candidate.suppressed', at: u.at, avatarId: authorId, messageId: u.messageId, rung: 'reply', reason: 'self' });
+    }
+
+    // Record the avatar's own turn in its thread, then open or widen a thread for whom it addressed.
+    if (!human) {
+      if (u.threadId !== undefined && this.threads.has(u.threadId)) {
+        this.stepThread(
+          u.threadId,
+          { type: 'thread.turn', at: u.at, speakerId: authorId, addressed, farewell: isFarewell(u.text) },
+          effects,
+        );
+      }
+      if (addressed.length > 0) this.threadForAddress(u, addressed, effects);
+    }
+
+    const thread = this.threadOfUtterance(u, addressed);
+    const lane: BudgetLane = human ? 'main' : 'cascade';
+    // Addressed avatars all answer (within the budget); otherwise the ladder picks exactly one,
+    // descending past candidates that may not speak right now.
+    const single = addressed.length === 0;
+    let claimed = false;
+    const tryCandidates = (candidates: readonly Candidate[]) => {
+      for (const c of candidates) {
+        const blocked = single && claimed ? 'lower-rung' : this.gate(c, lane, thread);
+        if (blocked) {
+          effects.push({ type: 'candidate.suppressed', at: u.at, avatarId: c.avatarId, messageId: u.messageId, rung: c.rung, reason: blocked });
+          continue;
+        }
+        const inThread =
+          thread !== undefined &&
+          thread.context.participants.includes(c.avatarId) &&
+          (!human || c.rung === 'thread') &&
+          this.threadHasRoom(thread);
+        this.claim(
+          {
+            avatarId: c.avatarId,
+            kind: 'response',
+            rung: c.rung,
+            reason: c.reason,
+            lane,
+            anchorMessageId: this.budget.anchorMessageId ?? u.messageId,
+            triggerMessageId: u.messageId,
+            triggerText: u.text,
+            threadId: inThread ? thread.context.id : undefined,
+            addressedBy: { id: authorId, name: this.authorName(u.author) },
+          },
+          effects,
+        );
+        claimed = true;
+      }
+    };
+    tryCandidates(this.rankCandidates(u, addressed, thread));
+    // The ambient rungs speak only to a human's unaddressed message that nobody above took.
+    if (human && single && !claimed) tryCandidates(this.ambientCandidates(u));
+  }
+
+  /** Candidates for an utterance, each at its best rung, best first. */
+  private rankCandidates(u: Utterance, addressed: readonly string[], thread: ThreadSnapshot | undefined): Candidate[] {
+    const human = u.author.kind === 'human';
+    const authorId = u.author.id;
+    const authorName = this.authorName(u.author);
+    const best = new Map<string, Candidate>();
+    const offer = (avatarId: string, rung: Rung, reason: string) => {
+      if (avatarId === authorId || !this.presences.has(avatarId)) return;
+      const existing = best.get(avatarId);
+      const rank = this.ranks.get(rung) ?? 99;
+      if (existing && (this.ranks.get(existing.rung) ?? 99) <= rank) return;
+      const idx = addressed.indexOf(avatarId);
+      const order = idx >= 0 ? idx : addressed.length + (this.rosterOrder.get(avatarId) ?? 0);
+      best.set(avatarId, { avatarId, rung, reason, order });
+    };
+
+    const replyTo = u.replyTo?.avatarId;
+    if (replyTo !== undefined) offer(replyTo, 'reply', `${authorName} replied to ${this.nameOf(replyTo)}'s message`);
+
+    if (thread) {
+      const t = thread.context;
+      const eligible = t.participants.filter((p) => p !== authorId && p !== t.lastSpeakerId && !t.departed.includes(p));
+      const chosen = addressed.length > 0 ? eligible.filter((p) => addressed.includes(p)) : this.leastRecentSpeaker(eligible);
+      for (const p of chosen) {
+        offer(p, 'thread', `${this.nameOf(p)} is in ${t.mode} thread ${t.id} (turn ${t.turnCount}/${t.maxTurns}) and did not speak last`);
+      }
+    }
+
+    if (human && addressed.length === 0) {
+      const summoned = this.mostRecentlySummonedWithTurns();
+      if (summoned) {
+        const turns = this.presences.get(summoned)?.context.summonTurns ?? 0;
+        offer(summoned, 'summon', `${this.nameOf(summoned)} has ${turns} guaranteed summon turn${turns === 1 ? '' : 's'} left`);
+      }
+      const sticky = this.stickyAvatarFor(authorId);
+      if (sticky) offer(sticky, 'affinity', `${authorName} has been talking to ${this.nameOf(sticky)}`);
+    }
+
+    for (const id of addressed) offer(id, 'mention', `${this.nameOf(id)} was mentioned by ${authorName}`);
+
+    return [...best.values()].sort(
+      (a, b) => (this.ranks.get(a.rung) ?? 99) - (this.ranks.get(b.rung) ?? 99) || a.order - b.order,
+    );
+  }
+
+  /** Round-robin among active speakers, else the best initiative score above the threshold. */
+  private ambientCandidates(u: Utterance): Candidate[] {
+    const authorName = this.authorName(u.author);
+    const rr = this.roundRobinSpeaker(u.author.id);
+    if (rr) {
+      return [{ avatarId: rr, rung: 'round-robin', reason: `${this.nameOf(rr)}'s turn among the active speakers after ${authorName}`, order: 0 }];
+    }
+    const initiative = this.bestInitiative(u.text, u.author.id);
+    return initiative ? [{ ...initiative, rung: 'initiative', order: 0 }] : [];
+  }
+
+  /** Why a candidate may not take the turn now, or null if it may. */
+  private gate(c: Candidate, lane: BudgetLane, thread: ThreadSnapshot | undefined): SuppressionReason | null {
+    const presence = this.presences.get(c.avatarId);
+    if (!presence) return 'not-present';
+    if (this.presenceTurnState(c.avatarId) !== 'ready') return 'busy';
+    const p = presence.context;
+    switch (c.rung) {
+      case 'thread':
+        if (!this.config.threadOverrideCooldown && this.now < p.cooldownUntil) return 'cooldown';
+        if (!thread || !this.threadHasRoom(thread)) return 'thread-exhausted';
+        break;
+      case 'summon':
+        if (p.lastSpokeAt !== null && this.now < p.lastSpokeAt + this.config.recentSummonCooldownMs) return 'cooldown';
+        break;
+      case 'round-robin':
+      case 'initiative':
+        if (this.now < p.cooldownUntil) return 'cooldown';
+        break;
+      default:
+        break; // replies, mentions and affinity answer through the cooldown (seed 003)
+    }
+    if (lane === 'main' && this.budget.main <= 0) return 'budget-main';
+    if (lane === 'cascade' && this.budget.cascade <= 0) return 'budget-cascade';
+    return null;
+  }
+
+  private claim(
+    spec: {
+      avatarId: string;
+      kind: TurnKind;
+      rung: Rung;
+      reason: string;
+      lane: BudgetLane;
+      anchorMessageId: string;
+      triggerMessageId?: string;
+      triggerText?: string;
+      threadId: string | undefined;
+      addressedBy?: { id: string; name: string };
+    },
+    effects: FloorEffect[],
+  ): void {
+    if (spec.lane === 'main') this.budget.main--;
+    else if (spec.lane === 'cascade') this.budget.cascade--;
+    const thread = spec.threadId !== undefined ? this.threads.get(spec.threadId) : undefined;
+    let threadTurn: number | undefined;
+    if (thread) {
+      const reserved = (this.threadReservations.get(thread.context.id) ?? 0) + 1;
+      this.threadReservations.set(thread.context.id, reserved);
+      threadTurn = thread.context.turnCount + reserved;
+    }
+    const turnId = `${this.channelId}:t${++this.turnSeq}`;
+    this.stepPresence(spec.avatarId, { type: 'presence.claim', at: this.now, turnId, rung: spec.rung });
+    const laneLeft = spec.lane === 'main' ? this.budget.main : spec.lane === 'cascade' ? this.budget.cascade : 1;
+    const closing =
+      (thread !== undefined && threadTurn !== undefined && threadTurn >= thread.context.maxTurns) ||
+      (spec.lane === 'cascade' && laneLeft <= 0) ||
+      (spec.lane !== 'scheduled' && this.budget.cascade <= 0);
+    const claim: TurnClaim = {
+      turnId,
+      channelId: this.channelId,
+      avatarId: spec.avatarId,
+      kind: spec.kind,
+      rung: spec.rung,
+      reason: spec.reason,
+      lane: spec.lane,
+      anchorMessageId: spec.anchorMessageId,
+      ...(spec.triggerMessageId ? { triggerMessageId: spec.triggerMessageId } : {}),
+      ...(thread ? { threadId: thread.context.id } : {}),
+      claimedAt: this.now,
+      context: {
+        ...(spec.triggerText !== undefined ? { triggerText: spec.triggerText } : {}),
+        ...(spec.addressedBy ? { addressedByName: spec.addressedBy.name, addressedById: spec.addressedBy.id } : {}),
+        presentNames: [...this.presences.keys()].filter((id) => id !== spec.avatarId).map((id) => this.nameOf(id)),
+        threadPartnerNames: thread
+          ? thread.context.participants.filter((id) => id !== spec.avatarId).map((id) => this.nameOf(id))
+          : [],
+        ...(thread && threadTurn !== undefined ? { threadTurn, threadMaxTurns: thread.context.maxTurns } : {}),
+        closing,
+      },
+    };
+    this.inFlight.set(turnId, claim);
+    effects.push({ type: 'turn.claimed', at: this.now, turn: claim });
+  }
+
+  // ---------------------------------------------------------------- threads
+
+  /** The thread an utterance belongs to, for the thread rung. */
+  private threadOfUtterance(u: Utterance, addressed: readonly string[]): ThreadSnapshot | undefined {
+    if (u.author.kind === 'avatar') return this.latestThreadWith(u.author.id);
+    // A human message continues the thread of whoever it addresses, or else the latest thread.
+    if (addressed.length > 0) {
+      for (const id of addressed) {
+        const t = this.latestThreadWith(id);
+        if (t) return t;
+      }
+      return undefined;
+    }
+    let latest: ThreadSnapshot | undefined;
+    for (const snap of this.threads.values()) {
+      if (!latest || snap.context.lastActivityAt >= latest.context.lastActivityAt) latest = snap;
+    }
+    return latest;
+  }
+
+  /** An avatar addressed others: widen its current thread, or open a mention/reply thread. */
+  private threadForAddress(u: Utterance, addressed: readonly string[], effects: FloorEffect[]): void {
+    const current = this.latestThreadWith(u.author.id);
+    if (current) {
+      for (const id of addressed) {
+        if (!current.context.participants.includes(id)) {
+          this.stepThread(current.context.id, { type: 'thread.join', at: u.at, avatarId: id }, effects);
+        }
+      }
+      return;
+    }
+    if (!this.config.botMentionCreateThread) return;
+    const replyOnly = addressed.length === 1 && u.replyTo?.avatarId === addressed[0] && !u.mentions?.length;
+    this.openThread(
+      replyOnly ? 'reply' : 'mention',
+      [u.author.id, ...addressed],
+      replyOnly ? this.config.threadMaxTurns : this.config.botMentionThreadTurns,
+      this.config.threadTtlMs,
+      u.at,
+      effects,
+    );
+  }
+
+  private openThread(
+    mode: ThreadMode,
+    participants: string[],
+    maxTurns: number,
+    ttlMs: number,
+    at: number,
+    effects: FloorEffect[],
+  ): string {
+    const id = `${this.channelId}:th${++this.threadSeq}`;
+    const snap = threadStepper.initial({
+      id,
+      channelId: this.channelId,
+      mode,
+      participants,
+      maxTurns,
+      ttlMs,
+      quietMs: this.config.threadQuietMs,
+      extendOnActivity: this.config.threadExtendOnActivity,
+      at,
+    });
+    this.threads.set(id, snap);
+    effects.push({
+      type: 'thread.opened',
+      at,
+      threadId: id,
+      mode,
+      participants: [...snap.context.participants],
+      maxTurns,
+      expiresAt: snap.context.expiresAt,
+    });
+    return id;
+  }
+
+  private stepThread(id: string, event: ConversationThreadEvent, effects: FloorEffect[]): void {
+    const snap = this.threads.get(id);
+    if (!snap) return;
+    const next = threadStepper.step(snap, event);
+    if (next.status === 'done') {
+      this.threads.delete(id);
+      this.threadReservations.delete(id);
+      const outcome = next.value as ThreadOutcome;
+      this.endedThreads.set(id, outcome);
+      if (this.endedThreads.size > 64) this.endedThreads.delete(this.endedThreads.keys().next().value as string);
+      effects.push({
+        type: 'thread.ended',
+        at: next.context.now,
+        threadId: id,
+        outcome,
+        detail: next.context.detail ?? outcome,
+        turns: next.context.turnCount,
+      });
+    } else {
+      this.threads.set(id, next);
+    }
+  }
+
+  private threadHasRoom(thread: ThreadSnapshot): boolean {
+    const reserved = this.threadReservations.get(thread.context.id) ?? 0;
+    return thread.context.turnCount + reserved < thread.context.maxTurns;
+  }
+
+  private unreserveThread(threadId: string | undefined): void {
+    if (threadId === undefined) return;
+    const reserved = this.threadReservations.get(threadId);
+    if (reserved === undefined) return;
+    if (reserved <= 1) this.threadReservations.delete(threadId);
+    else this.threadReservations.set(threadId, reserved - 1);
+  }
+
+  private latestThreadWith(avatarId: string): ThreadSnapshot | undefined {
+    let latest: ThreadSnapshot | undefined;
+    for (const snap of this.threads.values()) {
+      const c = snap.context;
+      if (!c.participants.includes(avatarId) || c.departed.includes(avatarId)) continue;
+      if (!latest || c.lastActivityAt >= latest.context.lastActivityAt) latest = snap;
+    }
+    return latest;
+  }
+
+  // ---------------------------------------------------------------- rung helpers
+
+  private leastRecentSpeaker(ids: readonly string[]): string[] {
+    let pick: string | undefined;
+    let pickAt = Number.POSITIVE_INFINITY;
+    for (const id of ids) {
+      const spoke = this.presences.get(id)?.context.lastSpokeAt ?? Number.NEGATIVE_INFINITY;
+      if (spoke < pickAt) {
+        pick = id;
+        pickAt = spoke;
+      }
+    }
+    return pick === undefined ? [] : [pick];
+  }
+
+  /** The avatar holding guaranteed turns that were granted most recently (summon or mention). */
+  private mostRecentlySummonedWithTurns(): string | undefined {
+    let pick: string | undefined;
+    let grantedAt = Number.NEGATIVE_INFINITY;
+    for (const [id, snap] of this.presences) {
+      const c = snap.context;
+      if (c.summonTurns > 0 && c.grantedAt !== null && c.grantedAt > grantedAt) {
+        pick = id;
+        grantedAt = c.grantedAt;
+      }
+    }
+    return pick;
+  }
+
+  private stickyAvatarFor(userId: string): string | undefined {
+    let pick: string | undefined;
+    let until = -1;
+    for (const [id, snap] of this.presences) {
+      if (!hasAffinity(snap.context, userId, this.now)) continue;
+      const u = snap.context.affinity[userId] ?? 0;
+      if (u > until) {
+        pick = id;
+        until = u;
+      }
+    }
+    return pick;
+  }
+
+  /** Among avatars that spoke within the active-speaker window, the one that spoke longest ago. */
+  private roundRobinSpeaker(authorId: string): string | undefined {
+    let pick: string | undefined;
+    let pickAt = Number.POSITIVE_INFINITY;
+    let active = 0;
+    for (const [id, snap] of this.presences) {
+      const spoke = snap.context.lastSpokeAt;
+      if (id === authorId || spoke === null || this.now - spoke > this.config.activeSpeakerWindowMs) continue;
+      active++;
+      if (this.now < snap.context.cooldownUntil) continue;
+      if (spoke < pickAt) {
+        pick = id;
+        pickAt = spoke;
+      }
+    }
+    return active >= 2 ? pick : undefined;
+  }
+
+  private bestInitiative(text: string, authorId: string): { avatarId: string; reason: string } | undefined {
+    const words = wordsOf(text);
+    let best: { avatarId: string; score: number; reason: string } | undefined;
+    for (const [id, snap] of this.presences) {
+      if (id === authorId || this.now < snap.context.cooldownUntil) continue;
+      const c = snap.context;
+      const s = initiativeScore({
+        attention: attentionAt(c.attention, this.now, this.config.attentionHalfLifeMs),
+        lastSpokeAt: c.lastSpokeAt,
+        now: this.now,
+        windowMs: this.config.activeSpeakerWindowMs,
+        topics: this.roster.get(id)?.topics,
+        words,
+      });
+      if (s.score < this.config.initiativeThreshold) continue;
+      if (!best || s.score > best.score) {
+        best = {
+          avatarId: id,
+          score: s.score,
+          reason: `${this.nameOf(id)}'s initiative ${s.score.toFixed(2)} (attention ${s.attention.toFixed(2)}, hunger ${s.hunger.toFixed(2)}, topic ${s.topic.toFixed(2)}) ≥ ${this.config.initiativeThreshold}`,
+        };
+      }
+    }
+    return best;
+  }
+
+  // ---------------------------------------------------------------- small helpers
+
+  private openBudget(anchorMessageId: string): void {
+    this.budget = {
+      anchorMessageId,
+      main: this.config.maxResponsesPerMessage,
+      cascade: this.config.botCascadeLimit,
+    };
+  }
+
+  private ensurePresence(avatarId: string, at: number): void {
+    if (this.presences.has(avatarId)) return;
+    this.presences.set(
+      avatarId,
+      presenceStepper.initial({ channelId: this.channelId, avatarId, settings: this.settings, at }),
+    );
+  }
+
+  private stepPresence(avatarId: string, event: AvatarPresenceEvent): void {
+    const snap = this.presences.get(avatarId);
+    if (snap) this.presences.set(avatarId, presenceStepper.step(snap, event));
+  }
+
+  private presenceTurnState(avatarId: string): 'ready' | 'claimed' | 'generating' | undefined {
+    const snap = this.presences.get(avatarId);
+    if (!snap || snap.status !== 'active') return undefined;
+    const value = snap.value as { present?: { turn?: 'ready' | 'claimed' | 'generating' } };
+    return value.present?.turn;
+  }
+
+  private removeFollowUps(avatarId: string): void {
+    for (let i = this.followUps.length - 1; i >= 0; i--) {
+      if (this.followUps[i]?.avatarId === avatarId) this.followUps.splice(i, 1);
+    }
+  }
+
+  private rebuildMatcher(): MentionMatcher {
+    this.rosterOrder = new Map([...this.roster.keys()].map((id, i) => [id, i]));
+    return createMentionMatcher([...this.roster.values()]);
+  }
+
+  private nameOf(avatarId: string): string {
+    return this.roster.get(avatarId)?.name ?? avatarId;
+  }
+
+  private authorName(author: Author): string {
+    return author.kind === 'human' ? author.name : this.nameOf(author.id);
+  }
+
+  private reject(at: number, code: string, message: string): FloorEffect {
+    return { type: 'event.rejected', at, code, message };
+  }
+
+  private unknownTurn(at: number, turnId: string): FloorEffect {
+    return this.reject(at, 'TURN_UNKNOWN', `Turn ${turnId} is not in flight in ${this.channelId} (already settled, or never claimed).`);
+  }
+}

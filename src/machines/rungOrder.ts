@@ -1,0 +1,21 @@
+import type { Rung } from './floorTypes.js';
+
+/** Where the thread rung sits (THREAD_RESPONSE_PRIORITY). */
+export type ThreadPriority = 'high' | 'normal' | 'low';
+
+/**
+ * The response ladder, highest first (seed 003): reply, thread, summon, affinity, mention,
+ * round-robin, initiative. THREAD_RESPONSE_PRIORITY moves the thread rung: `high` right after
+ * replies, `normal` after mentions, `low` after round-robin.
+ */
+export function rungOrder(threadPriority: ThreadPriority): readonly Rung[] {
+  const base: Rung[] = ['reply', 'summon', 'affinity', 'mention', 'round-robin', 'initiative'];
+  const after = threadPriority === 'high' ? 'reply' : threadPriority === 'normal' ? 'mention' : 'round-robin';
+  base.splice(base.indexOf(after) + 1, 0, 'thread');
+  return ['greeting', 'follow-up', ...base];
+}
+
+/** Rank of each rung (lower is higher priority) for a given thread priority. */
+export function rungRanks(threadPriority: ThreadPriority): ReadonlyMap<Rung, number> {
+  return new Map(rungOrder(threadPriority).map((r, i) => [r, i]));
+}

@@ -36,7 +36,8 @@ const count = (min: number, max: number) =>
   });
 
 const ratio = z.union([z.number(), z.string()]).transform((raw, ctx) => {
-  const n = typeof raw === 'number' ? raw : Number(raw);
+  // Decimal only: Number() would also take 0x1 or 1e0.
+  const n = typeof raw === 'number' ? raw : /^\s*\d*\.?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (Number.isFinite(n) && n >= 0 && n <= 1) return n;
   ctx.addIssue({ code: 'custom', message: 'a number from 0 to 1' });
   return z.NEVER;
@@ -52,29 +53,144 @@ const priority = z
  * The README's configuration table is generated from (and tested against) this list.
  */
 export const coordinationSettings = {
-  CONVERSATION_THREAD_TTL: { key: 'threadTtlMs', schema: durationMs, default: 180_000, doc: 'How long a conversation thread lives without activity before it expires.' },
-  CONVERSATION_THREAD_MAX_TURNS: { key: 'threadMaxTurns', schema: count(1, 1000), default: 6, doc: 'Most turns in a reply-mode thread (and the fallback for other modes).' },
-  CONVERSATION_THREAD_EXTEND_ON_ACTIVITY: { key: 'threadExtendOnActivity', schema: flag, default: true, doc: 'Each delivered turn pushes the thread deadline to now + TTL.' },
-  CONVERSATION_THREAD_QUIET: { key: 'threadQuietMs', schema: durationMs, default: 45_000, doc: 'A thread whose last turn addressed nobody concludes naturally after this much quiet.' },
-  SUMMON_PROACTIVE_ENABLED: { key: 'summonProactiveEnabled', schema: flag, default: true, doc: 'After the greeting, the summoned avatar speaks once more on its own, acknowledging who is present.' },
-  SUMMON_FOLLOWUP_DELAY: { key: 'summonFollowUpDelayMs', schema: durationMs, default: 3_000, doc: 'Delay between a delivered greeting and the proactive follow-up.' },
-  SUMMON_INITIAL_TURNS: { key: 'summonInitialTurns', schema: count(0, 100), default: 5, doc: 'Guaranteed turns granted on summon; one is consumed per delivered response.' },
-  SUMMON_CONVERSATION_DURATION: { key: 'summonConversationDurationMs', schema: durationMs, default: 300_000, doc: 'How long a summoned avatar stays in conversation mode (and the summon thread lives).' },
-  SUMMON_THREAD_TURNS: { key: 'summonThreadTurns', schema: count(1, 1000), default: 8, doc: 'Most turns in the thread a summon opens with the avatars already present.' },
-  BOT_MENTION_CASCADE_LIMIT: { key: 'botCascadeLimit', schema: count(0, 100), default: 3, doc: 'Bot-to-bot responses allowed after one human message (the cascade lane of its budget).' },
-  BOT_MENTION_CREATE_THREAD: { key: 'botMentionCreateThread', schema: flag, default: true, doc: 'An avatar mentioning other avatars opens a mention thread with them.' },
-  BOT_MENTION_THREAD_TURNS: { key: 'botMentionThreadTurns', schema: count(1, 1000), default: 6, doc: 'Most turns in a thread opened by a bot mention.' },
-  MENTION_GRANT_TURNS: { key: 'mentionGrantTurns', schema: count(0, 100), default: 2, doc: 'Guaranteed turns granted to a mentioned avatar that has none left.' },
-  THREAD_RESPONSE_PRIORITY: { key: 'threadResponsePriority', schema: priority, default: 'high', doc: 'Where the thread rung sits: high (right after replies), normal (after mentions), low (after round-robin).' },
-  THREAD_OVERRIDE_COOLDOWN: { key: 'threadOverrideCooldown', schema: flag, default: true, doc: 'Thread participants may answer while their per-avatar cooldown runs.' },
-  PER_AVATAR_COOLDOWN: { key: 'perAvatarCooldownMs', schema: durationMs, default: 120_000, doc: 'After speaking, an avatar is not chosen by the ambient rungs (round-robin, initiative) for this long.' },
-  RECENT_SUMMON_COOLDOWN: { key: 'recentSummonCooldownMs', schema: durationMs, default: 30_000, doc: 'The shorter cooldown that applies instead while an avatar is in conversation mode after a summon.' },
-  STICKY_AFFINITY_TTL: { key: 'stickyAffinityTtlMs', schema: durationMs, default: 60_000, doc: 'How long a user keeps talking to the same avatar without naming it.' },
-  MAX_RESPONSES_PER_MESSAGE: { key: 'maxResponsesPerMessage', schema: count(1, 50), default: 3, doc: 'Avatar responses allowed to one human message (the main lane of its budget).' },
-  ATTENTION_HALF_LIFE: { key: 'attentionHalfLifeMs', schema: durationMs, default: 300_000, doc: 'Attention halves over this much time since its last update (decay by elapsed time, never compounded).' },
-  ACTIVE_SPEAKER_WINDOW: { key: 'activeSpeakerWindowMs', schema: durationMs, default: 600_000, doc: 'Avatars that spoke within this window take round-robin turns on unaddressed messages.' },
-  INITIATIVE_THRESHOLD: { key: 'initiativeThreshold', schema: ratio, default: 0.35, doc: 'Lowest initiative score (recency, hunger, topic) that lets an avatar speak unprompted.' },
-  GREETING_MAX_CHARS: { key: 'greetingMaxChars', schema: count(20, 2000), default: 150, doc: 'Longest summon greeting; longer greetings are cut at a word boundary.' },
+  CONVERSATION_THREAD_TTL: {
+    key: 'threadTtlMs',
+    schema: durationMs,
+    default: 180_000,
+    doc: 'How long a conversation thread lives without activity before it expires.',
+  },
+  CONVERSATION_THREAD_MAX_TURNS: {
+    key: 'threadMaxTurns',
+    schema: count(1, 1000),
+    default: 6,
+    doc: 'Most turns in a reply-mode thread (and the fallback for other modes).',
+  },
+  CONVERSATION_THREAD_EXTEND_ON_ACTIVITY: {
+    key: 'threadExtendOnActivity',
+    schema: flag,
+    default: true,
+    doc: 'Each delivered turn pushes the thread deadline to now + TTL.',
+  },
+  CONVERSATION_THREAD_QUIET: {
+    key: 'threadQuietMs',
+    schema: durationMs,
+    default: 45_000,
+    doc: 'A thread whose last turn addressed nobody concludes naturally after this much quiet.',
+  },
+  SUMMON_PROACTIVE_ENABLED: {
+    key: 'summonProactiveEnabled',
+    schema: flag,
+    default: true,
+    doc: 'After the greeting, the summoned avatar speaks once more on its own, acknowledging who is present.',
+  },
+  SUMMON_FOLLOWUP_DELAY: {
+    key: 'summonFollowUpDelayMs',
+    schema: durationMs,
+    default: 3_000,
+    doc: 'Delay between a delivered greeting and the proactive follow-up.',
+  },
+  SUMMON_INITIAL_TURNS: {
+    key: 'summonInitialTurns',
+    schema: count(0, 100),
+    default: 5,
+    doc: 'Guaranteed turns granted on summon; one is consumed per delivered response.',
+  },
+  SUMMON_CONVERSATION_DURATION: {
+    key: 'summonConversationDurationMs',
+    schema: durationMs,
+    default: 300_000,
+    doc: 'How long a summoned avatar stays in conversation mode (and the summon thread lives).',
+  },
+  SUMMON_THREAD_TURNS: {
+    key: 'summonThreadTurns',
+    schema: count(1, 1000),
+    default: 8,
+    doc: 'Most turns in the thread a summon opens with the avatars already present.',
+  },
+  BOT_MENTION_CASCADE_LIMIT: {
+    key: 'botCascadeLimit',
+    schema: count(0, 100),
+    default: 3,
+    doc: 'Bot-to-bot responses allowed after one human message (the cascade lane of its budget).',
+  },
+  BOT_MENTION_CREATE_THREAD: {
+    key: 'botMentionCreateThread',
+    schema: flag,
+    default: true,
+    doc: 'An avatar mentioning other avatars opens a mention thread with them.',
+  },
+  BOT_MENTION_THREAD_TURNS: {
+    key: 'botMentionThreadTurns',
+    schema: count(1, 1000),
+    default: 6,
+    doc: 'Most turns in a thread opened by a bot mention.',
+  },
+  MENTION_GRANT_TURNS: {
+    key: 'mentionGrantTurns',
+    schema: count(0, 100),
+    default: 2,
+    doc: 'Guaranteed turns granted to a mentioned avatar that has none left.',
+  },
+  THREAD_RESPONSE_PRIORITY: {
+    key: 'threadResponsePriority',
+    schema: priority,
+    default: 'high',
+    doc: 'Where the thread rung sits: high (right after replies), normal (after mentions), low (after round-robin).',
+  },
+  THREAD_OVERRIDE_COOLDOWN: {
+    key: 'threadOverrideCooldown',
+    schema: flag,
+    default: true,
+    doc: 'Thread participants may answer while their per-avatar cooldown runs.',
+  },
+  PER_AVATAR_COOLDOWN: {
+    key: 'perAvatarCooldownMs',
+    schema: durationMs,
+    default: 120_000,
+    doc: 'After speaking, an avatar is not chosen by the ambient rungs (round-robin, initiative), nor by the thread rung when THREAD_OVERRIDE_COOLDOWN is false, for this long.',
+  },
+  RECENT_SUMMON_COOLDOWN: {
+    key: 'recentSummonCooldownMs',
+    schema: durationMs,
+    default: 30_000,
+    doc: 'The shorter cooldown that applies instead while an avatar is in conversation mode after a summon; it also spaces out the summon rung.',
+  },
+  STICKY_AFFINITY_TTL: {
+    key: 'stickyAffinityTtlMs',
+    schema: durationMs,
+    default: 60_000,
+    doc: 'How long a user keeps talking to the same avatar without naming it.',
+  },
+  MAX_RESPONSES_PER_MESSAGE: {
+    key: 'maxResponsesPerMessage',
+    schema: count(1, 50),
+    default: 3,
+    doc: 'Avatar responses allowed to one human message (the main lane of its budget).',
+  },
+  ATTENTION_HALF_LIFE: {
+    key: 'attentionHalfLifeMs',
+    schema: durationMs,
+    default: 300_000,
+    doc: 'Attention halves over this much time since its last update (decay by elapsed time, never compounded).',
+  },
+  ACTIVE_SPEAKER_WINDOW: {
+    key: 'activeSpeakerWindowMs',
+    schema: durationMs,
+    default: 600_000,
+    doc: 'Avatars that spoke within this window take round-robin turns on unaddressed messages.',
+  },
+  INITIATIVE_THRESHOLD: {
+    key: 'initiativeThreshold',
+    schema: ratio,
+    default: 0.35,
+    doc: 'Lowest initiative score (recency, hunger, topic) that lets an avatar speak unprompted.',
+  },
+  GREETING_MAX_CHARS: {
+    key: 'greetingMaxChars',
+    schema: count(20, 2000),
+    default: 150,
+    doc: 'Longest summon greeting; longer greetings are cut at a word boundary.',
+  },
 } as const;
 
 type Settings = typeof coordinationSettings;

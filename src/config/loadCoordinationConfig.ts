@@ -25,7 +25,8 @@ export function loadCoordinationConfig(
     if (raw === undefined || raw.trim() === '') continue;
     const parsed = setting.schema.safeParse(raw);
     if (parsed.success) config[setting.key] = parsed.data;
-    else problems.push({ variable, value: raw, expected: parsed.error.issues[0]?.message ?? 'a valid value' });
+    else
+      problems.push({ variable, value: raw, expected: parsed.error.issues[0]?.message ?? 'a valid value' });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { ...(config as CoordinationConfig), ...overrides };

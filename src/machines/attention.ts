@@ -15,6 +15,11 @@ export function attentionAt(attention: Attention, now: number, halfLifeMs: numbe
 }
 
 /** Attention after a boost at `now`: the decayed value plus `boost`, capped at 1. */
-export function boostAttention(attention: Attention, now: number, halfLifeMs: number, boost: number): Attention {
+export function boostAttention(
+  attention: Attention,
+  now: number,
+  halfLifeMs: number,
+  boost: number,
+): Attention {
   return { value: Math.min(1, attentionAt(attention, now, halfLifeMs) + boost), at: now };
 }

@@ -94,7 +94,10 @@ export const avatarPresenceMachine = setup({
       return {
         summonTurns: Math.max(context.summonTurns, event.turns),
         grantedAt: event.at,
-        conversingUntil: Math.max(context.conversingUntil, event.at + context.settings.summonConversationDurationMs),
+        conversingUntil: Math.max(
+          context.conversingUntil,
+          event.at + context.settings.summonConversationDurationMs,
+        ),
         attention: { value: 1, at: event.at },
       };
     }),
@@ -112,7 +115,8 @@ export const avatarPresenceMachine = setup({
     noteAffinity: assign(({ context, event }) => {
       if (event.type !== 'presence.addressedBy') return {};
       const affinity: Record<string, number> = {};
-      for (const [user, until] of Object.entries(context.affinity)) if (until > event.at) affinity[user] = until;
+      for (const [user, until] of Object.entries(context.affinity))
+        if (until > event.at) affinity[user] = until;
       affinity[event.userId] = event.at + context.settings.stickyAffinityTtlMs;
       return { affinity };
     }),
@@ -124,7 +128,9 @@ export const avatarPresenceMachine = setup({
       const rung = context.claim?.rung;
       const spends = rung !== undefined && SPENDS_SUMMON_TURN.has(rung) && context.summonTurns > 0;
       const conversing = event.at < context.conversingUntil;
-      const cooldown = conversing ? context.settings.recentSummonCooldownMs : context.settings.perAvatarCooldownMs;
+      const cooldown = conversing
+        ? context.settings.recentSummonCooldownMs
+        : context.settings.perAvatarCooldownMs;
       return {
         claim: null,
         summonTurns: spends ? context.summonTurns - 1 : context.summonTurns,
@@ -148,7 +154,8 @@ export const avatarPresenceMachine = setup({
     conversingUntil: 0,
     lastSpokeAt: null,
     cooldownUntil: 0,
-    attention: { value: 0, at: input.at },
+    // A newcomer is mildly attentive, so an unaddressed hello in a quiet room gets an answer.
+    attention: { value: 0.25, at: input.at },
     lastMentionAt: null,
     lastMentionBy: null,
     affinity: {},
@@ -186,15 +193,35 @@ export const avatarPresenceMachine = setup({
             },
             claimed: {
               on: {
-                'presence.generated': { guard: 'isCurrentTurn', target: 'generating', actions: 'advanceClock' },
-                'presence.delivered': { guard: 'isCurrentTurn', target: 'ready', actions: ['advanceClock', 'consumeTurn'] },
-                'presence.failed': { guard: 'isCurrentTurn', target: 'ready', actions: ['advanceClock', 'releaseClaim'] },
+                'presence.generated': {
+                  guard: 'isCurrentTurn',
+                  target: 'generating',
+                  actions: 'advanceClock',
+                },
+                'presence.delivered': {
+                  guard: 'isCurrentTurn',
+                  target: 'ready',
+                  actions: ['advanceClock', 'consumeTurn'],
+                },
+                'presence.failed': {
+                  guard: 'isCurrentTurn',
+                  target: 'ready',
+                  actions: ['advanceClock', 'releaseClaim'],
+                },
               },
             },
             generating: {
               on: {
-                'presence.delivered': { guard: 'isCurrentTurn', target: 'ready', actions: ['advanceClock', 'consumeTurn'] },
-                'presence.failed': { guard: 'isCurrentTurn', target: 'ready', actions: ['advanceClock', 'releaseClaim'] },
+                'presence.delivered': {
+                  guard: 'isCurrentTurn',
+                  target: 'ready',
+                  actions: ['advanceClock', 'consumeTurn'],
+                },
+                'presence.failed': {
+                  guard: 'isCurrentTurn',
+                  target: 'ready',
+                  actions: ['advanceClock', 'releaseClaim'],
+                },
               },
             },
           },

@@ -1,7 +1,12 @@
 import type { SnapshotFrom } from 'xstate';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { attentionAt } from './attention.js';
-import { type AvatarPresenceEvent, avatarPresenceMachine, hasAffinity, type PresenceSettings } from './avatarPresence.machine.js';
+import {
+  type AvatarPresenceEvent,
+  avatarPresenceMachine,
+  hasAffinity,
+  type PresenceSettings,
+} from './avatarPresence.machine.js';
 import {
   type ConversationThreadEvent,
   conversationThreadMachine,
@@ -103,6 +108,16 @@ interface Utterance {
   replyTo?: { messageId: string; avatarId?: string };
   /** The thread the utterance was spoken in, when it was an avatar's turn in one. */
   threadId?: string;
+  /** A greeting: it invites answers only from those it addresses (the follow-up comes next). */
+  announcement?: boolean;
+}
+
+type ClaimSpec = Parameters<ChannelFloor['claim']>[0];
+
+/** An answer owed by an avatar that was addressed while busy; claimed once it is free. */
+interface DeferredAnswer {
+  spec: ClaimSpec;
+  messageId: string;
 }
 
 /**
@@ -134,6 +149,7 @@ export class ChannelFloor {
   private readonly inFlight = new Map<string, TurnClaim>();
   private readonly threadReservations = new Map<string, number>();
   private readonly followUps: PendingFollowUp[] = [];
+  private readonly deferred = new Map<string, DeferredAnswer>();
   private budget: Budget = { anchorMessageId: undefined, main: 0, cascade: 0 };
   private now: number;
   private turnSeq = 0;
@@ -165,7 +181,13 @@ export class ChannelFloor {
     switch (event.type) {
       case 'message':
         if (event.author.kind === 'avatar' && !this.presences.has(event.author.id)) {
-          effects.push(this.reject(at, 'AVATAR_NOT_PRESENT', `Avatar ${event.author.id} is not present in ${this.channelId}; summon it first.`));
+          effects.push(
+            this.reject(
+              at,
+              'AVATAR_NOT_PRESENT',
+              `Avatar ${event.author.id} is not present in ${this.channelId}; summon it first.`,
+            ),
+          );
           break;
         }
         this.onUtterance({ ...event, at }, effects);
@@ -194,7 +216,12 @@ export class ChannelFloor {
         break;
       case 'turn.failed':
       case 'turn.aborted':
-        this.onReleased(at, event.turnId, `${event.type === 'turn.failed' ? 'failed' : 'aborted'}: ${event.reason}`, effects);
+        this.onReleased(
+          at,
+          event.turnId,
+          `${event.type === 'turn.failed' ? 'failed' : 'aborted'}: ${event.reason}`,
+          effects,
+        );
         break;
     }
     return effects;
@@ -258,7 +285,8 @@ export class ChannelFloor {
     // Threads end at their own deadline, not at the (possibly later) moment we notice.
     for (const [id, snap] of this.threads) {
       const deadline = threadDeadline(snap.context);
-      if (deadline <= at) this.stepThread(id, { type: 'thread.tick', at: Math.max(deadline, snap.context.now) }, effects);
+      if (deadline <= at)
+        this.stepThread(id, { type: 'thread.tick', at: Math.max(deadline, snap.context.now) }, effects);
     }
     this.now = at;
     this.fireDueFollowUps(effects);
@@ -299,7 +327,13 @@ export class ChannelFloor {
     effects: FloorEffect[],
   ): void {
     if (!this.roster.has(avatarId)) {
-      effects.push(this.reject(at, 'AVATAR_UNKNOWN', `Cannot summon ${avatarId}: no avatar with that id is known in ${this.channelId}.`));
+      effects.push(
+        this.reject(
+          at,
+          'AVATAR_UNKNOWN',
+          `Cannot summon ${avatarId}: no avatar with that id is known in ${this.channelId}.`,
+        ),
+      );
       return;
     }
     const others = [...this.presences.keys()].filter((id) => id !== avatarId);
@@ -321,7 +355,14 @@ export class ChannelFloor {
       );
     }
     if (this.presenceTurnState(avatarId) !== 'ready') {
-      effects.push({ type: 'candidate.suppressed', at, avatarId, messageId: anchorMessageId, rung: 'greeting', reason: 'busy' });
+      effects.push({
+        type: 'candidate.suppressed',
+        at,
+        avatarId,
+        messageId: anchorMessageId,
+        rung: 'greeting',
+        reason: 'busy',
+      });
       return;
     }
     // A re-summon replaces any follow-up still pending: one follow-up per arrival.
@@ -343,7 +384,13 @@ export class ChannelFloor {
 
   private onDismiss(at: number, avatarId: string, effects: FloorEffect[]): void {
     if (!this.presences.has(avatarId)) {
-      effects.push(this.reject(at, 'AVATAR_NOT_PRESENT', `Cannot dismiss ${avatarId}: it is not present in ${this.channelId}.`));
+      effects.push(
+        this.reject(
+          at,
+          'AVATAR_NOT_PRESENT',
+          `Cannot dismiss ${avatarId}: it is not present in ${this.channelId}.`,
+        ),
+      );
       return;
     }
     for (const claim of [...this.inFlight.values()]) {
@@ -351,19 +398,18 @@ export class ChannelFloor {
     }
     this.stepPresence(avatarId, { type: 'presence.dismissed', at });
     this.presences.delete(avatarId);
+    this.deferred.delete(avatarId);
     this.removeFollowUps(avatarId);
     for (const [id, snap] of this.threads) {
-      if (snap.context.participants.includes(avatarId)) this.stepThread(id, { type: 'thread.leave', at, avatarId }, effects);
+      if (snap.context.participants.includes(avatarId))
+        this.stepThread(id, { type: 'thread.leave', at, avatarId }, effects);
     }
     effects.push({ type: 'presence.dismissed', at, avatarId });
   }
 
   // ---------------------------------------------------------------- delivery
 
-  private onDelivered(
-    event: Extract<FloorEvent, { type: 'turn.delivered' }>,
-    effects: FloorEffect[],
-  ): void {
+  private onDelivered(event: Extract<FloorEvent, { type: 'turn.delivered' }>, effects: FloorEffect[]): void {
     const claim = this.inFlight.get(event.turnId);
     if (!claim) {
       effects.push(this.unknownTurn(event.at, event.turnId));
@@ -404,9 +450,11 @@ export class ChannelFloor {
         ...(event.mentions ? { mentions: event.mentions } : {}),
         ...(event.replyTo ? { replyTo: event.replyTo } : {}),
         ...(threadStillOpen ? { threadId: claim.threadId } : {}),
+        ...(claim.kind === 'greeting' ? { announcement: true } : {}),
       },
       effects,
     );
+    this.resumeDeferred(claim.avatarId, effects);
     this.fireDueFollowUps(effects);
   }
 
@@ -417,7 +465,54 @@ export class ChannelFloor {
       return;
     }
     this.releaseClaim(at, claim, reason, effects);
+    this.resumeDeferred(claim.avatarId, effects);
     this.fireDueFollowUps(effects);
+  }
+
+  /**
+   * An avatar that was addressed while busy answers once its turn settles — if the budget it was
+   * addressed under is still the live one (a newer human message takes precedence).
+   */
+  private resumeDeferred(avatarId: string, effects: FloorEffect[]): void {
+    const owed = this.deferred.get(avatarId);
+    if (!owed) return;
+    this.deferred.delete(avatarId);
+    if (!this.presences.has(avatarId) || this.presenceTurnState(avatarId) !== 'ready') return;
+    if (owed.spec.anchorMessageId !== this.budget.anchorMessageId) return;
+    const suppress = (reason: SuppressionReason) =>
+      effects.push({
+        type: 'candidate.suppressed',
+        at: this.now,
+        avatarId,
+        messageId: owed.messageId,
+        rung: owed.spec.rung,
+        reason,
+      });
+    let threadId = owed.spec.threadId;
+    const thread = threadId !== undefined ? this.threads.get(threadId) : undefined;
+    if (threadId !== undefined) {
+      // The conversation it was asked in has ended (or the avatar took its leave): nothing is owed.
+      if (!thread || thread.context.departed.includes(avatarId)) {
+        suppress(thread ? 'thread-ended' : this.endedOutcome(threadId));
+        return;
+      }
+      if (!this.threadHasRoom(thread)) threadId = undefined;
+    }
+    // The same gate as any candidate, applied now rather than when it was addressed.
+    const blocked = this.gate(
+      { avatarId, rung: owed.spec.rung, reason: owed.spec.reason, order: 0 },
+      owed.spec.lane,
+      thread,
+    );
+    if (blocked) {
+      suppress(blocked);
+      return;
+    }
+    this.claim({ ...owed.spec, threadId, reason: `${owed.spec.reason} (answered once free)` }, effects);
+  }
+
+  private endedOutcome(threadId: string): SuppressionReason {
+    return this.endedThreads.get(threadId) === 'exhausted' ? 'thread-exhausted' : 'thread-ended';
   }
 
   private releaseClaim(at: number, claim: TurnClaim, reason: string, effects: FloorEffect[]): void {
@@ -446,28 +541,70 @@ export class ChannelFloor {
     const addressed: string[] = [];
     for (const id of addressedAll) {
       if (this.presences.has(id)) addressed.push(id);
-      else effects.push({ type: 'candidate.suppressed', at: u.at, avatarId: id, messageId: u.messageId, reason: 'not-present' });
+      else
+        effects.push({
+          type: 'candidate.suppressed',
+          at: u.at,
+          avatarId: id,
+          messageId: u.messageId,
+          reason: 'not-present',
+        });
     }
     for (const id of addressed) {
-      this.stepPresence(id, { type: 'presence.mentioned', at: u.at, by: authorId, grantTurns: this.config.mentionGrantTurns });
+      this.stepPresence(id, {
+        type: 'presence.mentioned',
+        at: u.at,
+        by: authorId,
+        grantTurns: this.config.mentionGrantTurns,
+      });
     }
     if (u.replyTo?.avatarId === authorId) {
-      effects.push({ type: 'candidate.suppressed', at: u.at, avatarId: authorId, messageId: u.messageId, rung: 'reply', reason: 'self' });
+      effects.push({
+        type: 'candidate.suppressed',
+        at: u.at,
+        avatarId: authorId,
+        messageId: u.messageId,
+        rung: 'reply',
+        reason: 'self',
+      });
     }
 
     // Record the avatar's own turn in its thread, then open or widen a thread for whom it addressed.
+    let candidatesAddressed: string[] = addressed;
     if (!human) {
-      if (u.threadId !== undefined && this.threads.has(u.threadId)) {
+      const farewell = isFarewell(u.text);
+      let endedHere: { id: string; participants: readonly string[] } | undefined;
+      const own = u.threadId !== undefined ? this.threads.get(u.threadId) : undefined;
+      if (own) {
         this.stepThread(
-          u.threadId,
-          { type: 'thread.turn', at: u.at, speakerId: authorId, addressed, farewell: isFarewell(u.text) },
+          own.context.id,
+          { type: 'thread.turn', at: u.at, speakerId: authorId, addressed, farewell },
           effects,
         );
+        if (!this.threads.has(own.context.id))
+          endedHere = { id: own.context.id, participants: own.context.participants };
       }
-      if (addressed.length > 0) this.threadForAddress(u, addressed, effects);
+      if (endedHere) {
+        // The turn that ended a thread (goodbye, turn limit) does not restart it by naming a partner.
+        const ended = endedHere;
+        candidatesAddressed = addressed.filter((id) => {
+          if (!ended.participants.includes(id)) return true;
+          effects.push({
+            type: 'candidate.suppressed',
+            at: u.at,
+            avatarId: id,
+            messageId: u.messageId,
+            reason: this.endedOutcome(ended.id),
+          });
+          return false;
+        });
+      } else if (addressed.length > 0 && !farewell) {
+        this.threadForAddress(u, addressed, effects);
+      }
     }
 
-    const thread = this.threadOfUtterance(u, addressed);
+    if (addressed.length > 0 && candidatesAddressed.length === 0) return;
+    const thread = this.threadOfUtterance(u, candidatesAddressed);
     const lane: BudgetLane = human ? 'main' : 'cascade';
     // Addressed avatars all answer (within the budget); otherwise the ladder picks exactly one,
     // descending past candidates that may not speak right now.
@@ -476,40 +613,58 @@ export class ChannelFloor {
     const tryCandidates = (candidates: readonly Candidate[]) => {
       for (const c of candidates) {
         const blocked = single && claimed ? 'lower-rung' : this.gate(c, lane, thread);
-        if (blocked) {
-          effects.push({ type: 'candidate.suppressed', at: u.at, avatarId: c.avatarId, messageId: u.messageId, rung: c.rung, reason: blocked });
-          continue;
-        }
         const inThread =
-          thread !== undefined &&
-          thread.context.participants.includes(c.avatarId) &&
+          thread?.context.participants.includes(c.avatarId) &&
           (!human || c.rung === 'thread') &&
           this.threadHasRoom(thread);
-        this.claim(
-          {
+        const spec: ClaimSpec = {
+          avatarId: c.avatarId,
+          kind: 'response',
+          rung: c.rung,
+          reason: c.reason,
+          lane,
+          anchorMessageId: this.budget.anchorMessageId ?? u.messageId,
+          triggerMessageId: u.messageId,
+          triggerText: u.text,
+          threadId: inThread && thread ? thread.context.id : undefined,
+          addressedBy: { id: authorId, name: this.authorName(u.author) },
+        };
+        if (blocked) {
+          effects.push({
+            type: 'candidate.suppressed',
+            at: u.at,
             avatarId: c.avatarId,
-            kind: 'response',
+            messageId: u.messageId,
             rung: c.rung,
-            reason: c.reason,
-            lane,
-            anchorMessageId: this.budget.anchorMessageId ?? u.messageId,
-            triggerMessageId: u.messageId,
-            triggerText: u.text,
-            threadId: inThread ? thread.context.id : undefined,
-            addressedBy: { id: authorId, name: this.authorName(u.author) },
-          },
-          effects,
-        );
+            reason: blocked,
+          });
+          // Someone addressed by name while mid-turn still owes an answer.
+          if (blocked === 'busy' && !single) this.deferred.set(c.avatarId, { spec, messageId: u.messageId });
+          continue;
+        }
+        this.claim(spec, effects);
         claimed = true;
       }
     };
-    tryCandidates(this.rankCandidates(u, addressed, thread));
-    // The ambient rungs speak only to a human's unaddressed message that nobody above took.
-    if (human && single && !claimed) tryCandidates(this.ambientCandidates(u));
+    const ranked = this.rankCandidates(u, candidatesAddressed, thread);
+    if (!(human && single)) {
+      tryCandidates(ranked);
+      return;
+    }
+    // The ambient rungs speak only to a human's unaddressed message that nobody above took; with
+    // THREAD_RESPONSE_PRIORITY=low the thread rung waits below round-robin.
+    const ambientRank = this.ranks.get('round-robin') ?? 99;
+    tryCandidates(ranked.filter((c) => (this.ranks.get(c.rung) ?? 99) < ambientRank));
+    tryCandidates(claimed ? [] : this.ambientCandidates(u));
+    tryCandidates(ranked.filter((c) => (this.ranks.get(c.rung) ?? 99) >= ambientRank));
   }
 
   /** Candidates for an utterance, each at its best rung, best first. */
-  private rankCandidates(u: Utterance, addressed: readonly string[], thread: ThreadSnapshot | undefined): Candidate[] {
+  private rankCandidates(
+    u: Utterance,
+    addressed: readonly string[],
+    thread: ThreadSnapshot | undefined,
+  ): Candidate[] {
     const human = u.author.kind === 'human';
     const authorId = u.author.id;
     const authorName = this.authorName(u.author);
@@ -525,14 +680,26 @@ export class ChannelFloor {
     };
 
     const replyTo = u.replyTo?.avatarId;
-    if (replyTo !== undefined) offer(replyTo, 'reply', `${authorName} replied to ${this.nameOf(replyTo)}'s message`);
+    if (replyTo !== undefined)
+      offer(replyTo, 'reply', `${authorName} replied to ${this.nameOf(replyTo)}'s message`);
 
     if (thread) {
       const t = thread.context;
-      const eligible = t.participants.filter((p) => p !== authorId && p !== t.lastSpeakerId && !t.departed.includes(p));
-      const chosen = addressed.length > 0 ? eligible.filter((p) => addressed.includes(p)) : this.leastRecentSpeaker(eligible);
+      const eligible = t.participants.filter(
+        (p) => p !== authorId && p !== t.lastSpeakerId && !t.departed.includes(p),
+      );
+      const chosen =
+        addressed.length > 0
+          ? eligible.filter((p) => addressed.includes(p))
+          : u.announcement
+            ? []
+            : this.leastRecentSpeaker(eligible);
       for (const p of chosen) {
-        offer(p, 'thread', `${this.nameOf(p)} is in ${t.mode} thread ${t.id} (turn ${t.turnCount}/${t.maxTurns}) and did not speak last`);
+        offer(
+          p,
+          'thread',
+          `${this.nameOf(p)} is in ${t.mode} thread ${t.id} (${t.turnCount} of ${t.maxTurns} turns used) and did not speak last`,
+        );
       }
     }
 
@@ -540,7 +707,11 @@ export class ChannelFloor {
       const summoned = this.mostRecentlySummonedWithTurns();
       if (summoned) {
         const turns = this.presences.get(summoned)?.context.summonTurns ?? 0;
-        offer(summoned, 'summon', `${this.nameOf(summoned)} has ${turns} guaranteed summon turn${turns === 1 ? '' : 's'} left`);
+        offer(
+          summoned,
+          'summon',
+          `${this.nameOf(summoned)} has ${turns} guaranteed summon turn${turns === 1 ? '' : 's'} left`,
+        );
       }
       const sticky = this.stickyAvatarFor(authorId);
       if (sticky) offer(sticky, 'affinity', `${authorName} has been talking to ${this.nameOf(sticky)}`);
@@ -558,7 +729,14 @@ export class ChannelFloor {
     const authorName = this.authorName(u.author);
     const rr = this.roundRobinSpeaker(u.author.id);
     if (rr) {
-      return [{ avatarId: rr, rung: 'round-robin', reason: `${this.nameOf(rr)}'s turn among the active speakers after ${authorName}`, order: 0 }];
+      return [
+        {
+          avatarId: rr,
+          rung: 'round-robin',
+          reason: `${this.nameOf(rr)}'s turn among the active speakers after ${authorName}`,
+          order: 0,
+        },
+      ];
     }
     const initiative = this.bestInitiative(u.text, u.author.id);
     return initiative ? [{ ...initiative, rung: 'initiative', order: 0 }] : [];
@@ -576,7 +754,8 @@ export class ChannelFloor {
         if (!thread || !this.threadHasRoom(thread)) return 'thread-exhausted';
         break;
       case 'summon':
-        if (p.lastSpokeAt !== null && this.now < p.lastSpokeAt + this.config.recentSummonCooldownMs) return 'cooldown';
+        if (p.lastSpokeAt !== null && this.now < p.lastSpokeAt + this.config.recentSummonCooldownMs)
+          return 'cooldown';
         break;
       case 'round-robin':
       case 'initiative':
@@ -616,11 +795,10 @@ export class ChannelFloor {
     }
     const turnId = `${this.channelId}:t${++this.turnSeq}`;
     this.stepPresence(spec.avatarId, { type: 'presence.claim', at: this.now, turnId, rung: spec.rung });
-    const laneLeft = spec.lane === 'main' ? this.budget.main : spec.lane === 'cascade' ? this.budget.cascade : 1;
+    // Nobody may answer this turn when the thread is full or the cascade lane is empty.
     const closing =
       (thread !== undefined && threadTurn !== undefined && threadTurn >= thread.context.maxTurns) ||
-      (spec.lane === 'cascade' && laneLeft <= 0) ||
-      (spec.lane !== 'scheduled' && this.budget.cascade <= 0);
+      this.budget.cascade <= 0;
     const claim: TurnClaim = {
       turnId,
       channelId: this.channelId,
@@ -635,12 +813,18 @@ export class ChannelFloor {
       claimedAt: this.now,
       context: {
         ...(spec.triggerText !== undefined ? { triggerText: spec.triggerText } : {}),
-        ...(spec.addressedBy ? { addressedByName: spec.addressedBy.name, addressedById: spec.addressedBy.id } : {}),
-        presentNames: [...this.presences.keys()].filter((id) => id !== spec.avatarId).map((id) => this.nameOf(id)),
+        ...(spec.addressedBy
+          ? { addressedByName: spec.addressedBy.name, addressedById: spec.addressedBy.id }
+          : {}),
+        presentNames: [...this.presences.keys()]
+          .filter((id) => id !== spec.avatarId)
+          .map((id) => this.nameOf(id)),
         threadPartnerNames: thread
           ? thread.context.participants.filter((id) => id !== spec.avatarId).map((id) => this.nameOf(id))
           : [],
-        ...(thread && threadTurn !== undefined ? { threadTurn, threadMaxTurns: thread.context.maxTurns } : {}),
+        ...(thread && threadTurn !== undefined
+          ? { threadTurn, threadMaxTurns: thread.context.maxTurns }
+          : {}),
         closing,
       },
     };
@@ -733,7 +917,8 @@ export class ChannelFloor {
       this.threadReservations.delete(id);
       const outcome = next.value as ThreadOutcome;
       this.endedThreads.set(id, outcome);
-      if (this.endedThreads.size > 64) this.endedThreads.delete(this.endedThreads.keys().next().value as string);
+      if (this.endedThreads.size > 64)
+        this.endedThreads.delete(this.endedThreads.keys().next().value as string);
       effects.push({
         type: 'thread.ended',
         at: next.context.now,
@@ -882,7 +1067,7 @@ export class ChannelFloor {
 
   private presenceTurnState(avatarId: string): 'ready' | 'claimed' | 'generating' | undefined {
     const snap = this.presences.get(avatarId);
-    if (!snap || snap.status !== 'active') return undefined;
+    if (snap?.status !== 'active') return undefined;
     const value = snap.value as { present?: { turn?: 'ready' | 'claimed' | 'generating' } };
     return value.present?.turn;
   }
@@ -911,6 +1096,10 @@ export class ChannelFloor {
   }
 
   private unknownTurn(at: number, turnId: string): FloorEffect {
-    return this.reject(at, 'TURN_UNKNOWN', `Turn ${turnId} is not in flight in ${this.channelId} (already settled, or never claimed).`);
+    return this.reject(
+      at,
+      'TURN_UNKNOWN',
+      `Turn ${turnId} is not in flight in ${this.channelId} (already settled, or never claimed).`,
+    );
   }
 }

@@ -47,8 +47,10 @@ export type ConversationThreadEvent =
   | { type: 'thread.leave'; at: number; avatarId: string }
   | { type: 'thread.tick'; at: number };
 
+// When the last turn addressed nobody, whichever deadline comes first ends the thread naturally:
+// nobody was left waiting for an answer.
 const quietFirst = (c: ConversationThreadContext) =>
-  c.quietDeadline !== null && c.quietDeadline <= c.expiresAt && c.now >= c.quietDeadline;
+  c.quietDeadline !== null && c.now >= Math.min(c.quietDeadline, c.expiresAt);
 
 const remaining = (c: ConversationThreadContext) => c.participants.filter((p) => !c.departed.includes(p));
 
@@ -59,7 +61,8 @@ const remaining = (c: ConversationThreadContext) => c.participants.filter((p) =>
  * - `exhausted`: the turn limit was reached;
  * - `concluded`: a natural exit — participants said goodbye, or the last turn addressed nobody
  *   and the thread stayed quiet for `quietMs`;
- * - `expired`: the deadline passed while someone was still being addressed.
+ * - `expired`: the deadline passed while someone was still being addressed (a last turn that
+ *   addressed nobody ends the thread as `concluded` instead, at whichever deadline comes first).
  *
  * Pure: time comes from each event's `at`; the runtime sends `thread.tick` at the next deadline.
  */
@@ -71,7 +74,7 @@ export const conversationThreadMachine = setup({
   },
   guards: {
     turnLimitReached: ({ context }) => context.turnCount >= context.maxTurns,
-    everyoneLeft: ({ context }) => remaining(context).length < 2,
+    everyoneLeft: ({ context }) => context.departed.length > 0 && remaining(context).length < 2,
     quietPassed: ({ context }) => quietFirst(context),
     deadlinePassed: ({ context }) => !quietFirst(context) && context.now >= context.expiresAt,
     // A turn delivered after a deadline does not count: the thread had already ended.
@@ -87,15 +90,23 @@ export const conversationThreadMachine = setup({
       const participants = context.participants.includes(event.speakerId)
         ? context.participants
         : [...context.participants, event.speakerId];
-      const addressedOthers = event.addressed.filter((a) => a !== event.speakerId);
+      // Someone who already said goodbye is not waiting for an answer.
+      const addressedOthers = event.addressed.filter(
+        (a) => a !== event.speakerId && !context.departed.includes(a),
+      );
       return {
         participants,
         turnCount: context.turnCount + 1,
         lastSpeakerId: event.speakerId,
         lastActivityAt: event.at,
-        expiresAt: context.extendOnActivity ? Math.max(context.expiresAt, event.at + context.ttlMs) : context.expiresAt,
+        expiresAt: context.extendOnActivity
+          ? Math.max(context.expiresAt, event.at + context.ttlMs)
+          : context.expiresAt,
         quietDeadline: addressedOthers.length === 0 ? event.at + context.quietMs : null,
-        departed: event.farewell ? [...context.departed, event.speakerId] : context.departed,
+        departed:
+          event.farewell && !context.departed.includes(event.speakerId)
+            ? [...context.departed, event.speakerId]
+            : context.departed,
       };
     }),
     addParticipant: assign(({ context, event }) => {
@@ -109,7 +120,12 @@ export const conversationThreadMachine = setup({
     }),
     describeExhausted: assign({ detail: ({ context }) => `turn limit of ${context.maxTurns} reached` }),
     describeFarewell: assign({ detail: () => 'participants said goodbye' }),
-    describeQuiet: assign({ detail: ({ context }) => `nobody was addressed for ${Math.round(context.quietMs / 1000)}s` }),
+    describeQuiet: assign({
+      detail: ({ context }) =>
+        context.quietDeadline !== null && context.quietDeadline <= context.expiresAt
+          ? `nobody was addressed for ${Math.round(context.quietMs / 1000)}s`
+          : 'nobody was waiting for an answer when the deadline came',
+    }),
     describeExpired: assign({ detail: ({ context }) => `deadline passed after ${context.turnCount} turns` }),
   },
 }).createMachine({
@@ -143,7 +159,10 @@ export const conversationThreadMachine = setup({
         { guard: 'deadlinePassed', target: 'expired', actions: 'describeExpired' },
       ],
       on: {
-        'thread.turn': [{ guard: 'turnInTime', actions: ['advanceClock', 'recordTurn'] }, { actions: 'advanceClock' }],
+        'thread.turn': [
+          { guard: 'turnInTime', actions: ['advanceClock', 'recordTurn'] },
+          { actions: 'advanceClock' },
+        ],
         'thread.join': { actions: ['advanceClock', 'addParticipant'] },
         'thread.leave': { actions: ['advanceClock', 'markDeparted'] },
         'thread.tick': { actions: 'advanceClock' },
@@ -157,5 +176,7 @@ export const conversationThreadMachine = setup({
 
 /** The thread's next deadline (quiet conclusion or expiry), for the scheduler. */
 export function threadDeadline(context: ConversationThreadContext): number {
-  return context.quietDeadline !== null ? Math.min(context.quietDeadline, context.expiresAt) : context.expiresAt;
+  return context.quietDeadline !== null
+    ? Math.min(context.quietDeadline, context.expiresAt)
+    : context.expiresAt;
 }

@@ -56,6 +56,7 @@ export type SuppressionReason =
   | 'budget-main'
   | 'budget-cascade'
   | 'thread-exhausted'
+  | 'thread-ended'
   | 'lower-rung'
   | 'no-initiative';
 
@@ -134,7 +135,15 @@ export interface TurnContext {
 /** Outputs of a channel floor, in the order they happened. */
 export type FloorEffect =
   | { type: 'turn.claimed'; at: number; turn: TurnClaim }
-  | { type: 'turn.consumed'; at: number; turnId: string; avatarId: string; rung: Rung; threadId?: string; messageId: string }
+  | {
+      type: 'turn.consumed';
+      at: number;
+      turnId: string;
+      avatarId: string;
+      rung: Rung;
+      threadId?: string;
+      messageId: string;
+    }
   | { type: 'turn.released'; at: number; turnId: string; avatarId: string; reason: string }
   | {
       type: 'candidate.suppressed';
@@ -144,8 +153,23 @@ export type FloorEffect =
       rung?: Rung;
       reason: SuppressionReason;
     }
-  | { type: 'thread.opened'; at: number; threadId: string; mode: ThreadMode; participants: string[]; maxTurns: number; expiresAt: number }
-  | { type: 'thread.ended'; at: number; threadId: string; outcome: ThreadOutcome; detail: string; turns: number }
+  | {
+      type: 'thread.opened';
+      at: number;
+      threadId: string;
+      mode: ThreadMode;
+      participants: string[];
+      maxTurns: number;
+      expiresAt: number;
+    }
+  | {
+      type: 'thread.ended';
+      at: number;
+      threadId: string;
+      outcome: ThreadOutcome;
+      detail: string;
+      turns: number;
+    }
   | { type: 'presence.summoned'; at: number; avatarId: string; turnsGranted: number }
   | { type: 'presence.dismissed'; at: number; avatarId: string }
   | { type: 'event.rejected'; at: number; code: string; message: string };

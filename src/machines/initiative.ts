@@ -24,7 +24,9 @@ export function initiativeScore(input: {
   words: ReadonlySet<string>;
 }): InitiativeScore {
   const hunger =
-    input.lastSpokeAt === null ? 1 : Math.min(1, Math.max(0, input.now - input.lastSpokeAt) / Math.max(1, input.windowMs));
+    input.lastSpokeAt === null
+      ? 1
+      : Math.min(1, Math.max(0, input.now - input.lastSpokeAt) / Math.max(1, input.windowMs));
   let hits = 0;
   const topics = input.topics ?? [];
   for (const t of topics) if (input.words.has(t.toLowerCase())) hits++;

@@ -25,7 +25,9 @@ export interface MachineStepper<TMachine extends AnyStateMachine> {
 }
 
 /** Creates a {@link MachineStepper} for a machine whose actions are all `assign`. */
-export function createMachineStepper<TMachine extends AnyStateMachine>(machine: TMachine): MachineStepper<TMachine> {
+export function createMachineStepper<TMachine extends AnyStateMachine>(
+  machine: TMachine,
+): MachineStepper<TMachine> {
   // xstate's public `transition()` builds a fresh inert actor scope on every call (~12 µs); one
   // reused scope makes a step ~2 µs. Falls back to the public function if the field ever moves.
   const scope = (createActor(machine) as unknown as { _actorScope?: ActorScope<never, never> })._actorScope;

@@ -6,7 +6,10 @@ export interface MentionMatcher {
    * Avatar ids addressed by a message, in order: platform mentions first, then the avatar replied
    * to, then names, aliases and emojis as they appear in the text. Never includes `authorId`.
    */
-  find(text: string, options?: { platformMentions?: readonly string[]; replyToAvatarId?: string; authorId?: string }): string[];
+  find(
+    text: string,
+    options?: { platformMentions?: readonly string[]; replyToAvatarId?: string; authorId?: string },
+  ): string[];
 }
 
 // Letters, marks, digits and underscore count as word characters in every script, so "Lunatic"
@@ -14,15 +17,22 @@ export interface MentionMatcher {
 const WORD_BEFORE = '(?<![\\p{L}\\p{M}\\p{N}_])';
 const WORD_AFTER = '(?![\\p{L}\\p{M}\\p{N}_])';
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+// Only the syntax characters: with the `u` flag, escaping anything else (such as `-`) is an error.
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// Scripts written without spaces between words: a name there is followed directly by particles
+// or honorifics ("さくらさん"), so no word boundary is required on that side.
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 
 function namePattern(name: string): string | null {
   const trimmed = name.normalize('NFC').trim();
   if (trimmed === '') return null;
   const body = trimmed.split(/\s+/u).map(escapeRegExp).join('\\s+');
   // Only pad with word boundaries where the name itself starts/ends with a word character.
-  const before = /^[\p{L}\p{M}\p{N}_]/u.test(trimmed) ? WORD_BEFORE : '';
-  const after = /[\p{L}\p{M}\p{N}_]$/u.test(trimmed) ? WORD_AFTER : '';
+  const first = [...trimmed][0] ?? '';
+  const last = [...trimmed].at(-1) ?? '';
+  const before = /[\p{L}\p{M}\p{N}_]/u.test(first) && !UNSPACED.test(first) ? WORD_BEFORE : '';
+  const after = /[\p{L}\p{M}\p{N}_]/u.test(last) && !UNSPACED.test(last) ? WORD_AFTER : '';
   return `${before}@?${body}${after}`;
 }
 
@@ -48,7 +58,8 @@ export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionM
     find(text, options = {}) {
       const found: string[] = [];
       const add = (id: string | undefined) => {
-        if (id !== undefined && id !== options.authorId && known.has(id) && !found.includes(id)) found.push(id);
+        if (id !== undefined && id !== options.authorId && known.has(id) && !found.includes(id))
+          found.push(id);
       };
       for (const id of options.platformMentions ?? []) add(id);
       add(options.replyToAvatarId);

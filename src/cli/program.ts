@@ -1,0 +1,125 @@
+import { readdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/configError.js';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { loadCoordinationConfig } from '../config/loadCoordinationConfig.js';
+import { formatTranscript } from '../simulator/formatTranscript.js';
+import { runScenario } from '../simulator/runScenario.js';
+import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
+
+/** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Whether stdout is a terminal (ANSI dim is used only then). */
+  isTTY: boolean;
+}
+
+/** Exit codes: 0 ok, 1 unexpected failure or usage error, 2 bad scenario or bad configuration. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_BAD_INPUT = 2;
+
+// Works from src/cli (tsx) and from dist/cli (built): both sit two levels under the package root.
+const examplesDir = new URL('../../examples/', import.meta.url);
+
+function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    isTTY: process.stdout.isTTY === true,
+  };
+}
+
+interface SimulateFlags {
+  json?: boolean;
+  verbose?: boolean;
+}
+
+/**
+ * Runs the `troupe` command line with `argv` (the arguments after the program name) and returns
+ * the exit code instead of exiting, so it can be embedded and tested in-process.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let exitCode = EXIT_OK;
+  const useColor = (io.isTTY && io.env.NO_COLOR === undefined) || (io.env.FORCE_COLOR ?? '0') !== '0';
+
+  const baseConfig = (): CoordinationConfig | undefined => {
+    try {
+      return loadCoordinationConfig(io.env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      io.stderr(`error ${error.code}: ${error.message}\n`);
+      exitCode = EXIT_BAD_INPUT;
+      return undefined;
+    }
+  };
+
+  const simulate = async (file: string, flags: SimulateFlags): Promise<boolean> => {
+    const config = baseConfig();
+    if (!config) return false;
+    let scenario: Awaited<ReturnType<typeof loadScenarioFile>>;
+    try {
+      scenario = await loadScenarioFile(file);
+    } catch (error) {
+      if (!(error instanceof ScenarioError)) throw error;
+      io.stderr(`error ${error.message}\n`);
+      exitCode = EXIT_BAD_INPUT;
+      return false;
+    }
+    const result = runScenario(scenario, { config });
+    if (flags.json) {
+      const { scenario: s, config: c, transcript, summary } = result;
+      io.stdout(`${JSON.stringify({ scenario: s, config: c, transcript, summary }, null, 2)}\n`);
+    } else {
+      io.stdout(formatTranscript(result, { color: useColor, verbose: flags.verbose ?? false }));
+    }
+    return true;
+  };
+
+  const program = new Command('troupe')
+    .description('Troupe: an actor-model runtime for conversational avatars in chat channels.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  program
+    .command('simulate')
+    .description('Run a scenario file (YAML or JSON) in simulated time with offline scripted avatars.')
+    .argument('<file>', 'scenario file, e.g. examples/summon-followup-exit.yaml')
+    .option('--json', 'print { scenario, config, transcript, summary } as JSON')
+    .option('--verbose', 'also show claims and suppressed candidates inline')
+    .action(async (file: string, flags: SimulateFlags) => {
+      await simulate(file, flags);
+    });
+
+  program
+    .command('tour')
+    .description('A short guided scenario: summon, mentions, and a conversation thread to its natural end.')
+    .option('--verbose', 'also show claims and suppressed candidates inline')
+    .action(async (flags: SimulateFlags) => {
+      const tour = fileURLToPath(new URL('tour.yaml', examplesDir));
+      if (!(await simulate(tour, { verbose: flags.verbose ?? false }))) return;
+      const others = (await readdir(examplesDir))
+        .filter((f) => /\.(ya?ml|json)$/.test(f) && f !== 'tour.yaml')
+        .sort();
+      io.stdout(
+        `\nNext: run another scenario with \`npx troupe simulate examples/<file>\` (${others.join(', ')}).\n` +
+          'Add --verbose to see suppressed candidates, or --json for machine-readable output.\n',
+      );
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are "errors" to commander; their code is 0.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_FAILURE;
+    }
+    io.stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+  return exitCode;
+}

@@ -1,0 +1,29 @@
+/**
+ * Troupe's pure coordination core: the machines and the channel floor. No I/O, no clocks, no
+ * environment — time comes from events, configuration is passed in.
+ * @packageDocumentation
+ */
+export { type Attention, attentionAt, boostAttention } from './attention.js';
+export {
+  type AvatarPresenceContext,
+  type AvatarPresenceEvent,
+  type AvatarPresenceInput,
+  avatarPresenceMachine,
+  hasAffinity,
+  type PresenceSettings,
+  type TurnClaimRef,
+} from './avatarPresence.machine.js';
+export { ChannelFloor, type ChannelFloorOptions, type FloorView } from './channelFloor.js';
+export {
+  type ConversationThreadContext,
+  type ConversationThreadEvent,
+  type ConversationThreadInput,
+  conversationThreadMachine,
+  threadDeadline,
+} from './conversationThread.machine.js';
+export { isFarewell } from './farewell.js';
+export type * from './floorTypes.js';
+export { type InitiativeScore, initiativeScore, wordsOf } from './initiative.js';
+export { createMachineStepper, type MachineStepper } from './machineStepper.js';
+export { createMentionMatcher, type MentionMatcher } from './mentionMatcher.js';
+export { rungOrder, rungRanks, type ThreadPriority } from './rungOrder.js';

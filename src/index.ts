@@ -10,4 +10,17 @@ export {
   defaultCoordinationConfig,
 } from './config/coordinationConfig.js';
 export { loadCoordinationConfig } from './config/loadCoordinationConfig.js';
+export { type DiagramFormat, statechartDiagram } from './inspect/statechartDiagram.js';
 export * from './machines/index.js';
+export {
+  formatTranscript,
+  loadScenarioFile,
+  parseScenario,
+  parseScenarioText,
+  runScenario,
+  type Scenario,
+  ScenarioError,
+  type SimulationResult,
+  type SimulationSummary,
+  type TranscriptEntry,
+} from './simulator/index.js';

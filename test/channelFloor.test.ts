@@ -578,6 +578,17 @@ describe('summoning', () => {
     });
   });
 
+  it('keeps one summon thread when an avatar already in it is summoned again', () => {
+    const s = new Scene({ summonProactiveEnabled: false });
+    const first = s.summon(1_000, 'kai');
+    const [opened] = ofType(first, 'thread.opened');
+    s.deliver(2_000, onlyClaim(first).turnId, 'Hello!');
+    const again = s.summon(10_000, 'kai');
+    expect(ofType(again, 'thread.opened')).toEqual([]);
+    expect(onlyClaim(again)).toMatchObject({ rung: 'greeting', threadId: opened?.threadId });
+    expect(s.floor.view().threads).toHaveLength(1);
+  });
+
   it('opens no thread when nobody else is present', () => {
     const s = new Scene({}, []);
     const effects = s.summon(1_000, 'kai');

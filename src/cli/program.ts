@@ -4,6 +4,9 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { loadCoordinationConfig } from '../config/loadCoordinationConfig.js';
+import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
+import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
+import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
 import { formatTranscript } from '../simulator/formatTranscript.js';
 import { runScenario } from '../simulator/runScenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
@@ -38,6 +41,12 @@ interface SimulateFlags {
   json?: boolean;
   verbose?: boolean;
 }
+
+/** Machines `troupe diagram` can draw. */
+const diagramMachines = {
+  thread: conversationThreadMachine,
+  presence: avatarPresenceMachine,
+} as const;
 
 /**
  * Runs the `troupe` command line with `argv` (the arguments after the program name) and returns
@@ -109,6 +118,24 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         `\nNext: run another scenario with \`npx troupe simulate examples/<file>\` (${others.join(', ')}).\n` +
           'Add --verbose to see suppressed candidates, or --json for machine-readable output.\n',
       );
+    });
+
+  program
+    .command('diagram')
+    .description('Print a statechart for design review: Mermaid (paste into Markdown) or Graphviz DOT.')
+    .argument('<machine>', `one of: ${Object.keys(diagramMachines).join(', ')}`)
+    .option('--format <format>', 'mermaid or dot', 'mermaid')
+    .action((name: string, flags: { format: string }) => {
+      const machine = diagramMachines[name as keyof typeof diagramMachines];
+      if (!machine || (flags.format !== 'mermaid' && flags.format !== 'dot')) {
+        io.stderr(
+          `error TROUPE_DIAGRAM_UNKNOWN: no diagram for ${JSON.stringify(name)} as ${JSON.stringify(flags.format)}; ` +
+            `machines: ${Object.keys(diagramMachines).join(', ')}; formats: mermaid, dot\n`,
+        );
+        exitCode = EXIT_BAD_INPUT;
+        return;
+      }
+      io.stdout(statechartDiagram(machine, flags.format as DiagramFormat));
     });
 
   try {

@@ -344,7 +344,10 @@ export class ChannelFloor {
     const anchorMessageId = messageId ?? `${this.channelId}:summon${this.turnSeq + 1}`;
     this.openBudget(anchorMessageId);
     let threadId: string | undefined;
-    if (others.length > 0) {
+    // A re-summon keeps the summon thread the avatar is already in rather than opening another.
+    const current = this.latestThreadWith(avatarId);
+    if (current?.context.mode === 'summon') threadId = current.context.id;
+    else if (others.length > 0) {
       threadId = this.openThread(
         'summon',
         [avatarId, ...others],

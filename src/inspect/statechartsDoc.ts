@@ -1,0 +1,26 @@
+import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
+import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
+import { statechartDiagram } from './statechartDiagram.js';
+
+/** The Markdown of `docs/statecharts.md`: every machine drawn from its own definition. */
+export function renderStatechartsDoc(): string {
+  const section = (title: string, blurb: string, machine: Parameters<typeof statechartDiagram>[0]) =>
+    `## ${title}\n\n${blurb}\n\n\`\`\`mermaid\n${statechartDiagram(machine)}\`\`\`\n`;
+  return [
+    '# Statecharts',
+    '',
+    'Generated from the machine definitions by `npm run statecharts` (a test fails when this file',
+    'is stale). `npx troupe diagram <thread|presence> [--format dot]` prints the same diagrams.',
+    '',
+    section(
+      'Conversation thread',
+      '`src/machines/conversationThread.machine.ts`. Deadlines are absolute times in context; the eventless transitions fire on the first event at or after them.',
+      conversationThreadMachine,
+    ),
+    section(
+      'Avatar presence',
+      '`src/machines/avatarPresence.machine.ts`. One per avatar and channel, kept as a snapshot (data) by the channel floor.',
+      avatarPresenceMachine,
+    ),
+  ].join('\n');
+}

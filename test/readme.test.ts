@@ -22,7 +22,10 @@ describe('README', () => {
     const floor = new ChannelFloor({
       channelId: 'general',
       config: defaultCoordinationConfig,
-      roster: [{ id: 'luna', name: 'Luna', emoji: '🌙', topics: ['stars'] }, { id: 'rex', name: 'Rex' }],
+      roster: [
+        { id: 'luna', name: 'Luna', emoji: '🌙', topics: ['stars'] },
+        { id: 'rex', name: 'Rex' },
+      ],
       present: ['luna', 'rex'],
     });
     const effects = floor.handle({

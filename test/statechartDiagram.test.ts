@@ -43,8 +43,12 @@ describe('statechart diagrams for design review', () => {
     let out = '';
     let err = '';
     const io = {
-      stdout: (s: string) => void (out += s),
-      stderr: (s: string) => void (err += s),
+      stdout: (s: string) => {
+        out += s;
+      },
+      stderr: (s: string) => {
+        err += s;
+      },
       env: {},
       isTTY: false,
     };

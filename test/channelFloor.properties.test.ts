@@ -423,6 +423,18 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
+  it('decides identically whether presences and threads are compiled or real xstate snapshots', () => {
+    fc.assert(
+      fc.property(traffic, (t) => {
+        const compiled = playTraffic(t, undefined, 'compiled');
+        const xstate = playTraffic(t, undefined, 'xstate');
+        expect(compiled.effects).toEqual(xstate.effects);
+        expect(compiled.floor.view()).toEqual(xstate.floor.view());
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('does not leak state between floors: two floors stepped in turn match their solo runs', () => {
     fc.assert(
       fc.property(traffic, traffic, (t1, t2) => {

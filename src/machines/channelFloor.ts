@@ -1,18 +1,19 @@
-import type { SnapshotFrom } from 'xstate';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { attentionAt } from './attention.js';
 import {
+  type AvatarPresenceContext,
   type AvatarPresenceEvent,
-  avatarPresenceMachine,
   hasAffinity,
   type PresenceSettings,
 } from './avatarPresence.machine.js';
+import type { MachineState } from './compiledMachine.js';
 import {
+  type ConversationThreadContext,
   type ConversationThreadEvent,
-  conversationThreadMachine,
   threadDeadline,
 } from './conversationThread.machine.js';
 import { isFarewell } from './farewell.js';
+import { type FloorEngine, type FloorEngineName, floorEngine } from './floorEngine.js';
 import type {
   Author,
   AvatarProfile,
@@ -27,15 +28,11 @@ import type {
   TurnKind,
 } from './floorTypes.js';
 import { initiativeScore, wordsOf } from './initiative.js';
-import { createMachineStepper } from './machineStepper.js';
 import { createMentionMatcher, type MentionMatcher } from './mentionMatcher.js';
 import { rungRanks } from './rungOrder.js';
 
-type PresenceSnapshot = SnapshotFrom<typeof avatarPresenceMachine>;
-type ThreadSnapshot = SnapshotFrom<typeof conversationThreadMachine>;
-
-const presenceStepper = createMachineStepper(avatarPresenceMachine);
-const threadStepper = createMachineStepper(conversationThreadMachine);
+type PresenceSnapshot = MachineState<AvatarPresenceContext>;
+type ThreadSnapshot = MachineState<ConversationThreadContext>;
 
 /** How a channel floor is created. */
 export interface ChannelFloorOptions {
@@ -47,6 +44,12 @@ export interface ChannelFloorOptions {
   present?: string[];
   /** Start time; defaults to 0 and moves forward with events. */
   at?: number;
+  /**
+   * How presences and threads are stepped: `compiled` (default) runs the machines' own
+   * transitions, guards and assigns as plain functions; `xstate` steps real xstate snapshots.
+   * Both decide identically (tested); `xstate` is there to check that and to inspect with xstate.
+   */
+  engine?: FloorEngineName;
 }
 
 /** A read-only picture of a floor, for transcripts, inspection and tests. */
@@ -142,6 +145,7 @@ export class ChannelFloor {
   private readonly roster = new Map<string, AvatarProfile>();
   private rosterOrder = new Map<string, number>();
   private matcher: MentionMatcher;
+  private readonly engine: FloorEngine;
   private readonly presences = new Map<string, PresenceSnapshot>();
   private readonly threads = new Map<string, ThreadSnapshot>();
   /** Threads that ended, kept briefly so late deliveries are recognised (bounded). */
@@ -159,6 +163,7 @@ export class ChannelFloor {
     this.channelId = options.channelId;
     this.config = options.config;
     this.now = options.at ?? 0;
+    this.engine = floorEngine(options.engine ?? 'compiled');
     this.settings = {
       perAvatarCooldownMs: options.config.perAvatarCooldownMs,
       recentSummonCooldownMs: options.config.recentSummonCooldownMs,
@@ -887,7 +892,7 @@ export class ChannelFloor {
     effects: FloorEffect[],
   ): string {
     const id = `${this.channelId}:th${++this.threadSeq}`;
-    const snap = threadStepper.initial({
+    const snap = this.engine.thread.initial({
       id,
       channelId: this.channelId,
       mode,
@@ -914,7 +919,7 @@ export class ChannelFloor {
   private stepThread(id: string, event: ConversationThreadEvent, effects: FloorEffect[]): void {
     const snap = this.threads.get(id);
     if (!snap) return;
-    const next = threadStepper.step(snap, event);
+    const next = this.engine.thread.step(snap, event);
     if (next.status === 'done') {
       this.threads.delete(id);
       this.threadReservations.delete(id);
@@ -1059,13 +1064,13 @@ export class ChannelFloor {
     if (this.presences.has(avatarId)) return;
     this.presences.set(
       avatarId,
-      presenceStepper.initial({ channelId: this.channelId, avatarId, settings: this.settings, at }),
+      this.engine.presence.initial({ channelId: this.channelId, avatarId, settings: this.settings, at }),
     );
   }
 
   private stepPresence(avatarId: string, event: AvatarPresenceEvent): void {
     const snap = this.presences.get(avatarId);
-    if (snap) this.presences.set(avatarId, presenceStepper.step(snap, event));
+    if (snap) this.presences.set(avatarId, this.engine.presence.step(snap, event));
   }
 
   private presenceTurnState(avatarId: string): 'ready' | 'claimed' | 'generating' | undefined {

@@ -34,7 +34,9 @@ export function createMachineStepper<TMachine extends AnyStateMachine>(
   if (scope) scope.actionExecutor = () => {};
   return {
     machine,
-    initial: (input) => initialTransition(machine, input)[0] as SnapshotFrom<TMachine>,
+    initial: scope
+      ? (input) => machine.getInitialSnapshot(scope as never, input) as SnapshotFrom<TMachine>
+      : (input) => initialTransition(machine, input)[0] as SnapshotFrom<TMachine>,
     step: scope
       ? (snapshot, event) => machine.transition(snapshot, event, scope as never) as SnapshotFrom<TMachine>
       : (snapshot, event) => transition(machine, snapshot, event)[0] as SnapshotFrom<TMachine>,

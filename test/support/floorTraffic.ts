@@ -10,9 +10,11 @@
  * whenever {@link ChannelFloor.nextDeadline} comes due. Nothing sleeps; the same traffic always
  * produces the same event sequence, so a floor's output can be compared across replays.
  */
+
 import fc from 'fast-check';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../../src/config/coordinationConfig.js';
 import { ChannelFloor, type FloorView } from '../../src/machines/channelFloor.js';
+import type { FloorEngineName } from '../../src/machines/floorEngine.js';
 import type {
   Author,
   AvatarProfile,
@@ -434,8 +436,10 @@ export class FloorDriver {
   constructor(
     private readonly traffic: Traffic,
     private readonly observe?: (entry: LogEntry, floor: ChannelFloor) => void,
+    engine: FloorEngineName = 'compiled',
   ) {
     this.floor = new ChannelFloor({
+      engine,
       channelId: CHANNEL,
       config: traffic.world.config,
       roster: [...trafficRoster],
@@ -674,6 +678,7 @@ export class FloorDriver {
 export function playTraffic(
   traffic: Traffic,
   observe?: (entry: LogEntry, floor: ChannelFloor) => void,
+  engine: FloorEngineName = 'compiled',
 ): Recording {
-  return new FloorDriver(traffic, observe).finish();
+  return new FloorDriver(traffic, observe, engine).finish();
 }

@@ -62,6 +62,7 @@ interface Node {
   parent: Node | undefined;
   children: Node[];
   ancestors: Node[]; // parent first, root last
+  path: Node[]; // this node, then its ancestors
   depth: number;
   order: number;
   on: Map<string, Transition[]>;
@@ -115,16 +116,19 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     if (def.type === 'final' && parent !== undefined && parent.parent !== undefined) {
       throw unsupported('a nested final state', def.id);
     }
+    const ancestors = parent ? [parent, ...parent.ancestors] : [];
     const node: Node = {
       def,
       parent,
       children: [],
-      ancestors: parent ? [parent, ...parent.ancestors] : [],
+      ancestors,
+      path: [],
       depth: parent ? parent.depth + 1 : 0,
       order: order++,
       on: new Map(),
       always: [],
     };
+    node.path = [node, ...ancestors];
     byDef.set(def, node);
     for (const child of Object.values(def.states)) node.children.push(build(child, node));
     return node;
@@ -240,7 +244,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
   ) => {
     const chosen: Transition[] = [];
     for (const atomic of config.atomic) {
-      found: for (const n of [atomic, ...atomic.ancestors]) {
+      found: for (const n of atomic.path) {
         const ts = pick(n);
         if (!ts) continue;
         for (const t of ts) {
@@ -272,8 +276,18 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     event: { type: string },
   ): { config: Configuration; context: unknown } => {
     let ctx = context;
+    let copied = false;
     for (const t of transitions) {
-      for (const assign of t.assigns) ctx = { ...(ctx as object), ...assign({ context: ctx, event }) };
+      for (const assign of t.assigns) {
+        // One fresh context per microstep, updated in place by each assign in turn: each sees the
+        // previous one's result, as in xstate, and the caller's context is never touched.
+        const partial = assign({ context: ctx, event });
+        if (!copied) {
+          ctx = { ...(ctx as object) };
+          copied = true;
+        }
+        Object.assign(ctx as object, partial);
+      }
     }
     if (!transitions.some((t) => t.targets.length > 0)) return { config, context: ctx };
     const active = new Set(config.nodes);

@@ -12,47 +12,67 @@ export interface MentionMatcher {
   ): string[];
 }
 
-// Letters, marks, digits and underscore count as word characters in every script, so "Lunatic"
-// does not address "Luna" and neither does "Zoë" address "Zo".
-const WORD_BEFORE = '(?<![\\p{L}\\p{M}\\p{N}_])';
-const WORD_AFTER = '(?![\\p{L}\\p{M}\\p{N}_])';
-
-// Only the syntax characters: with the `u` flag, escaping anything else (such as `-`) is an error.
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
+// Letters, marks, digits and underscore make words in every script, so "Lunatic" does not address
+// "Luna" and neither does "Zoë" address "Zo". One process-wide pattern: no per-roster regex to
+// compile when a channel is activated.
+const WORD = /[\p{L}\p{M}\p{N}_]+/gu;
+const WORD_CHAR = /[\p{L}\p{M}\p{N}_]/u;
+const WHOLE_WORDS = /^[\p{L}\p{M}\p{N}_]+(?:\s+[\p{L}\p{M}\p{N}_]+)*$/u;
 // Scripts written without spaces between words: a name there is followed directly by particles
-// or honorifics ("さくらさん"), so no word boundary is required on that side.
+// or honorifics ("さくらさん"), so it is found inside a longer run of letters.
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+const SPACE_ONLY = /^\s+$/u;
 
-function namePattern(name: string): string | null {
-  const trimmed = name.normalize('NFC').trim();
-  if (trimmed === '') return null;
-  const body = trimmed.split(/\s+/u).map(escapeRegExp).join('\\s+');
-  // Only pad with word boundaries where the name itself starts/ends with a word character.
-  const first = [...trimmed][0] ?? '';
-  const last = [...trimmed].at(-1) ?? '';
-  const before = /[\p{L}\p{M}\p{N}_]/u.test(first) && !UNSPACED.test(first) ? WORD_BEFORE : '';
-  const after = /[\p{L}\p{M}\p{N}_]/u.test(last) && !UNSPACED.test(last) ? WORD_AFTER : '';
-  return `${before}@?${body}${after}`;
+interface WordName {
+  words: string[];
+  avatarId: string;
+}
+interface OtherName {
+  needle: string;
+  avatarId: string;
+  /** Require a non-word character (or the edge) before / after the needle. */
+  boundedBefore: boolean;
+  boundedAfter: boolean;
 }
 
+const fold = (s: string) => s.normalize('NFC').toLowerCase();
+
 /**
- * Builds a matcher for a roster: one compiled, case-insensitive, Unicode-aware regular expression
- * with a capture group per name, so a message is scanned once however many avatars there are.
- * Whole words only: no substring and no fuzzy matching (the seed's implementation fired on both).
+ * Builds a matcher for a roster. Names made of whole words (the usual case) are looked up word by
+ * word in a map keyed on their first word, so a message is scanned once whatever the roster size;
+ * names with other characters ("C++", "R2-D2 (beta)", emojis, unspaced scripts) are found by a
+ * literal search with the same whole-word rule at their word-character edges. Case-insensitive
+ * and Unicode-aware; never substring-of-a-word or fuzzy (the seed's implementation did both).
  */
 export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionMatcher {
   const known = new Set(roster.map((a) => a.id));
-  const entries: { pattern: string; avatarId: string; length: number }[] = [];
+  const byFirstWord = new Map<string, WordName[]>();
+  const others: OtherName[] = [];
   for (const avatar of roster) {
-    for (const name of [avatar.name, ...(avatar.aliases ?? []), ...(avatar.emoji ? [avatar.emoji] : [])]) {
-      const pattern = namePattern(name);
-      if (pattern) entries.push({ pattern, avatarId: avatar.id, length: name.length });
+    for (const raw of [avatar.name, ...(avatar.aliases ?? []), ...(avatar.emoji ? [avatar.emoji] : [])]) {
+      const name = fold(raw).trim();
+      if (name === '') continue;
+      if (WHOLE_WORDS.test(name) && !UNSPACED.test(name)) {
+        const words = name.split(/\s+/u);
+        const first = words[0] as string;
+        const list = byFirstWord.get(first) ?? [];
+        list.push({ words, avatarId: avatar.id });
+        // Longer names first, so "Luna Rose" wins over "Luna" at the same place.
+        list.sort((a, b) => b.words.length - a.words.length);
+        byFirstWord.set(first, list);
+      } else {
+        const chars = [...name];
+        const edgeIsWord = (c: string | undefined) =>
+          c !== undefined && WORD_CHAR.test(c) && !UNSPACED.test(c);
+        others.push({
+          needle: name,
+          avatarId: avatar.id,
+          boundedBefore: edgeIsWord(chars[0]),
+          boundedAfter: edgeIsWord(chars.at(-1)),
+        });
+      }
     }
   }
-  // Longer names first so "Luna Rose" wins over "Luna" at the same position.
-  entries.sort((a, b) => b.length - a.length);
-  const regex = entries.length > 0 ? new RegExp(entries.map((e) => `(${e.pattern})`).join('|'), 'giu') : null;
 
   return {
     find(text, options = {}) {
@@ -63,19 +83,57 @@ export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionM
       };
       for (const id of options.platformMentions ?? []) add(id);
       add(options.replyToAvatarId);
-      if (regex) {
-        regex.lastIndex = 0;
-        const normalized = text.normalize('NFC');
-        for (let m = regex.exec(normalized); m !== null; m = regex.exec(normalized)) {
-          for (let g = 1; g < m.length; g++) {
-            if (m[g] !== undefined) {
-              add(entries[g - 1]?.avatarId);
+      if (byFirstWord.size === 0 && others.length === 0) return found;
+
+      const folded = fold(text);
+      const hits: { at: number; avatarId: string }[] = [];
+      if (byFirstWord.size > 0) {
+        const tokens: { word: string; start: number; end: number }[] = [];
+        WORD.lastIndex = 0;
+        for (let m = WORD.exec(folded); m !== null; m = WORD.exec(folded)) {
+          tokens.push({ word: m[0], start: m.index, end: m.index + m[0].length });
+        }
+        for (let i = 0; i < tokens.length; i++) {
+          const candidates = byFirstWord.get((tokens[i] as { word: string }).word);
+          if (!candidates) continue;
+          for (const c of candidates) {
+            if (matchesAt(tokens, i, c.words, folded)) {
+              hits.push({ at: (tokens[i] as { start: number }).start, avatarId: c.avatarId });
+              i += c.words.length - 1;
               break;
             }
           }
         }
       }
+      for (const o of others) {
+        for (let at = folded.indexOf(o.needle); at >= 0; at = folded.indexOf(o.needle, at + 1)) {
+          const before = folded[at - 1];
+          const after = folded[at + o.needle.length];
+          if (o.boundedBefore && before !== undefined && WORD_CHAR.test(before)) continue;
+          if (o.boundedAfter && after !== undefined && WORD_CHAR.test(after)) continue;
+          hits.push({ at, avatarId: o.avatarId });
+          break;
+        }
+      }
+      hits.sort((a, b) => a.at - b.at);
+      for (const h of hits) add(h.avatarId);
       return found;
     },
   };
+}
+
+function matchesAt(
+  tokens: readonly { word: string; start: number; end: number }[],
+  i: number,
+  words: readonly string[],
+  text: string,
+): boolean {
+  for (let k = 0; k < words.length; k++) {
+    const t = tokens[i + k];
+    if (!t || t.word !== words[k]) return false;
+    // Words of one name are separated by whitespace only ("Luna Rose", not "Luna-Rose").
+    if (k > 0 && !SPACE_ONLY.test(text.slice((tokens[i + k - 1] as { end: number }).end, t.start)))
+      return false;
+  }
+  return true;
 }

@@ -69,15 +69,7 @@ const SPENDS_SUMMON_TURN: ReadonlySet<Rung> = new Set<Rung>(['summon', 'follow-u
 const sameTurn = (context: AvatarPresenceContext, event: AvatarPresenceEvent) =>
   'turnId' in event && context.claim?.turnId === event.turnId;
 
-/**
- * One avatar's presence in one channel (seed 003). Two parallel regions:
- * - `mode`: `ambient`, or `conversing` for a while after a summon (shorter cooldown, proactive);
- * - `turn`: `ready` → `claimed` → `generating` → back to `ready` on delivery (the turn is consumed
- *   and the cooldown starts) or on failure/abort (the claim is released, nothing is spent).
- * `dismissed` is final. Context also holds attention (decaying by elapsed time), the last mention
- * and sticky affinity per user with its TTL.
- */
-export const avatarPresenceMachine = setup({
+const presenceSetup = setup({
   types: {
     context: {} as AvatarPresenceContext,
     events: {} as AvatarPresenceEvent,
@@ -142,7 +134,23 @@ export const avatarPresenceMachine = setup({
     }),
     releaseClaim: assign({ claim: () => null }),
   },
-}).createMachine({
+});
+
+// A turn in flight settles the same way whether or not generation was reported.
+const settleTurn = {
+  'presence.delivered': { guard: 'isCurrentTurn', target: 'ready', actions: ['advanceClock', 'consumeTurn'] },
+  'presence.failed': { guard: 'isCurrentTurn', target: 'ready', actions: ['advanceClock', 'releaseClaim'] },
+} as const;
+
+/**
+ * One avatar's presence in one channel (seed 003). Two parallel regions:
+ * - `mode`: `ambient`, or `conversing` for a while after a summon (shorter cooldown, proactive);
+ * - `turn`: `ready` → `claimed` → `generating` → back to `ready` on delivery (the turn is consumed
+ *   and the cooldown starts) or on failure/abort (the claim is released, nothing is spent).
+ * `dismissed` is final. Context also holds attention (decaying by elapsed time), the last mention
+ * and sticky affinity per user with its TTL.
+ */
+export const avatarPresenceMachine = presenceSetup.createMachine({
   id: 'avatarPresence',
   context: ({ input }) => ({
     channelId: input.channelId,
@@ -198,32 +206,10 @@ export const avatarPresenceMachine = setup({
                   target: 'generating',
                   actions: 'advanceClock',
                 },
-                'presence.delivered': {
-                  guard: 'isCurrentTurn',
-                  target: 'ready',
-                  actions: ['advanceClock', 'consumeTurn'],
-                },
-                'presence.failed': {
-                  guard: 'isCurrentTurn',
-                  target: 'ready',
-                  actions: ['advanceClock', 'releaseClaim'],
-                },
+                ...settleTurn,
               },
             },
-            generating: {
-              on: {
-                'presence.delivered': {
-                  guard: 'isCurrentTurn',
-                  target: 'ready',
-                  actions: ['advanceClock', 'consumeTurn'],
-                },
-                'presence.failed': {
-                  guard: 'isCurrentTurn',
-                  target: 'ready',
-                  actions: ['advanceClock', 'releaseClaim'],
-                },
-              },
-            },
+            generating: { on: settleTurn },
           },
         },
       },

@@ -559,6 +559,7 @@ describe('summoning', () => {
       reason: 'Kai was summoned by Ann',
     });
     expect(greeting.context.presentNames).toEqual(['Luna', 'Milo']);
+    expect(greeting.context.maxChars).toBe(150); // GREETING_MAX_CHARS, for the generator
     expect(s.presence('kai')).toMatchObject({ summonTurns: 4, conversing: true });
   });
 

@@ -834,6 +834,7 @@ export class ChannelFloor {
           ? { threadTurn, threadMaxTurns: thread.context.maxTurns }
           : {}),
         closing,
+        ...(spec.kind === 'greeting' ? { maxChars: this.config.greetingMaxChars } : {}),
       },
     };
     this.inFlight.set(turnId, claim);

@@ -130,6 +130,8 @@ export interface TurnContext {
    * (and may say goodbye) rather than ask a question nobody will be allowed to answer.
    */
   closing: boolean;
+  /** Longest text this turn may deliver (set for greetings: GREETING_MAX_CHARS). */
+  maxChars?: number;
 }
 
 /** Outputs of a channel floor, in the order they happened. */

@@ -396,7 +396,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
       turn: claim,
       avatar: profile,
       isAvatar: (id) => avatarsById.has(id),
-      greetingMaxChars: config.greetingMaxChars,
+      greetingMaxChars: claim.context.maxChars ?? config.greetingMaxChars,
       spokenInThread: spoken,
       avatarNames,
     });

@@ -83,8 +83,9 @@ const threadEvent = (at: number): fc.Arbitrary<ConversationThreadEvent> =>
 /** Events with non-decreasing times (and sometimes a late one, as the floor may send). */
 const timeline = <E>(make: (at: number) => fc.Arbitrary<E>) =>
   fc.array(gap, { maxLength: 40 }).chain((gaps) => {
-    let t = 0;
-    return fc.tuple(...gaps.map((g) => make((t += g))));
+    const times: number[] = [];
+    for (const g of gaps) times.push((times.at(-1) ?? 0) + g);
+    return fc.tuple(...times.map(make));
   });
 
 describe('compileMachine: the machines as plain step functions', () => {

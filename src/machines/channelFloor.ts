@@ -25,6 +25,7 @@ import type {
   ThreadMode,
   ThreadOutcome,
   TurnClaim,
+  TurnContext,
   TurnKind,
 } from './floorTypes.js';
 import { initiativeScore, wordsOf } from './initiative.js';
@@ -195,7 +196,7 @@ export class ChannelFloor {
           );
           break;
         }
-        this.onUtterance({ ...event, at }, effects);
+        this.onUtterance(event.at === at ? event : { ...event, at }, effects);
         break;
       case 'summon':
         this.onSummon(at, event.avatarId, event.by, event.messageId, effects);
@@ -217,7 +218,7 @@ export class ChannelFloor {
         break;
       }
       case 'turn.delivered':
-        this.onDelivered({ ...event, at }, effects);
+        this.onDelivered(event.at === at ? event : { ...event, at }, effects);
         break;
       case 'turn.failed':
       case 'turn.aborted':
@@ -449,19 +450,17 @@ export class ChannelFloor {
         summonerName: claim.context.addressedByName ?? 'someone',
       });
     }
-    this.onUtterance(
-      {
-        at: event.at,
-        messageId: event.messageId,
-        author: { kind: 'avatar', id: claim.avatarId },
-        text: event.text,
-        ...(event.mentions ? { mentions: event.mentions } : {}),
-        ...(event.replyTo ? { replyTo: event.replyTo } : {}),
-        ...(threadStillOpen ? { threadId: claim.threadId } : {}),
-        ...(claim.kind === 'greeting' ? { announcement: true } : {}),
-      },
-      effects,
-    );
+    const utterance: Utterance = {
+      at: event.at,
+      messageId: event.messageId,
+      author: { kind: 'avatar', id: claim.avatarId },
+      text: event.text,
+    };
+    if (event.mentions) utterance.mentions = event.mentions;
+    if (event.replyTo) utterance.replyTo = event.replyTo;
+    if (threadStillOpen) utterance.threadId = claim.threadId;
+    if (claim.kind === 'greeting') utterance.announcement = true;
+    this.onUtterance(utterance, effects);
     this.resumeDeferred(claim.avatarId, effects);
     this.fireDueFollowUps(effects);
   }
@@ -542,8 +541,8 @@ export class ChannelFloor {
     const authorId = u.author.id;
     if (human) this.openBudget(u.messageId);
     const addressedAll = this.matcher.find(u.text, {
-      ...(u.mentions ? { platformMentions: u.mentions } : {}),
-      ...(u.replyTo?.avatarId ? { replyToAvatarId: u.replyTo.avatarId } : {}),
+      platformMentions: u.mentions,
+      replyToAvatarId: u.replyTo?.avatarId,
       authorId,
     });
     const addressed: string[] = [];
@@ -807,6 +806,24 @@ export class ChannelFloor {
     const closing =
       (thread !== undefined && threadTurn !== undefined && threadTurn >= thread.context.maxTurns) ||
       this.budget.cascade <= 0;
+    // Built by assignment rather than conditional spreads: this runs for every turn.
+    const presentNames: string[] = [];
+    for (const id of this.presences.keys()) if (id !== spec.avatarId) presentNames.push(this.nameOf(id));
+    const threadPartnerNames: string[] = [];
+    if (thread)
+      for (const id of thread.context.participants)
+        if (id !== spec.avatarId) threadPartnerNames.push(this.nameOf(id));
+    const context: TurnContext = { presentNames, threadPartnerNames, closing };
+    if (spec.triggerText !== undefined) context.triggerText = spec.triggerText;
+    if (spec.addressedBy) {
+      context.addressedByName = spec.addressedBy.name;
+      context.addressedById = spec.addressedBy.id;
+    }
+    if (thread && threadTurn !== undefined) {
+      context.threadTurn = threadTurn;
+      context.threadMaxTurns = thread.context.maxTurns;
+    }
+    if (spec.kind === 'greeting') context.maxChars = this.config.greetingMaxChars;
     const claim: TurnClaim = {
       turnId,
       channelId: this.channelId,
@@ -816,27 +833,11 @@ export class ChannelFloor {
       reason: spec.reason,
       lane: spec.lane,
       anchorMessageId: spec.anchorMessageId,
-      ...(spec.triggerMessageId ? { triggerMessageId: spec.triggerMessageId } : {}),
-      ...(thread ? { threadId: thread.context.id } : {}),
       claimedAt: this.now,
-      context: {
-        ...(spec.triggerText !== undefined ? { triggerText: spec.triggerText } : {}),
-        ...(spec.addressedBy
-          ? { addressedByName: spec.addressedBy.name, addressedById: spec.addressedBy.id }
-          : {}),
-        presentNames: [...this.presences.keys()]
-          .filter((id) => id !== spec.avatarId)
-          .map((id) => this.nameOf(id)),
-        threadPartnerNames: thread
-          ? thread.context.participants.filter((id) => id !== spec.avatarId).map((id) => this.nameOf(id))
-          : [],
-        ...(thread && threadTurn !== undefined
-          ? { threadTurn, threadMaxTurns: thread.context.maxTurns }
-          : {}),
-        closing,
-        ...(spec.kind === 'greeting' ? { maxChars: this.config.greetingMaxChars } : {}),
-      },
+      context,
     };
+    if (spec.triggerMessageId) claim.triggerMessageId = spec.triggerMessageId;
+    if (thread) claim.threadId = thread.context.id;
     this.inFlight.set(turnId, claim);
     effects.push({ type: 'turn.claimed', at: this.now, turn: claim });
   }

@@ -76,6 +76,10 @@ interface Configuration {
   readonly atomic: readonly Node[];
   readonly value: StateValue;
   readonly done: boolean;
+  /** Whether any active node has eventless transitions (most configurations have none). */
+  readonly hasAlways: boolean;
+  /** Memo: the configuration one targeted transition leads to from here. */
+  readonly after: Map<Transition, Configuration>;
 }
 
 const unsupported = (what: string, where: string) =>
@@ -148,7 +152,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     else if (a && typeof a === 'object' && 'type' in a && typeof a.type === 'string')
       a = impl.actions[a.type];
     const fn = a as { type?: string; assignment?: unknown } | undefined;
-    if (!fn || fn.type !== 'xstate.assign') throw unsupported(`action ${String(action)}`, where);
+    if (fn?.type !== 'xstate.assign') throw unsupported(`action ${String(action)}`, where);
     const assignment = fn.assignment;
     if (typeof assignment === 'function') return assignment as Assigner;
     const entries = Object.entries(assignment as Record<string, unknown>);
@@ -206,22 +210,24 @@ export function compileMachine<TMachine extends AnyStateMachine>(
         key,
         nodes,
         atomic,
-        value: valueOf(root, active),
+        value: valueFrom(root, active),
         done: nodes.some((n) => n.parent === root && n.def.type === 'final'),
+        hasAlways: nodes.some((n) => n.always.length > 0),
+        after: new Map(),
       };
       configurations.set(key, c);
     }
     return c;
   };
-  const valueOf = (node: Node, active: ReadonlySet<Node>): StateValue => {
+  const valueFrom = (node: Node, active: ReadonlySet<Node>): StateValue => {
     const activeChildren = node.children.filter((c) => active.has(c));
     if (activeChildren.length === 1 && node.def.type !== 'parallel') {
       const [child] = activeChildren as [Node];
-      return child.children.length === 0 ? child.def.key : { [child.def.key]: valueOf(child, active) };
+      return child.children.length === 0 ? child.def.key : { [child.def.key]: valueFrom(child, active) };
     }
     const value: Record<string, StateValue> = {};
     for (const child of activeChildren) {
-      value[child.def.key] = child.children.length === 0 ? {} : valueOf(child, active);
+      value[child.def.key] = child.children.length === 0 ? {} : valueFrom(child, active);
     }
     return value;
   };
@@ -237,16 +243,12 @@ export function compileMachine<TMachine extends AnyStateMachine>(
   };
 
   // Which transitions are enabled, and with no two exiting the same states (document order wins).
-  const select = (
-    config: Configuration,
-    pick: (n: Node) => readonly Transition[] | undefined,
-    args: Args,
-  ) => {
+  const select = (config: Configuration, eventType: string | null, args: Args) => {
     const chosen: Transition[] = [];
     for (const atomic of config.atomic) {
       found: for (const n of atomic.path) {
-        const ts = pick(n);
-        if (!ts) continue;
+        const ts = eventType === null ? n.always : n.on.get(eventType);
+        if (!ts || ts.length === 0) continue;
         for (const t of ts) {
           if (t.guard && !t.guard(args)) continue;
           if (!chosen.includes(t)) chosen.push(t);
@@ -290,6 +292,9 @@ export function compileMachine<TMachine extends AnyStateMachine>(
       }
     }
     if (!transitions.some((t) => t.targets.length > 0)) return { config, context: ctx };
+    const only = transitions.length === 1 ? transitions[0] : undefined;
+    const known = only ? config.after.get(only) : undefined;
+    if (known) return { config: known, context: ctx };
     const active = new Set(config.nodes);
     for (const t of transitions) {
       if (!t.domain) continue;
@@ -311,14 +316,16 @@ export function compileMachine<TMachine extends AnyStateMachine>(
           for (const region of n.children) if (!active.has(region)) enterDefaults(region, active);
       }
     }
-    return { config: configurationOf(active), context: ctx };
+    const next = configurationOf(active);
+    if (only) config.after.set(only, next);
+    return { config: next, context: ctx };
   };
 
   const settle = (config: Configuration, context: unknown, event: { type: string }) => {
     let c = config;
     let ctx = context;
-    for (let i = 0; i < 100 && !c.done; i++) {
-      const ts = select(c, (n) => (n.always.length > 0 ? n.always : undefined), { context: ctx, event });
+    for (let i = 0; i < 100 && !c.done && c.hasAlways; i++) {
+      const ts = select(c, null, { context: ctx, event });
       if (ts.length === 0) break;
       ({ config: c, context: ctx } = microstep(ts, c, ctx, event));
     }
@@ -351,7 +358,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
       if (state.status === 'done') return state;
       const config = state.config;
       const args = { context: state.context, event: event as { type: string } };
-      const ts = select(config, (n) => n.on.get(event.type), args);
+      const ts = select(config, event.type, args);
       if (ts.length === 0) return state;
       const next = microstep(ts, config, state.context, event as { type: string });
       const settled = settle(next.config, next.context, event as { type: string });

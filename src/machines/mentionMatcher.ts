@@ -8,7 +8,11 @@ export interface MentionMatcher {
    */
   find(
     text: string,
-    options?: { platformMentions?: readonly string[]; replyToAvatarId?: string; authorId?: string },
+    options?: {
+      platformMentions?: readonly string[] | undefined;
+      replyToAvatarId?: string | undefined;
+      authorId?: string | undefined;
+    },
   ): string[];
 }
 
@@ -88,17 +92,22 @@ export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionM
       const folded = fold(text);
       const hits: { at: number; avatarId: string }[] = [];
       if (byFirstWord.size > 0) {
-        const tokens: { word: string; start: number; end: number }[] = [];
+        // Parallel arrays rather than an object per word: this runs on every message.
+        const words: string[] = [];
+        const starts: number[] = [];
+        const ends: number[] = [];
         WORD.lastIndex = 0;
         for (let m = WORD.exec(folded); m !== null; m = WORD.exec(folded)) {
-          tokens.push({ word: m[0], start: m.index, end: m.index + m[0].length });
+          words.push(m[0]);
+          starts.push(m.index);
+          ends.push(m.index + m[0].length);
         }
-        for (let i = 0; i < tokens.length; i++) {
-          const candidates = byFirstWord.get((tokens[i] as { word: string }).word);
+        for (let i = 0; i < words.length; i++) {
+          const candidates = byFirstWord.get(words[i] as string);
           if (!candidates) continue;
           for (const c of candidates) {
-            if (matchesAt(tokens, i, c.words, folded)) {
-              hits.push({ at: (tokens[i] as { start: number }).start, avatarId: c.avatarId });
+            if (matchesAt(words, starts, ends, i, c.words, folded)) {
+              hits.push({ at: starts[i] as number, avatarId: c.avatarId });
               i += c.words.length - 1;
               break;
             }
@@ -115,7 +124,7 @@ export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionM
           break;
         }
       }
-      hits.sort((a, b) => a.at - b.at);
+      if (hits.length > 1) hits.sort((a, b) => a.at - b.at);
       for (const h of hits) add(h.avatarId);
       return found;
     },
@@ -123,17 +132,17 @@ export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionM
 }
 
 function matchesAt(
-  tokens: readonly { word: string; start: number; end: number }[],
-  i: number,
   words: readonly string[],
+  starts: readonly number[],
+  ends: readonly number[],
+  i: number,
+  name: readonly string[],
   text: string,
 ): boolean {
-  for (let k = 0; k < words.length; k++) {
-    const t = tokens[i + k];
-    if (!t || t.word !== words[k]) return false;
+  for (let k = 0; k < name.length; k++) {
+    if (words[i + k] !== name[k]) return false;
     // Words of one name are separated by whitespace only ("Luna Rose", not "Luna-Rose").
-    if (k > 0 && !SPACE_ONLY.test(text.slice((tokens[i + k - 1] as { end: number }).end, t.start)))
-      return false;
+    if (k > 0 && !SPACE_ONLY.test(text.slice(ends[i + k - 1], starts[i + k]))) return false;
   }
   return true;
 }

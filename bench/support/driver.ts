@@ -1,0 +1,410 @@
+/**
+ * Drives many channel floors through pre-generated traffic in simulated time and times every floor
+ * call. The driver plays the rest of the runtime: it delivers every claimed turn (turn.generated,
+ * then turn.delivered with a scripted text, or turn.failed) after a simulated latency, and sends a
+ * `tick` whenever simulated time passes the floor's `nextDeadline()`.
+ *
+ * Channels are interleaved round-robin (channel 0's k-th inbound item, channel 1's, ..., then the
+ * k+1-th), so consecutive calls touch different floors, as a busy process would. Everything the
+ * driver does between floor calls (scheduling, scripting replies, bookkeeping) is outside the timed
+ * windows.
+ */
+import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
+import type { ChannelFloorOptions } from '../../src/machines/channelFloor.js';
+import type { AvatarProfile, FloorEvent, Rung, TurnClaim } from '../../src/machines/floorTypes.js';
+import type { FloorLike as SimulatedFloor } from '../../src/simulator/runScenario.js';
+import { hashString } from './prng.js';
+import { type ChannelSpec, type Inbound, scriptTurn, turnTiming } from './traffic.js';
+
+/** What the benchmark needs from a floor: what the simulator drives, without `view()`. */
+export type FloorLike = Omit<SimulatedFloor, 'view'>;
+
+export type FloorFactory = (options: ChannelFloorOptions) => FloorLike;
+
+/** Event kinds, as stored next to each latency sample. */
+export const EVENT_KINDS = [
+  'message',
+  'turn.delivered',
+  'turn.generated',
+  'tick',
+  'summon',
+  'dismiss',
+  'turn.failed',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+/** Flag on a kind code: the sample is one of its floor's first two text scans. */
+export const COLD = 0x80;
+const KIND_CODE: Record<string, number> = Object.fromEntries(EVENT_KINDS.map((k, i) => [k, i]));
+
+export function buildFloors(
+  factory: FloorFactory,
+  channels: readonly ChannelSpec[],
+  config: CoordinationConfig,
+  startAt: number,
+  withPresences: boolean,
+): FloorLike[] {
+  return channels.map((spec) =>
+    factory({
+      channelId: spec.channelId,
+      config,
+      roster: spec.roster,
+      present: withPresences ? spec.present : [],
+      at: startAt,
+    }),
+  );
+}
+
+interface Pending {
+  at: number;
+  kind: 'generated' | 'delivered' | 'failed';
+  claim: TurnClaim;
+}
+
+interface ChannelRun {
+  floor: FloorLike;
+  spec: ChannelSpec;
+  roster: Map<string, AvatarProfile>;
+  present: string[];
+  pending: Pending[];
+  deadline: number | undefined;
+  lastTickAt: number;
+  lastAvatarMessage: { messageId: string; avatarId: string } | undefined;
+  /** Events so far that made the floor scan a text (messages and delivered turns). */
+  scans: number;
+  /** Running hash of every effect the floor returned (when recording decisions). */
+  stream: number;
+}
+
+export interface RunStats {
+  /** floor.handle calls. */
+  events: number;
+  /** Inbound human messages plus delivered avatar turns. */
+  messages: number;
+  humanMessages: number;
+  delivered: number;
+  byKind: Record<EventKind, number>;
+  claims: number;
+  claimsByRung: Partial<Record<Rung, number>>;
+  suppressed: number;
+  threadsOpened: number;
+  threadsEnded: number;
+  rejected: Record<string, number>;
+  /** Deadlines that did not move after a tick at them (would loop forever; skipped). */
+  staleDeadlines: number;
+  /** Time inside floor calls (handle + nextDeadline), ms. */
+  floorMs: number;
+  /** Time inside handle only, ms. */
+  handleMs: number;
+  /** Whole driver loop, ms, and the process CPU time over it. */
+  wallMs: number;
+  cpuMs: number;
+  /**
+   * Per-handle latency in ms, and the event kind code of each sample, with {@link COLD} set on a
+   * floor's first two text scans: V8 compiles the floor's mention regex on the first and tiers it
+   * up to native code on the second (unless its RegExp cache already holds that roster's regex).
+   */
+  latencies: Float64Array;
+  kinds: Uint8Array;
+  /** Samples flagged cold, and their handle time in ms. */
+  coldEvents: number;
+  coldMs: number;
+  channels: number;
+  /** Trigger key -> the `avatarId:rung` pairs claimed for it (for the agreement check). */
+  decisions: Map<string, string> | undefined;
+  /**
+   * Channel id -> hash of the channel's whole effect stream (every effect of every call, as JSON,
+   * in order): equal hashes mean the floors returned the very same effects, reasons included.
+   */
+  streams: Map<string, number> | undefined;
+  /** Simulated time span covered, ms (max over channels). */
+  simulatedMs: number;
+}
+
+export interface DriveOptions {
+  seed: number;
+  recordDecisions: boolean;
+}
+
+/**
+ * A JSON-like text of a value with every object's keys in sorted order (undefined properties left
+ * out, as JSON does), so two floors that build the same effect with its keys in another order hash
+ * alike. Only hashed, never parsed: keys are not quoted.
+ */
+export function canonical(value: unknown): string {
+  if (typeof value !== 'object' || value === null)
+    return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${canonical(value[i])}`;
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(record).sort()) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${key}:${canonical(v)}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+/** Key of the decision a claim belongs to: the message it answers, or its anchor for scheduled turns. */
+const decisionKey = (claim: TurnClaim) => claim.triggerMessageId ?? `${claim.anchorMessageId}#${claim.kind}`;
+
+/** An empty accumulator; {@link drive} appends to it, batch after batch. */
+export function createStats(recordDecisions: boolean): RunStats {
+  return {
+    events: 0,
+    messages: 0,
+    humanMessages: 0,
+    delivered: 0,
+    byKind: Object.fromEntries(EVENT_KINDS.map((k) => [k, 0])) as Record<EventKind, number>,
+    claims: 0,
+    claimsByRung: {},
+    suppressed: 0,
+    threadsOpened: 0,
+    threadsEnded: 0,
+    rejected: {},
+    staleDeadlines: 0,
+    floorMs: 0,
+    handleMs: 0,
+    wallMs: 0,
+    cpuMs: 0,
+    latencies: new Float64Array(1 << 16),
+    kinds: new Uint8Array(1 << 16),
+    coldEvents: 0,
+    coldMs: 0,
+    channels: 0,
+    decisions: recordDecisions ? new Map() : undefined,
+    streams: recordDecisions ? new Map() : undefined,
+    simulatedMs: 0,
+  };
+}
+
+/** The samples recorded so far (the buffers are over-allocated while a run goes on). */
+export function samples(stats: RunStats): { latencies: Float64Array; kinds: Uint8Array } {
+  return {
+    latencies: stats.latencies.subarray(0, stats.events),
+    kinds: stats.kinds.subarray(0, stats.events),
+  };
+}
+
+/** Runs `channels` through `floors` (one floor per channel, same order), adding to `stats`. */
+export function drive(
+  floors: readonly FloorLike[],
+  channels: readonly ChannelSpec[],
+  options: DriveOptions,
+  stats: RunStats,
+): RunStats {
+  stats.channels += channels.length;
+  let capacity = stats.latencies.length;
+  let latencies = stats.latencies;
+  let kinds = stats.kinds;
+  const decisions = stats.decisions;
+  const streams = stats.streams;
+
+  const runs: ChannelRun[] = channels.map((spec, i) => ({
+    floor: floors[i] as FloorLike,
+    spec,
+    roster: new Map(spec.roster.map((a) => [a.id, a])),
+    present: [...spec.present],
+    pending: [],
+    deadline: undefined,
+    lastTickAt: Number.NEGATIVE_INFINITY,
+    lastAvatarMessage: undefined,
+    scans: 0,
+    stream: hashString(spec.channelId),
+  }));
+
+  const schedule = (ch: ChannelRun, p: Pending) => {
+    const q = ch.pending;
+    let i = q.length;
+    while (i > 0 && (q[i - 1] as Pending).at > p.at) i--;
+    q.splice(i, 0, p);
+  };
+
+  const dispatch = (ch: ChannelRun, event: FloorEvent) => {
+    const floor = ch.floor;
+    const t0 = performance.now();
+    const effects = floor.handle(event);
+    const t1 = performance.now();
+    ch.deadline = floor.nextDeadline();
+    const t2 = performance.now();
+    const n = stats.events++;
+    if (n === capacity) {
+      capacity *= 2;
+      const l = new Float64Array(capacity);
+      l.set(latencies);
+      latencies = l;
+      const k = new Uint8Array(capacity);
+      k.set(kinds);
+      kinds = k;
+      stats.latencies = latencies;
+      stats.kinds = kinds;
+    }
+    latencies[n] = t1 - t0;
+    const code = KIND_CODE[event.type] ?? 0;
+    let cold = false;
+    if (event.type === 'message' || event.type === 'turn.delivered') cold = ++ch.scans <= 2;
+    kinds[n] = cold ? code | COLD : code;
+    if (cold) {
+      stats.coldEvents++;
+      stats.coldMs += t1 - t0;
+    }
+    stats.handleMs += t1 - t0;
+    stats.floorMs += t2 - t0;
+    stats.byKind[EVENT_KINDS[code] as EventKind]++;
+
+    // Untimed bookkeeping from here on.
+    let key: string | undefined;
+    if (event.type === 'message') {
+      stats.messages++;
+      stats.humanMessages++;
+      key = event.messageId;
+    } else if (event.type === 'turn.delivered') {
+      stats.messages++;
+      stats.delivered++;
+      key = event.messageId;
+    } else if (event.type === 'summon' && event.messageId !== undefined) {
+      key = `${event.messageId}#greeting`;
+    }
+    if (decisions && key !== undefined && !decisions.has(key)) decisions.set(key, '');
+    if (streams) ch.stream = hashString(canonical(effects), ch.stream);
+    for (const e of effects) {
+      switch (e.type) {
+        case 'turn.claimed': {
+          const claim = e.turn;
+          stats.claims++;
+          stats.claimsByRung[claim.rung] = (stats.claimsByRung[claim.rung] ?? 0) + 1;
+          if (decisions) {
+            const k = decisionKey(claim);
+            const prev = decisions.get(k);
+            decisions.set(
+              k,
+              prev ? `${prev},${claim.avatarId}:${claim.rung}` : `${claim.avatarId}:${claim.rung}`,
+            );
+          }
+          const timing = turnTiming(options.seed, claim.turnId);
+          schedule(ch, { at: claim.claimedAt + timing.generateMs, kind: 'generated', claim });
+          break;
+        }
+        case 'turn.released':
+          for (let i = ch.pending.length - 1; i >= 0; i--) {
+            if ((ch.pending[i] as Pending).claim.turnId === e.turnId) ch.pending.splice(i, 1);
+          }
+          break;
+        case 'candidate.suppressed':
+          stats.suppressed++;
+          break;
+        case 'thread.opened':
+          stats.threadsOpened++;
+          break;
+        case 'thread.ended':
+          stats.threadsEnded++;
+          break;
+        case 'presence.summoned':
+          if (!ch.present.includes(e.avatarId)) ch.present.push(e.avatarId);
+          break;
+        case 'presence.dismissed': {
+          const i = ch.present.indexOf(e.avatarId);
+          if (i >= 0) ch.present.splice(i, 1);
+          break;
+        }
+        case 'event.rejected':
+          stats.rejected[e.code] = (stats.rejected[e.code] ?? 0) + 1;
+          break;
+        default:
+          break;
+      }
+    }
+  };
+
+  const fire = (ch: ChannelRun, p: Pending) => {
+    const claim = p.claim;
+    if (p.kind === 'generated') {
+      dispatch(ch, { type: 'turn.generated', at: p.at, turnId: claim.turnId });
+      const timing = turnTiming(options.seed, claim.turnId);
+      schedule(ch, { at: p.at + timing.deliverMs, kind: timing.fails ? 'failed' : 'delivered', claim });
+      return;
+    }
+    if (p.kind === 'failed') {
+      dispatch(ch, { type: 'turn.failed', at: p.at, turnId: claim.turnId, reason: 'scripted failure' });
+      return;
+    }
+    // The text is scripted when it is delivered, from who is present now.
+    const script = scriptTurn(options.seed, claim, ch.present, ch.roster);
+    const messageId = `${claim.turnId}:m`;
+    dispatch(ch, {
+      type: 'turn.delivered',
+      at: p.at,
+      turnId: claim.turnId,
+      messageId,
+      text: script.text,
+      ...(script.mentions ? { mentions: script.mentions } : {}),
+      ...(script.replyTo ? { replyTo: script.replyTo } : {}),
+    });
+    ch.lastAvatarMessage = { messageId, avatarId: claim.avatarId };
+  };
+
+  /** Delivers scheduled turns and ticks due at or before `until`, in time order. */
+  const pump = (ch: ChannelRun, until: number) => {
+    for (;;) {
+      const next = ch.pending[0];
+      const pAt = next ? next.at : Number.POSITIVE_INFINITY;
+      let dAt = ch.deadline ?? Number.POSITIVE_INFINITY;
+      if (dAt <= ch.lastTickAt) {
+        // A tick at this deadline already happened and it did not move: nothing more is due.
+        stats.staleDeadlines++;
+        ch.deadline = undefined;
+        dAt = Number.POSITIVE_INFINITY;
+      }
+      if (
+        Math.min(pAt, dAt) > until ||
+        (pAt === Number.POSITIVE_INFINITY && dAt === Number.POSITIVE_INFINITY)
+      )
+        return;
+      if (dAt < pAt) {
+        ch.lastTickAt = dAt;
+        dispatch(ch, { type: 'tick', at: dAt });
+      } else {
+        ch.pending.shift();
+        fire(ch, next as Pending);
+      }
+    }
+  };
+
+  const resolve = (ch: ChannelRun, inbound: Inbound): FloorEvent => {
+    const last = ch.lastAvatarMessage;
+    if (!inbound.replyToLastAvatar || !last || inbound.event.type !== 'message') return inbound.event;
+    return { ...inbound.event, replyTo: { messageId: last.messageId, avatarId: last.avatarId } };
+  };
+
+  const cpu0 = process.cpuUsage();
+  const w0 = performance.now();
+  let longest = 0;
+  for (const r of runs) longest = Math.max(longest, r.spec.inbound.length);
+  for (let k = 0; k < longest; k++) {
+    for (const ch of runs) {
+      const inbound = ch.spec.inbound[k];
+      if (!inbound) continue;
+      pump(ch, inbound.event.at);
+      dispatch(ch, resolve(ch, inbound));
+    }
+  }
+  // Let every channel settle: deliver what is in flight and run out the deadlines.
+  for (const ch of runs) pump(ch, Number.POSITIVE_INFINITY);
+  stats.wallMs += performance.now() - w0;
+  const cpu = process.cpuUsage(cpu0);
+  stats.cpuMs += (cpu.user + cpu.system) / 1000;
+  for (const ch of runs) {
+    streams?.set(ch.spec.channelId, ch.stream);
+    const first = ch.spec.inbound[0]?.event.at ?? 0;
+    stats.simulatedMs = Math.max(
+      stats.simulatedMs,
+      Math.max(ch.lastTickAt, ch.spec.inbound.at(-1)?.event.at ?? 0) - first,
+    );
+  }
+  return stats;
+}

@@ -85,18 +85,17 @@ export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionM
 
       let folded = fold(text);
       if (ODD_SPACE.test(folded)) folded = folded.replace(SPACES, ' ');
-      let hits: { at: number; end: number; avatarId: string }[] | undefined;
+      const hits: { at: number; end: number; avatarId: string }[] = [];
       for (const n of names) {
         for (let at = folded.indexOf(n.needle); at >= 0; at = folded.indexOf(n.needle, at + 1)) {
           const end = at + n.needle.length;
           if (n.boundedBefore && isWordChar(folded[at - 1])) continue;
           if (n.boundedAfter && isWordChar(folded[end])) continue;
-          if (hits?.some((h) => at < h.end && end > h.at)) continue; // inside a longer name's hit
-          (hits ??= []).push({ at, end, avatarId: n.avatarId });
+          if (hits.some((h) => at < h.end && end > h.at)) continue; // inside a longer name's hit
+          hits.push({ at, end, avatarId: n.avatarId });
           break;
         }
       }
-      if (!hits) return found;
       if (hits.length > 1) hits.sort((a, b) => a.at - b.at);
       for (const h of hits) add(h.avatarId);
       return found;

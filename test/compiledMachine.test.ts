@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assign, createMachine, setup } from 'xstate';
+import {
+  type AnyStateMachine,
+  assign,
+  createMachine,
+  type EventFromLogic,
+  type InputFrom,
+  setup,
+} from 'xstate';
 import {
   type AvatarPresenceEvent,
   avatarPresenceMachine,
@@ -88,29 +95,34 @@ const timeline = <E>(make: (at: number) => fc.Arbitrary<E>) =>
     return fc.tuple(...times.map(make));
   });
 
+/** Steps both engines through the same events, requiring equal states after every one. */
+function expectSameSteps<TMachine extends AnyStateMachine>(
+  machine: TMachine,
+  input: InputFrom<TMachine>,
+  events: readonly EventFromLogic<TMachine>[],
+): void {
+  const compiled = compileMachine(machine);
+  const xstate = createMachineStepper(machine);
+  let a = compiled.initial(input);
+  let b = xstate.initial(input);
+  expect(view(a)).toEqual(view(b));
+  for (const e of events) {
+    a = compiled.step(a, e);
+    b = xstate.step(b, e);
+    expect(view(a)).toEqual(view(b));
+  }
+}
+
 describe('compileMachine: the machines as plain step functions', () => {
   it('steps presences exactly as xstate does (value, context, status after every event)', () => {
-    const compiled = compileMachine(avatarPresenceMachine);
-    const xstate = createMachineStepper(avatarPresenceMachine);
     const input = { channelId: 'c', avatarId: 'a', settings, at: 0 };
     fc.assert(
-      fc.property(timeline(presenceEvent), (events) => {
-        let a = compiled.initial(input);
-        let b = xstate.initial(input);
-        expect(view(a)).toEqual(view(b));
-        for (const e of events) {
-          a = compiled.step(a, e);
-          b = xstate.step(b, e);
-          expect(view(a)).toEqual(view(b));
-        }
-      }),
+      fc.property(timeline(presenceEvent), (events) => expectSameSteps(avatarPresenceMachine, input, events)),
       { numRuns: 400 },
     );
   });
 
   it('steps threads exactly as xstate does', () => {
-    const compiled = compileMachine(conversationThreadMachine);
-    const xstate = createMachineStepper(conversationThreadMachine);
     fc.assert(
       fc.property(
         fc.record({
@@ -129,14 +141,7 @@ describe('compileMachine: the machines as plain step functions', () => {
             at: 0,
             ...opts,
           };
-          let a = compiled.initial(input);
-          let b = xstate.initial(input);
-          expect(view(a)).toEqual(view(b));
-          for (const e of events) {
-            a = compiled.step(a, e);
-            b = xstate.step(b, e);
-            expect(view(a)).toEqual(view(b));
-          }
+          expectSameSteps(conversationThreadMachine, input, events);
         },
       ),
       { numRuns: 400 },

@@ -644,6 +644,18 @@ describe('summoning', () => {
     ]);
   });
 
+  it('greets once the avatar is free when it is summoned mid-answer', () => {
+    const s = new Scene({ summonProactiveEnabled: false });
+    const answer = onlyClaim(s.say(1_000, ANN, 'Luna, a question'));
+    const summon = s.summon(1_500, 'luna', BOB);
+    expect(claimsIn(summon)).toEqual([]);
+    expect(suppressions(summon)).toEqual([{ avatarId: 'luna', rung: 'greeting', reason: 'busy' }]);
+    const claims = claimsIn(s.deliver(2_000, answer.turnId, 'Here is my answer.'));
+    const greeting = claims.find((c) => c.avatarId === 'luna') as TurnClaim;
+    expect(greeting).toMatchObject({ avatarId: 'luna', kind: 'greeting', rung: 'greeting' });
+    expect(greeting.reason).toBe('Luna was summoned by Bob (greeting once free)');
+  });
+
   it('does not schedule two follow-ups when re-summoned while the greeting is in flight', () => {
     const s = new Scene({}, []);
     const greeting = onlyClaim(s.summon(1_000, 'kai'));

@@ -155,6 +155,7 @@ export class ChannelFloor {
   private readonly threadReservations = new Map<string, number>();
   private readonly followUps: PendingFollowUp[] = [];
   private readonly deferred = new Map<string, DeferredAnswer>();
+  private readonly pendingGreetings = new Map<string, ClaimSpec>();
   private budget: Budget = { anchorMessageId: undefined, main: 0, cascade: 0 };
   private now: number;
   private turnSeq = 0;
@@ -363,6 +364,16 @@ export class ChannelFloor {
         effects,
       );
     }
+    const greeting: ClaimSpec = {
+      avatarId,
+      kind: 'greeting',
+      rung: 'greeting',
+      reason: `${this.nameOf(avatarId)} was summoned by ${by.name}`,
+      lane: 'scheduled',
+      anchorMessageId,
+      threadId,
+      addressedBy: { id: by.id, name: by.name },
+    };
     if (this.presenceTurnState(avatarId) !== 'ready') {
       effects.push({
         type: 'candidate.suppressed',
@@ -372,23 +383,25 @@ export class ChannelFloor {
         rung: 'greeting',
         reason: 'busy',
       });
+      // Mid-answer when summoned: greet once that turn settles — unless it is a greeting already.
+      const inFlight = [...this.inFlight.values()].find((c) => c.avatarId === avatarId);
+      if (inFlight?.kind !== 'greeting') this.pendingGreetings.set(avatarId, greeting);
       return;
     }
     // A re-summon replaces any follow-up still pending: one follow-up per arrival.
     this.removeFollowUps(avatarId);
-    this.claim(
-      {
-        avatarId,
-        kind: 'greeting',
-        rung: 'greeting',
-        reason: `${this.nameOf(avatarId)} was summoned by ${by.name}`,
-        lane: 'scheduled',
-        anchorMessageId,
-        threadId,
-        addressedBy: { id: by.id, name: by.name },
-      },
-      effects,
-    );
+    this.claim(greeting, effects);
+  }
+
+  /** A greeting held back because the avatar was mid-turn when summoned, claimed once it is free. */
+  private resumeGreeting(avatarId: string, effects: FloorEffect[]): void {
+    const greeting = this.pendingGreetings.get(avatarId);
+    if (!greeting || this.presenceTurnState(avatarId) !== 'ready') return; // still busy: keep waiting
+    this.pendingGreetings.delete(avatarId);
+    this.removeFollowUps(avatarId);
+    const threadId =
+      greeting.threadId !== undefined && this.threads.has(greeting.threadId) ? greeting.threadId : undefined;
+    this.claim({ ...greeting, threadId, reason: `${greeting.reason} (greeting once free)` }, effects);
   }
 
   private onDismiss(at: number, avatarId: string, effects: FloorEffect[]): void {
@@ -408,6 +421,7 @@ export class ChannelFloor {
     this.stepPresence(avatarId, { type: 'presence.dismissed', at });
     this.presences.delete(avatarId);
     this.deferred.delete(avatarId);
+    this.pendingGreetings.delete(avatarId);
     this.removeFollowUps(avatarId);
     for (const [id, snap] of this.threads) {
       if (snap.context.participants.includes(avatarId))
@@ -461,6 +475,7 @@ export class ChannelFloor {
     if (threadStillOpen) utterance.threadId = claim.threadId;
     if (claim.kind === 'greeting') utterance.announcement = true;
     this.onUtterance(utterance, effects);
+    this.resumeGreeting(claim.avatarId, effects);
     this.resumeDeferred(claim.avatarId, effects);
     this.fireDueFollowUps(effects);
   }
@@ -472,6 +487,7 @@ export class ChannelFloor {
       return;
     }
     this.releaseClaim(at, claim, reason, effects);
+    this.resumeGreeting(claim.avatarId, effects);
     this.resumeDeferred(claim.avatarId, effects);
     this.fireDueFollowUps(effects);
   }
@@ -482,9 +498,8 @@ export class ChannelFloor {
    */
   private resumeDeferred(avatarId: string, effects: FloorEffect[]): void {
     const owed = this.deferred.get(avatarId);
-    if (!owed) return;
+    if (!owed || this.presenceTurnState(avatarId) !== 'ready') return; // still busy: keep waiting
     this.deferred.delete(avatarId);
-    if (!this.presences.has(avatarId) || this.presenceTurnState(avatarId) !== 'ready') return;
     if (owed.spec.anchorMessageId !== this.budget.anchorMessageId) return;
     const suppress = (reason: SuppressionReason) =>
       effects.push({

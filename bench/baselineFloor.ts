@@ -11,7 +11,7 @@
  * matching or the shape of the algorithm. The decision itself is deliberately written again here:
  * the benchmark's agreement check (same avatar and rung claimed for every trigger) is what keeps
  * the two honest, so any change to the floor's behaviour has to be ported here (see
- * `git log -p src/machines/channelFloor.ts`; last ported: greeting claims carry `maxChars`).
+ * `git log -p src/machines/channelFloor.ts`; last ported: a summon of an avatar mid-answer greets once it is free).
  *
  * Differences in data: the presence mode (ambient/conversing) is not kept, since no decision reads
  * it (delivery compares `at` with `conversingUntil` directly); the claim a presence holds is two
@@ -148,6 +148,7 @@ export class BaselineFloor {
   private readonly followUps: FollowUp[] = [];
   /** Answers owed by avatars addressed while busy. */
   private readonly deferred = new Map<string, { spec: ClaimSpec; messageId: string }>();
+  private readonly pendingGreetings = new Map<string, ClaimSpec>();
   private budgetAnchor: string | undefined;
   private budgetMain = 0;
   private budgetCascade = 0;
@@ -302,24 +303,33 @@ export class BaselineFloor {
               effects,
             )
           : undefined;
+    const greeting: ClaimSpec = {
+      avatarId,
+      kind: 'greeting',
+      rung: 'greeting',
+      reason: `${this.nameOf(avatarId)} was summoned by ${by.name}`,
+      lane: 'scheduled',
+      anchorMessageId,
+      threadId,
+      addressedBy: by,
+    };
     if (p.turnId !== null) {
       effects.push(suppressed(at, avatarId, anchorMessageId, 'busy', 'greeting'));
+      if (this.inFlight.get(p.turnId)?.kind !== 'greeting') this.pendingGreetings.set(avatarId, greeting);
       return;
     }
     this.removeFollowUps(avatarId);
-    this.claim(
-      {
-        avatarId,
-        kind: 'greeting',
-        rung: 'greeting',
-        reason: `${this.nameOf(avatarId)} was summoned by ${by.name}`,
-        lane: 'scheduled',
-        anchorMessageId,
-        threadId,
-        addressedBy: by,
-      },
-      effects,
-    );
+    this.claim(greeting, effects);
+  }
+
+  private resumeGreeting(avatarId: string, effects: FloorEffect[]): void {
+    const greeting = this.pendingGreetings.get(avatarId);
+    if (!greeting || !this.isReady(avatarId)) return;
+    this.pendingGreetings.delete(avatarId);
+    this.removeFollowUps(avatarId);
+    const threadId =
+      greeting.threadId !== undefined && this.threads.has(greeting.threadId) ? greeting.threadId : undefined;
+    this.claim({ ...greeting, threadId, reason: `${greeting.reason} (greeting once free)` }, effects);
   }
 
   private onDismiss(at: number, avatarId: string, effects: FloorEffect[]): void {
@@ -333,6 +343,7 @@ export class BaselineFloor {
     }
     this.presences.delete(avatarId);
     this.deferred.delete(avatarId);
+    this.pendingGreetings.delete(avatarId);
     this.removeFollowUps(avatarId);
     for (const t of this.threads.values()) {
       if (!t.participants.includes(avatarId)) continue;
@@ -402,16 +413,17 @@ export class BaselineFloor {
 
   /** Once an avatar's turn settles: the answer it owes, then follow-ups that waited for it. */
   private afterTurn(avatarId: string, effects: FloorEffect[]): void {
+    this.resumeGreeting(avatarId, effects);
     this.resumeDeferred(avatarId, effects);
     this.fireDueFollowUps(effects);
   }
 
   private resumeDeferred(avatarId: string, effects: FloorEffect[]): void {
     const owed = this.deferred.get(avatarId);
-    if (!owed) return;
+    if (!owed || !this.isReady(avatarId)) return;
     this.deferred.delete(avatarId);
     const { spec, messageId } = owed;
-    if (!this.isReady(avatarId) || spec.anchorMessageId !== this.budgetAnchor) return;
+    if (spec.anchorMessageId !== this.budgetAnchor) return;
     let threadId = spec.threadId;
     const thread = threadId !== undefined ? this.threads.get(threadId) : undefined;
     let blocked: SuppressionReason | null = null;

@@ -233,15 +233,8 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
         transcript.push({
           t,
           type: 'claim',
-          turnId: c.turnId,
           avatarId: c.avatarId,
-          kind: c.kind,
-          rung: c.rung,
-          reason: c.reason,
-          lane: c.lane,
-          ...(c.threadId !== undefined ? { threadId: c.threadId } : {}),
-          anchorMessageId: c.anchorMessageId,
-          ...(c.triggerMessageId !== undefined ? { triggerMessageId: c.triggerMessageId } : {}),
+          ...claimFields(c),
         });
         break;
       }
@@ -412,14 +405,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
       text: reply.text,
       ...(reply.mentions.length > 0 ? { mentions: reply.mentions } : {}),
       source: 'offline',
-      turnId: claim.turnId,
-      kind: claim.kind,
-      rung: claim.rung,
-      reason: claim.reason,
-      lane: claim.lane,
-      ...(claim.threadId !== undefined ? { threadId: claim.threadId } : {}),
-      anchorMessageId: claim.anchorMessageId,
-      ...(claim.triggerMessageId !== undefined ? { triggerMessageId: claim.triggerMessageId } : {}),
+      ...claimFields(claim),
       ...(claim.context.addressedById !== undefined ? { addressedById: claim.context.addressedById } : {}),
       farewell: reply.farewell,
     });
@@ -581,5 +567,19 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
       eventsProcessed: processed,
       ...(truncated ? { truncated } : {}),
     }),
+  };
+}
+
+/** The parts of a claim a transcript entry repeats: which turn, chosen how, in which thread. */
+function claimFields(c: TurnClaim) {
+  return {
+    turnId: c.turnId,
+    kind: c.kind,
+    rung: c.rung,
+    reason: c.reason,
+    lane: c.lane,
+    ...(c.threadId !== undefined ? { threadId: c.threadId } : {}),
+    anchorMessageId: c.anchorMessageId,
+    ...(c.triggerMessageId !== undefined ? { triggerMessageId: c.triggerMessageId } : {}),
   };
 }

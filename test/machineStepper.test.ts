@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AnyStateMachine, createActor, SimulatedClock } from 'xstate';
+import {
+  type AnyStateMachine,
+  createActor,
+  type EventFromLogic,
+  type InputFrom,
+  SimulatedClock,
+} from 'xstate';
 import {
   type AvatarPresenceEvent,
   type AvatarPresenceInput,
@@ -200,12 +206,16 @@ describe('createMachineStepper: same result as a live actor', () => {
 });
 
 describe('createMachineStepper: purity', () => {
-  it('never mutates the snapshot it steps (thread)', () => {
-    const stepper = createMachineStepper(conversationThreadMachine);
+  const neverMutates = <TMachine extends AnyStateMachine>(
+    machine: TMachine,
+    input: InputFrom<TMachine>,
+    events: fc.Arbitrary<EventFromLogic<TMachine>[]>,
+  ) => {
+    const stepper = createMachineStepper(machine);
     fc.assert(
-      fc.property(threadEventsArb, (events) => {
-        let snapshot = stepper.initial(threadInput);
-        for (const event of events) {
+      fc.property(events, (evs) => {
+        let snapshot = stepper.initial(input);
+        for (const event of evs) {
           const before = JSON.stringify(snapshot);
           freezeSnapshot(snapshot);
           const next = stepper.step(snapshot, event);
@@ -215,23 +225,14 @@ describe('createMachineStepper: purity', () => {
       }),
       { numRuns: 200 },
     );
+  };
+
+  it('never mutates the snapshot it steps (thread)', () => {
+    neverMutates(conversationThreadMachine, threadInput, threadEventsArb);
   });
 
   it('never mutates the snapshot it steps (presence)', () => {
-    const stepper = createMachineStepper(avatarPresenceMachine);
-    fc.assert(
-      fc.property(presenceEventsArb, (events) => {
-        let snapshot = stepper.initial(presenceInput);
-        for (const event of events) {
-          const before = JSON.stringify(snapshot);
-          freezeSnapshot(snapshot);
-          const next = stepper.step(snapshot, event);
-          expect(JSON.stringify(snapshot)).toBe(before);
-          snapshot = next;
-        }
-      }),
-      { numRuns: 200 },
-    );
+    neverMutates(avatarPresenceMachine, presenceInput, presenceEventsArb);
   });
 
   it('is deterministic: stepping the same snapshot twice gives equal results', () => {

@@ -45,6 +45,11 @@ export function statechartDiagram(machine: AnyStateMachine, format: DiagramForma
   return format === 'dot' ? toDot(root) : toMermaid(root);
 }
 
+/** The node and all its descendants, in document order. */
+function allNodes(node: NodeLike): NodeLike[] {
+  return [node, ...Object.values(node.states).flatMap(allNodes)];
+}
+
 function edgesOf(node: NodeLike): { from: NodeLike; to: NodeLike; label: string }[] {
   const edges: { from: NodeLike; to: NodeLike; label: string }[] = [];
   for (const [event, ts] of node.transitions) {
@@ -80,12 +85,7 @@ function toMermaid(root: NodeLike): string {
     });
   };
   emit(root, '  ');
-  const all: NodeLike[] = [];
-  const collect = (n: NodeLike) => {
-    all.push(n);
-    for (const c of Object.values(n.states)) collect(c);
-  };
-  collect(root);
+  const all = allNodes(root);
   for (const n of all)
     for (const e of edgesOf(n)) lines.push(`  ${mid(e.from)} --> ${mid(e.to)}: ${e.label}`);
   return `${lines.join('\n')}\n`;
@@ -111,12 +111,7 @@ function toDot(root: NodeLike): string {
     }
   };
   emit(root, '  ');
-  const all: NodeLike[] = [];
-  const collect = (n: NodeLike) => {
-    all.push(n);
-    for (const c of Object.values(n.states)) collect(c);
-  };
-  collect(root);
+  const all = allNodes(root);
   for (const n of all) {
     if (n === root) continue;
     for (const e of edgesOf(n))

@@ -1,0 +1,162 @@
+/**
+ * The runtime's only source of time. Production uses {@link systemClock}; tests and the simulator
+ * use {@link SimulatedClock}, which never sleeps: time moves only when the test advances it.
+ */
+export interface Clock {
+  /** Current time, epoch milliseconds. */
+  now(): number;
+  /** Runs `fn` once at absolute time `due` (or at once, if `due` has passed). */
+  setTimer(due: number, fn: () => void): TimerHandle;
+  /** Cancels a timer; unknown or fired handles are ignored. */
+  clearTimer(handle: TimerHandle): void;
+  /**
+   * Resolves after `ms`; rejects with the signal's reason if aborted first. Work waiting here is
+   * "parked": a simulated clock knows it can only progress when time advances.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** An opaque timer handle. */
+export type TimerHandle = { readonly id: number };
+
+let nextHandleId = 0;
+
+// setTimeout takes at most a signed 32-bit delay; longer waits are re-armed in steps.
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Wall-clock time with Node timers (unref'd, so a pending timer never keeps a process alive). */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(due, fn) {
+    const handle = { id: ++nextHandleId, timeout: undefined as NodeJS.Timeout | undefined };
+    const arm = () => {
+      const delay = due - Date.now();
+      if (delay <= 0) return fn();
+      handle.timeout = setTimeout(arm, Math.min(delay, MAX_TIMEOUT_MS));
+      handle.timeout.unref?.();
+    };
+    const delay = due - Date.now();
+    handle.timeout = setTimeout(arm, Math.max(0, Math.min(delay, MAX_TIMEOUT_MS)));
+    handle.timeout.unref?.();
+    return handle;
+  },
+  clearTimer(handle) {
+    const timeout = (handle as { timeout?: NodeJS.Timeout }).timeout;
+    if (timeout) clearTimeout(timeout);
+  },
+  sleep(ms, signal) {
+    return sleepWith(systemClock, ms, signal);
+  },
+};
+
+/** `sleep` on top of setTimer/clearTimer, shared by both clocks. */
+function sleepWith(clock: Clock, ms: number, signal: AbortSignal | undefined, onPark?: (delta: number) => void) {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    onPark?.(1);
+    const done = () => {
+      onPark?.(-1);
+      signal?.removeEventListener('abort', abort);
+    };
+    const handle = clock.setTimer(clock.now() + Math.max(0, ms), () => {
+      done();
+      resolve();
+    });
+    const abort = () => {
+      clock.clearTimer(handle);
+      done();
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}
+
+interface SimulatedTimer {
+  handle: TimerHandle;
+  due: number;
+  seq: number;
+  fn: () => void;
+}
+
+/**
+ * Simulated time. Timers fire in order of due time, then of scheduling order, so simultaneous
+ * events replay identically. Time moves only through {@link SimulatedClock.advance} and friends.
+ */
+export class SimulatedClock implements Clock {
+  private current: number;
+  private timers: SimulatedTimer[] = [];
+  private seq = 0;
+  private parkedCount = 0;
+
+  /** @param start initial time, epoch ms (default 2025-11-13T12:00:00Z, the seed's date) */
+  constructor(start = Date.UTC(2025, 10, 13, 12, 0, 0)) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimer(due: number, fn: () => void): TimerHandle {
+    const handle = { id: ++nextHandleId };
+    const timer = { handle, due: Math.max(due, this.current), seq: this.seq++, fn };
+    let i = this.timers.length;
+    while (i > 0 && (this.timers[i - 1]?.due ?? 0) > timer.due) i -= 1;
+    this.timers.splice(i, 0, timer);
+    return handle;
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    const i = this.timers.findIndex((t) => t.handle === handle);
+    if (i >= 0) this.timers.splice(i, 1);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal, (delta) => {
+      this.parkedCount += delta;
+    });
+  }
+
+  /** How many `sleep` calls are waiting for time to move. */
+  get parked(): number {
+    return this.parkedCount;
+  }
+
+  /** Number of timers scheduled. */
+  get pending(): number {
+    return this.timers.length;
+  }
+
+  /** Due time of the earliest timer, if any. */
+  nextDue(): number | undefined {
+    return this.timers[0]?.due;
+  }
+
+  /**
+   * Fires the earliest timer if it is due at or before `limit` (moving time to it) and returns
+   * true; otherwise returns false and leaves time alone.
+   */
+  fireNext(limit = Number.POSITIVE_INFINITY): boolean {
+    const timer = this.timers[0];
+    if (!timer || timer.due > limit) return false;
+    this.timers.shift();
+    this.current = Math.max(this.current, timer.due);
+    timer.fn();
+    return true;
+  }
+
+  /**
+   * Moves time forward by `ms`, firing every timer due on the way, in order. Synchronous: work a
+   * timer starts that awaits promises is not waited for (the test runtime's `advance` does that).
+   */
+  advanceSync(ms: number): void {
+    const target = this.current + ms;
+    while (this.fireNext(target)) {}
+    this.current = Math.max(this.current, target);
+  }
+
+  /** Sets time to `to` if it is later than now (without firing timers). */
+  setNow(to: number): void {
+    this.current = Math.max(this.current, to);
+  }
+}

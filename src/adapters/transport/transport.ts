@@ -1,0 +1,60 @@
+import { TroupeError } from '../../errors/troupeError.js';
+
+/** One message for a transport: a single part of an {@link OutgoingResponse}, already split to fit. */
+export interface TransportMessage {
+  /** Unique per part (`<response key>#<index>`); a transport that supports it deduplicates on it. */
+  idempotencyKey: string;
+  channelId: string;
+  text?: string;
+  /** Audio or files for this part. */
+  attachments?: { name: string; mediaType: string; data?: Uint8Array; url?: string }[];
+  /** Who speaks (a transport that can, shows this name and picture). */
+  speaker?: { avatarId: string; name: string; emoji?: string; pictureUrl?: string };
+  replyTo?: { messageId: string };
+}
+
+/** What a transport reports for a message it took. */
+export interface TransportReceipt {
+  /** The platform's id for the sent message. */
+  messageId: string;
+  /** True when the transport had already taken this idempotency key and did not send again. */
+  duplicate?: boolean;
+}
+
+/** What a transport can carry. */
+export interface TransportLimits {
+  /** Longest text one message may have; longer texts are split by routing. */
+  maxTextLength: number;
+  /** Whether audio attachments can be sent (otherwise voice falls back to text). */
+  voice: boolean;
+  /** Whether file attachments can be sent. */
+  attachments: boolean;
+}
+
+/**
+ * The port routing sends through, one per channel kind (`discord`, `terminal`, ...). A transport
+ * only delivers: it never decides what to say. It throws {@link TransportError} on failure.
+ */
+export interface Transport {
+  readonly kind: string;
+  readonly limits: TransportLimits;
+  send(message: TransportMessage, signal?: AbortSignal): Promise<TransportReceipt>;
+}
+
+/**
+ * A failed send. `retryable` says whether trying again may help (rate limits, timeouts, 5xx);
+ * `retryAfterMs` is the platform's own hint and is honoured over the backoff.
+ */
+export class TransportError extends TroupeError {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { retryable?: boolean; retryAfterMs?: number; cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super(code, message, options);
+    this.name = 'TransportError';
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}

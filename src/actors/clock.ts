@@ -50,7 +50,12 @@ export const systemClock: Clock = {
 };
 
 /** `sleep` on top of setTimer/clearTimer, shared by both clocks. */
-function sleepWith(clock: Clock, ms: number, signal: AbortSignal | undefined, onPark?: (delta: number) => void) {
+function sleepWith(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal | undefined,
+  onPark?: (delta: number) => void,
+) {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     onPark?.(1);

@@ -70,5 +70,7 @@ export type ResponseOrigin = z.infer<typeof responseOriginSchema>;
 /** True when a response has something to send: non-blank text, a voice request, or an attachment. */
 export function isSendable(response: OutgoingResponse | undefined): response is OutgoingResponse {
   if (!response) return false;
-  return (response.text?.trim() ?? '') !== '' || response.voice !== undefined || response.attachments.length > 0;
+  return (
+    (response.text?.trim() ?? '') !== '' || response.voice !== undefined || response.attachments.length > 0
+  );
 }

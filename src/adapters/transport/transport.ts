@@ -51,7 +51,12 @@ export class TransportError extends TroupeError {
   constructor(
     code: string,
     message: string,
-    options: { retryable?: boolean; retryAfterMs?: number; cause?: unknown; details?: Record<string, unknown> } = {},
+    options: {
+      retryable?: boolean;
+      retryAfterMs?: number;
+      cause?: unknown;
+      details?: Record<string, unknown>;
+    } = {},
   ) {
     super(code, message, options);
     this.name = 'TransportError';

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { AvatarProfile } from '../machines/floorTypes.js';
+
+const name = z.string().trim().min(1).max(80);
+
+/** One avatar as an embedding app or an avatars file defines it. */
+export const avatarDefinitionSchema = z.object({
+  id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[\w.-]+$/u, 'letters, digits, "_", "-" or "."'),
+  name,
+  emoji: z.string().trim().min(1).max(16).optional(),
+  aliases: z.array(name).max(20).optional(),
+  persona: z.string().trim().max(4000).optional(),
+  topics: z.array(z.string().trim().min(1).max(60)).max(50).optional(),
+  /** Picture shown beside the avatar's messages where the transport can (Discord webhooks). */
+  pictureUrl: z.string().url().optional(),
+  /** Voice for speech (engine-specific id: `en-us+f3` for espeak-ng, `alloy` for OpenAI). */
+  voiceId: z.string().trim().min(1).max(64).optional(),
+  /** When this avatar's answers are also spoken (see VoicePolicy). Default `on-request`. */
+  voice: z.enum(['off', 'on-request', 'always']).default('on-request'),
+  /** Channels the avatar lives in from the start (residents), as `kind:id`, e.g. `terminal:lobby`. */
+  residentIn: z
+    .array(z.string().regex(/^[^:\s]+:\S+$/u, 'a channel as kind:id, e.g. terminal:lobby'))
+    .default([]),
+});
+
+/** See {@link avatarDefinitionSchema}. */
+export type AvatarDefinition = z.infer<typeof avatarDefinitionSchema>;
+/** What callers may pass (defaults may be left out). */
+export type AvatarDefinitionInput = z.input<typeof avatarDefinitionSchema>;
+
+/** A list of avatars with unique ids. */
+export const avatarListSchema = z.array(avatarDefinitionSchema).superRefine((avatars, ctx) => {
+  const seen = new Set<string>();
+  avatars.forEach((a, i) => {
+    if (seen.has(a.id))
+      ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate avatar id "${a.id}"` });
+    seen.add(a.id);
+  });
+});
+
+/** The floor's view of an avatar. */
+export function toProfile(avatar: AvatarDefinition): AvatarProfile {
+  return {
+    id: avatar.id,
+    name: avatar.name,
+    ...(avatar.emoji !== undefined ? { emoji: avatar.emoji } : {}),
+    ...(avatar.aliases !== undefined ? { aliases: avatar.aliases } : {}),
+    ...(avatar.persona !== undefined ? { persona: avatar.persona } : {}),
+    ...(avatar.topics !== undefined ? { topics: avatar.topics } : {}),
+  };
+}

@@ -1,0 +1,432 @@
+import type { TurnGenerationResult } from '../adapters/llm/languageModelPort.js';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { isTroupeError } from '../errors/troupeError.js';
+import type { Logger } from '../logging/logger.js';
+import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
+import type { FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
+import type { AvatarDefinition } from './avatarDefinition.js';
+import type { Clock, TimerHandle } from './clock.js';
+import { ensureFeedback } from './feedbackGuarantee.js';
+import type { InspectionEvent } from './inspectionEvent.js';
+import type { ChannelRef } from './outgoingResponse.js';
+import { type PreparationRequest, prepareOutgoingResponse } from './preparation.js';
+import type { RoutingActor } from './routingActor.js';
+import type { RoutingOutcome } from './routingOutcome.js';
+import type { RuntimeEvent } from './runtimeEvents.js';
+import type { TurnExecutor } from './turnExecutor.js';
+import type { WorkTracker } from './workTracker.js';
+
+/** What a channel actor is wired to; the runtime supplies it. */
+export interface ChannelActorDeps {
+  channel: ChannelRef;
+  /** `kind:id`, the channel's key in the registry, history and logs. */
+  key: string;
+  floor: ChannelFloor;
+  avatars: ReadonlyMap<string, AvatarDefinition>;
+  /** Whether any avatar lives here from the start (such a channel is never "finished"). */
+  hasResidents: boolean;
+  config: CoordinationConfig;
+  clock: Clock;
+  executor: TurnExecutor;
+  routing: RoutingActor;
+  tracker: WorkTracker;
+  logger: Logger;
+  inspect: (event: InspectionEvent) => void;
+  /** Makes idempotency keys unique across runtime starts. */
+  instanceId: string;
+}
+
+interface TurnInFlight {
+  claim: TurnClaim;
+  abort: AbortController;
+}
+
+interface AwaitedAnswer {
+  claim: TurnClaim;
+  text: string;
+  mentions: string[];
+}
+
+/** How many inbound voice-note ids a channel remembers (to answer in kind). */
+const VOICE_NOTES_REMEMBERED = 256;
+
+/**
+ * One actor per channel: it owns the channel's {@link ChannelFloor} and serialises every decision
+ * about the channel (events arrive one at a time; the floor is synchronous). For each claimed
+ * turn it runs the pipeline generation → preparation → feedback guarantee → routing, and feeds
+ * the routing outcome back to the floor as `turn.delivered` or `turn.failed`. Channels are
+ * independent actors, so their generations and sends run concurrently.
+ */
+export class ChannelActor {
+  private readonly turns = new Map<string, TurnInFlight>();
+  private readonly awaiting = new Map<string, AwaitedAnswer>();
+  /** `${threadId}\0${avatarId}` → turns the avatar spoke in the thread. */
+  private readonly spoken = new Map<string, number>();
+  private readonly voiceNotes = new Set<string>();
+  private tick: { handle: TimerHandle; due: number } | undefined;
+  /** The avatar whose delivery is being applied (set only during that `turn.delivered`). */
+  private delivering: string | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: ChannelActorDeps) {}
+
+  /** The channel's key (`kind:id`). */
+  get key(): string {
+    return this.deps.key;
+  }
+
+  /** Applies one inbound event (already validated and stamped with a time). */
+  receive(event: RuntimeEvent & { at: number }): void {
+    if (this.stopped) return;
+    switch (event.type) {
+      case 'channel.message': {
+        if (event.voice) this.rememberVoiceNote(event.messageId);
+        const author = event.author;
+        const name =
+          author.kind === 'human' ? author.name : (this.deps.avatars.get(author.id)?.name ?? author.id);
+        this.deps.tracker.track(
+          this.deps.executor
+            .recordInbound({
+              channelId: this.deps.key,
+              messageId: event.messageId,
+              at: event.at,
+              author: { kind: author.kind, id: author.id, name },
+              text: event.text,
+            })
+            .catch((error: unknown) =>
+              this.deps.logger.warn({ err: describe(error) }, 'history write failed'),
+            ),
+        );
+        this.apply({
+          type: 'message',
+          at: event.at,
+          messageId: event.messageId,
+          author: event.author,
+          text: event.text,
+          ...(event.mentions ? { mentions: event.mentions } : {}),
+          ...(event.replyTo ? { replyTo: event.replyTo } : {}),
+        });
+        break;
+      }
+      case 'avatar.summon':
+        this.apply({
+          type: 'summon',
+          at: event.at,
+          avatarId: event.avatarId,
+          by: event.by,
+          ...(event.messageId ? { messageId: event.messageId } : {}),
+        });
+        break;
+      case 'avatar.dismiss':
+        this.apply({ type: 'dismiss', at: event.at, avatarId: event.avatarId });
+        break;
+      case 'response.send':
+        break; // the runtime routes ready responses directly
+    }
+  }
+
+  /** A routing outcome for a response this channel prepared. */
+  onOutcome(outcome: RoutingOutcome): void {
+    const awaited = this.awaiting.get(outcome.idempotencyKey);
+    if (!awaited || this.stopped) return;
+    this.awaiting.delete(outcome.idempotencyKey);
+    const { claim } = awaited;
+    const at = this.deps.clock.now();
+    const first = outcome.parts[0];
+    if (outcome.sent && first) {
+      const avatar = this.deps.avatars.get(claim.avatarId);
+      this.deps.tracker.track(
+        this.deps.executor
+          .recordDelivered({
+            channelId: this.deps.key,
+            messageId: first.messageId,
+            at,
+            author: { kind: 'avatar', id: claim.avatarId, name: avatar?.name ?? claim.avatarId },
+            text: awaited.text,
+          })
+          .catch((error: unknown) => this.deps.logger.warn({ err: describe(error) }, 'history write failed')),
+      );
+      this.delivering = claim.avatarId;
+      try {
+        this.apply({
+          type: 'turn.delivered',
+          at,
+          turnId: claim.turnId,
+          messageId: first.messageId,
+          text: awaited.text,
+          ...(awaited.mentions.length > 0 ? { mentions: awaited.mentions } : {}),
+        });
+      } finally {
+        this.delivering = undefined;
+      }
+    } else {
+      this.apply({
+        type: 'turn.failed',
+        at,
+        turnId: claim.turnId,
+        reason: `not delivered: ${outcome.error?.code ?? 'unknown'}`,
+      });
+    }
+  }
+
+  /** A read-only picture of the floor. */
+  view(): FloorView {
+    return this.deps.floor.view();
+  }
+
+  /** True when nothing is left here that a later event would need: the actor can be dropped. */
+  isFinished(): boolean {
+    if (this.deps.hasResidents || this.turns.size > 0 || this.awaiting.size > 0) return false;
+    const view = this.deps.floor.view();
+    return (
+      view.present.length === 0 &&
+      view.threads.length === 0 &&
+      view.inFlight.length === 0 &&
+      view.pendingFollowUps.length === 0
+    );
+  }
+
+  /** Cancels timers and in-flight generations; the actor accepts nothing afterwards. */
+  stop(): void {
+    this.stopped = true;
+    if (this.tick) this.deps.clock.clearTimer(this.tick.handle);
+    this.tick = undefined;
+    for (const turn of this.turns.values()) turn.abort.abort(new Error('runtime stopped'));
+  }
+
+  private apply(event: FloorEvent): void {
+    const effects = this.deps.floor.handle(event);
+    for (const effect of effects) this.onEffect(event, effect);
+    this.armTick();
+  }
+
+  private onEffect(event: FloorEvent, effect: FloorEffect): void {
+    this.deps.inspect({ type: 'floor.effect', at: effect.at, channelKey: this.deps.key, effect });
+    switch (effect.type) {
+      case 'turn.claimed':
+        this.startTurn(effect.turn);
+        break;
+      case 'turn.released': {
+        const turn = this.turns.get(effect.turnId);
+        this.turns.delete(effect.turnId);
+        turn?.abort.abort(new Error(`turn released: ${effect.reason}`));
+        break;
+      }
+      case 'thread.opened': {
+        // Whoever's message opened the thread has spoken in it once already.
+        const opener =
+          event.type === 'message' && event.author.kind === 'avatar'
+            ? event.author.id
+            : event.type === 'turn.delivered'
+              ? this.delivering
+              : undefined;
+        if (opener !== undefined) this.credit(effect.threadId, opener);
+        break;
+      }
+      case 'turn.consumed':
+        if (effect.threadId !== undefined) this.credit(effect.threadId, effect.avatarId);
+        break;
+      case 'event.rejected':
+        this.deps.logger.info({ channel: this.deps.key, code: effect.code }, effect.message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private credit(threadId: string, avatarId: string): void {
+    const key = `${threadId}\u0000${avatarId}`;
+    this.spoken.set(key, (this.spoken.get(key) ?? 0) + 1);
+  }
+
+  private startTurn(claim: TurnClaim): void {
+    const abort = new AbortController();
+    this.turns.set(claim.turnId, { claim, abort });
+    this.deps.tracker.track(
+      this.runTurn(claim, abort.signal).catch((error: unknown) => {
+        // The pipeline handles every expected failure; this is a bug guard that keeps the floor sane.
+        this.deps.logger.error({ err: describe(error), turnId: claim.turnId }, 'turn pipeline crashed');
+        if (this.turns.delete(claim.turnId))
+          this.apply({
+            type: 'turn.failed',
+            at: this.deps.clock.now(),
+            turnId: claim.turnId,
+            reason: 'internal error',
+          });
+      }),
+    );
+  }
+
+  private async runTurn(claim: TurnClaim, signal: AbortSignal): Promise<void> {
+    const { deps } = this;
+    const avatar = deps.avatars.get(claim.avatarId);
+    const profile = avatar ?? { id: claim.avatarId, name: claim.avatarId };
+    let generation: TurnGenerationResult | undefined;
+    let errorCode: string | undefined;
+    try {
+      generation = await deps.executor.generate({
+        channelKey: deps.key,
+        avatar: profile,
+        turn: claim,
+        situation: {
+          avatarIds: [...deps.avatars.keys()],
+          avatarNames: [...deps.avatars.values()].flatMap((a) => [a.name, ...(a.aliases ?? [])]),
+          spokenInThread:
+            claim.threadId !== undefined
+              ? (this.spoken.get(`${claim.threadId}\u0000${claim.avatarId}`) ?? 0)
+              : 0,
+          greetingMaxChars: claim.context.maxChars ?? deps.config.greetingMaxChars,
+        },
+        signal,
+      });
+    } catch (error) {
+      errorCode = isTroupeError(error) ? error.code : 'TROUPE_MODEL_FAILED';
+      if (!signal.aborted)
+        deps.logger.warn(
+          { channel: deps.key, turnId: claim.turnId, code: errorCode, err: describe(error) },
+          'generation failed',
+        );
+    }
+    // Released meanwhile (dismissed, or the runtime stopped): the avatar says nothing.
+    if (signal.aborted || this.stopped || !this.turns.has(claim.turnId)) return;
+    this.turns.delete(claim.turnId);
+
+    const at = deps.clock.now();
+    const request = this.preparationRequest(claim, at);
+    if (errorCode !== undefined) {
+      deps.inspect({
+        type: 'turn.generation-failed',
+        at,
+        channelKey: deps.key,
+        turnId: claim.turnId,
+        avatarId: claim.avatarId,
+        code: errorCode,
+      });
+      this.apply({
+        type: 'turn.failed',
+        at,
+        turnId: claim.turnId,
+        reason: `generation failed: ${errorCode}`,
+      });
+    } else if (generation) {
+      deps.inspect({
+        type: 'turn.generated',
+        at,
+        channelKey: deps.key,
+        turnId: claim.turnId,
+        avatarId: claim.avatarId,
+        model: generation.model,
+        chars: generation.text.length,
+      });
+      this.apply({ type: 'turn.generated', at, turnId: claim.turnId });
+    }
+
+    const prepared = prepareOutgoingResponse({
+      ...(generation
+        ? {
+            generation: {
+              text: generation.text,
+              ...(generation.voiceRequested ? { voiceRequested: true } : {}),
+            },
+          }
+        : {}),
+      ...(errorCode !== undefined ? { error: { code: errorCode } } : {}),
+      request,
+    });
+    const decision = ensureFeedback(prepared, request, isUserRequest(claim));
+    const response = decision.response;
+    if (!response) {
+      deps.inspect({
+        type: 'turn.silent',
+        at,
+        channelKey: deps.key,
+        turnId: claim.turnId,
+        avatarId: claim.avatarId,
+      });
+      if (errorCode === undefined)
+        this.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'the model wrote nothing' });
+      return;
+    }
+    deps.inspect({
+      type: 'response.prepared',
+      at,
+      channelKey: deps.key,
+      idempotencyKey: response.idempotencyKey,
+      origin: response.origin.kind,
+      guaranteed: decision.guaranteed,
+      voice: response.voice !== undefined,
+    });
+    if (response.origin.kind === 'answer') {
+      this.awaiting.set(response.idempotencyKey, {
+        claim,
+        text: response.text ?? '',
+        mentions: generation?.mentions ?? [],
+      });
+    } else if (errorCode === undefined) {
+      // A fallback stands in for a reply the model did not write: the turn itself did not happen.
+      this.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'the model wrote nothing' });
+    }
+    await deps.routing.route(response);
+  }
+
+  private preparationRequest(claim: TurnClaim, at: number): PreparationRequest {
+    const avatar = this.deps.avatars.get(claim.avatarId);
+    const trigger = claim.triggerMessageId;
+    return {
+      idempotencyKey: `${this.deps.instanceId}:${this.deps.key}:${claim.turnId}`,
+      channel: this.deps.channel,
+      speaker: {
+        avatarId: claim.avatarId,
+        name: avatar?.name ?? claim.avatarId,
+        ...(avatar?.emoji !== undefined ? { emoji: avatar.emoji } : {}),
+        ...(avatar?.pictureUrl !== undefined ? { pictureUrl: avatar.pictureUrl } : {}),
+      },
+      ...(trigger !== undefined && claim.kind === 'response' ? { replyTo: { messageId: trigger } } : {}),
+      origin: {
+        turnId: claim.turnId,
+        avatarId: claim.avatarId,
+        ...(trigger !== undefined ? { triggerMessageId: trigger } : {}),
+      },
+      inboundVoice: trigger !== undefined && this.voiceNotes.has(trigger),
+      ...(avatar?.voiceId !== undefined ? { voiceId: avatar.voiceId } : {}),
+      voicePolicy: { mode: avatar?.voice ?? 'on-request' },
+      ...(claim.context.maxChars !== undefined ? { maxChars: claim.context.maxChars } : {}),
+      at,
+    };
+  }
+
+  private rememberVoiceNote(messageId: string): void {
+    this.voiceNotes.add(messageId);
+    if (this.voiceNotes.size > VOICE_NOTES_REMEMBERED) {
+      const oldest = this.voiceNotes.values().next().value;
+      if (oldest !== undefined) this.voiceNotes.delete(oldest);
+    }
+  }
+
+  private armTick(): void {
+    if (this.stopped) return;
+    const due = this.deps.floor.nextDeadline();
+    if (due === this.tick?.due) return;
+    if (this.tick) this.deps.clock.clearTimer(this.tick.handle);
+    this.tick = undefined;
+    if (due === undefined) return;
+    const handle = this.deps.clock.setTimer(due, () => {
+      this.tick = undefined;
+      if (!this.stopped) this.apply({ type: 'tick', at: this.deps.clock.now() });
+    });
+    this.tick = { handle, due };
+  }
+}
+
+/**
+ * Whether a turn answers something a person asked (the feedback guarantee's "non-auto mode"):
+ * answers drawn from a person's message budget, except an avatar speaking up on its own
+ * initiative. Greetings, follow-ups and avatar-to-avatar cascades are autonomous.
+ */
+export function isUserRequest(claim: TurnClaim): boolean {
+  return claim.lane === 'main' && claim.kind === 'response' && claim.rung !== 'initiative';
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

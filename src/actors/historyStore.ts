@@ -1,0 +1,25 @@
+/** One line of a channel's history, as prompts see it. */
+export interface HistoryEntry {
+  channelId: string;
+  messageId: string;
+  at: number;
+  author: { kind: 'human' | 'avatar'; id: string; name: string };
+  text: string;
+}
+
+/**
+ * Where domain executors write what was said (DESIGN invariant 3). Orchestration never holds
+ * one: only the turn executor (avatar replies that were delivered) and the inbound recorder
+ * (people's messages) write.
+ */
+export interface HistoryWriter {
+  append(entry: HistoryEntry): Promise<void>;
+}
+
+/** Reads the recent history of a channel, oldest first, for prompts. */
+export interface HistoryReader {
+  recent(channelId: string, limit: number): Promise<HistoryEntry[]>;
+}
+
+/** A history store: both sides of the port. */
+export type HistoryStore = HistoryWriter & HistoryReader;

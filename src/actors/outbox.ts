@@ -1,0 +1,39 @@
+import type { OutgoingResponse } from './outgoingResponse.js';
+import type { SentPart } from './routingOutcome.js';
+
+/** How a response's delivery ended. */
+export interface OutboxSettlement {
+  at: number;
+  sent: boolean;
+  error?: { code: string; message: string; retryable: boolean };
+}
+
+/** One response in the outbox: recorded before the first send, settled after the last. */
+export interface OutboxEntry {
+  key: string;
+  response: OutgoingResponse;
+  recordedAt: number;
+  /** Parts the transport already took, so a resend after a crash starts where it stopped. */
+  sentParts: SentPart[];
+  settled?: OutboxSettlement;
+}
+
+/**
+ * The outbox port (DESIGN invariant 5): a response is recorded with its idempotency key before it
+ * is sent and settled after, so a restart resends only what was not settled. Adapters: memory
+ * here; SQLite and MongoDB implement the same port.
+ */
+export interface Outbox {
+  /**
+   * Records a response unless its key is already there; returns the stored entry either way, and
+   * whether this call created it.
+   */
+  record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }>;
+  /** Notes that one part was taken by the transport. */
+  markPartSent(key: string, part: SentPart): Promise<void>;
+  /** Marks the entry finished (sent or failed for good); settled entries are never resent. */
+  settle(key: string, settlement: OutboxSettlement): Promise<void>;
+  /** Entries recorded but not settled, oldest first. */
+  unsettled(limit?: number): Promise<OutboxEntry[]>;
+  get(key: string): Promise<OutboxEntry | undefined>;
+}

@@ -1,0 +1,124 @@
+import { splitVoicePrefix } from '../adapters/llm/voicePrefix.js';
+import type { ChannelRef, OutgoingResponse, ResponseOrigin, Speaker } from './outgoingResponse.js';
+
+/** When a reply is spoken as well as written. */
+export interface VoicePolicy {
+  /**
+   * `off`: never; `on-request`: when the model asks (a `[voice]` prefix) or the person spoke a
+   * voice note (answer in kind); `always`: every answer.
+   */
+  mode: 'off' | 'on-request' | 'always';
+}
+
+/** What the preparation step knows about the turn it prepares a response for. */
+export interface PreparationRequest {
+  idempotencyKey: string;
+  channel: ChannelRef;
+  speaker?: Speaker;
+  replyTo?: { messageId: string };
+  origin: Omit<ResponseOrigin, 'kind'>;
+  /** The person's message came as a voice note. */
+  inboundVoice?: boolean;
+  /** The speaker's preferred voice (engine-specific id). */
+  voiceId?: string;
+  voicePolicy: VoicePolicy;
+  /** Longest text this turn may deliver (greetings); a longer reply is cut at a word. */
+  maxChars?: number;
+  at: number;
+}
+
+/** The canonical inputs of preparation (seed 004): at most one of them decides the response. */
+export interface PreparationInput {
+  /** An upstream system already decided what to send: it is left alone. */
+  existing?: OutgoingResponse;
+  /** What the model wrote (voice prefix already split off by the model adapter or here). */
+  generation?: { text: string; voiceRequested?: boolean };
+  /** Why generation failed. Only the code is used: raw messages never reach users. */
+  error?: { code: string };
+  request: PreparationRequest;
+}
+
+/**
+ * The messages a person sees when generation fails, by error code. Short, in the avatar's voice,
+ * never a stack trace or a provider's raw text.
+ */
+export function userFacingErrorText(code: string): string {
+  switch (code) {
+    case 'TROUPE_MODEL_TIMEOUT':
+      return 'Sorry, I took too long to think that through. Could you ask me again in a moment?';
+    case 'TROUPE_MODEL_RATE_LIMITED':
+      return "I'm getting a lot of requests right now. Please try again in a minute.";
+    case 'TROUPE_MODEL_UNAVAILABLE':
+      return "I can't reach my language model right now. Please try again shortly.";
+    case 'TROUPE_MODEL_AUTH':
+      return "I'm not set up correctly: my model credentials were refused. Please let whoever runs me know.";
+    default:
+      return 'Something went wrong while I was writing my reply. Please try again.';
+  }
+}
+
+/**
+ * The preparation actor's step (seed 004, `OutgoingResponsePreparationSystem`): makes the one
+ * {@link OutgoingResponse} transport will consume, or nothing when there is nothing to say.
+ *
+ * - An existing response is returned untouched: upstream already decided.
+ * - A generation error becomes a user-friendly message chosen by its code.
+ * - A generation becomes an answer; the voice policy decides whether it is also spoken.
+ *
+ * Pure: it sends nothing and writes no history.
+ */
+export function prepareOutgoingResponse(input: PreparationInput): OutgoingResponse | undefined {
+  if (input.existing) return input.existing;
+  const { request } = input;
+  const base = {
+    idempotencyKey: request.idempotencyKey,
+    channel: request.channel,
+    ...(request.speaker ? { speaker: request.speaker } : {}),
+    ...(request.replyTo ? { replyTo: request.replyTo } : {}),
+    attachments: [],
+    preparedAt: request.at,
+  };
+  if (input.error) {
+    return {
+      ...base,
+      text: userFacingErrorText(input.error.code),
+      origin: { ...request.origin, kind: 'error' },
+    };
+  }
+  if (!input.generation) return undefined;
+  // A model that wrote the prefix itself asked to be heard.
+  const split = splitVoicePrefix(input.generation.text);
+  const text = clipAtWord(split.text.trim(), request.maxChars);
+  if (text === '') return undefined;
+  const asked = split.voiceRequested || input.generation.voiceRequested === true;
+  const speak =
+    request.voicePolicy.mode === 'always' ||
+    (request.voicePolicy.mode === 'on-request' && (asked || request.inboundVoice === true));
+  return {
+    ...base,
+    text,
+    ...(speak
+      ? { voice: { text: speakableText(text), ...(request.voiceId ? { voiceId: request.voiceId } : {}) } }
+      : {}),
+    origin: { ...request.origin, kind: 'answer' },
+  };
+}
+
+/** Text for speech: markdown emphasis, code ticks and links read badly aloud. */
+export function speakableText(text: string): string {
+  return text
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/\[([^\]]+)\]\([^)]+\)/g, '$1')
+    .replace(/[*_`~]+/g, '')
+    .replace(/<@!?[\w-]+>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Cuts `text` to at most `max` characters at a word boundary, with an ellipsis. */
+export function clipAtWord(text: string, max: number | undefined): string {
+  if (max === undefined || text.length <= max) return text;
+  const cut = text.slice(0, Math.max(1, max - 1));
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.—-]+$/u, '')}…`;
+}

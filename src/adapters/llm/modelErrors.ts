@@ -1,0 +1,183 @@
+import {
+  APICallError,
+  LoadAPIKeyError,
+  NoObjectGeneratedError,
+  NoOutputGeneratedError,
+  RetryError,
+} from 'ai';
+import { isTroupeError, TroupeError } from '../../errors/troupeError.js';
+
+/** Every error code the language-model layer reports. */
+export const modelErrorCodes = {
+  /** No answer within the call's timeout (also HTTP 408). Retryable. */
+  timeout: 'TROUPE_MODEL_TIMEOUT',
+  /** HTTP 429: the provider asks us to slow down. Retryable. */
+  rateLimited: 'TROUPE_MODEL_RATE_LIMITED',
+  /** Connection refused or reset, or HTTP 5xx. Retryable. */
+  unavailable: 'TROUPE_MODEL_UNAVAILABLE',
+  /** HTTP 401 or 403, or no API key: a person must fix the key. Not retryable. */
+  auth: 'TROUPE_MODEL_AUTH',
+  /** The model answered with blank text. Retryable (another sample may do better). */
+  empty: 'TROUPE_MODEL_EMPTY',
+  /** The caller's signal aborted the call. Not retryable. */
+  aborted: 'TROUPE_MODEL_ABORTED',
+  /** Anything else (bad request, unknown model, output that does not fit the schema). */
+  failed: 'TROUPE_MODEL_FAILED',
+} as const;
+
+/** One of {@link modelErrorCodes}. */
+export type ModelErrorCode = (typeof modelErrorCodes)[keyof typeof modelErrorCodes];
+
+/** What {@link toModelError} knows about the call that failed. */
+export interface ModelErrorContext {
+  /** `provider:model`, named in every message. */
+  modelId: string;
+  /** The environment variable holding the key, named in auth errors (e.g. `OPENAI_API_KEY`). */
+  apiKeyVariable?: string;
+  /** The call's timeout, for the timeout message. */
+  timeoutMs?: number;
+  /** True when the call's own timeout fired. */
+  timedOut?: boolean;
+  /** True when the caller's signal aborted the call. */
+  aborted?: boolean;
+}
+
+/** First line of a provider's message, at most 300 characters. */
+function brief(text: string): string {
+  const line = (text.split('\n')[0] ?? '').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+function isAbortLike(error: unknown): error is Error {
+  return (
+    (error instanceof Error || error instanceof DOMException) &&
+    (error.name === 'AbortError' || error.name === 'TimeoutError')
+  );
+}
+
+/**
+ * Maps whatever a model call threw (AI SDK `APICallError`, a `RetryError` wrapping the attempts,
+ * an abort, a schema mismatch) to a {@link TroupeError} with a `TROUPE_MODEL_*` code (see
+ * {@link modelErrorCodes}), an actionable one-line message without stack traces or secrets, and
+ * `details` for logs (`model`, `statusCode`, `attempts`). A `TroupeError` passes through unchanged.
+ */
+export function toModelError(error: unknown, context: ModelErrorContext): TroupeError {
+  if (isTroupeError(error)) return error;
+  const model = context.modelId;
+  const make = (
+    code: ModelErrorCode,
+    message: string,
+    retryable: boolean,
+    details: Record<string, unknown> = {},
+  ) => new TroupeError(code, message, { retryable, cause: error, details: { model, ...details } });
+
+  const timeoutText = context.timeoutMs !== undefined ? ` within ${seconds(context.timeoutMs)}` : ' in time';
+  if (context.aborted)
+    return make(modelErrorCodes.aborted, `The call to model ${model} was cancelled.`, false);
+  if (context.timedOut) {
+    return make(
+      modelErrorCodes.timeout,
+      `Model ${model} did not answer${timeoutText}. Check that the model server is up and not overloaded, or raise the timeout (TROUPE_MODEL_TIMEOUT).`,
+      true,
+    );
+  }
+
+  let last: unknown = error;
+  let attempts = 1;
+  if (RetryError.isInstance(error)) {
+    attempts = error.errors.length;
+    last = error.lastError;
+  }
+
+  if (APICallError.isInstance(last)) {
+    const status = last.statusCode;
+    const details = { attempts, ...(status !== undefined ? { statusCode: status } : {}) };
+    const key = context.apiKeyVariable ?? 'the API key setting';
+    if (status === 401) {
+      return make(
+        modelErrorCodes.auth,
+        `Model ${model} rejected the API key (HTTP 401). Check ${key}.`,
+        false,
+        details,
+      );
+    }
+    if (status === 403) {
+      return make(
+        modelErrorCodes.auth,
+        `Model ${model} refused access (HTTP 403). Check ${key} and that the key may use this model.`,
+        false,
+        details,
+      );
+    }
+    if (status === 429) {
+      const retryAfter = last.responseHeaders?.['retry-after'];
+      const wait = retryAfter ? ` and asked to wait ${retryAfter}s` : '';
+      return make(
+        modelErrorCodes.rateLimited,
+        `Model ${model} is rate-limited (HTTP 429)${wait}. Try again later, or lower TROUPE_MODEL_CONCURRENCY.`,
+        true,
+        details,
+      );
+    }
+    if (status === 408) {
+      return make(
+        modelErrorCodes.timeout,
+        `Model ${model} timed out on the provider's side (HTTP 408). Try again later.`,
+        true,
+        details,
+      );
+    }
+    if (status === undefined || status >= 500) {
+      const host = hostOf(last.url);
+      const where = host ? ` at ${host}` : '';
+      const what =
+        status === undefined
+          ? `could not be reached${where}: ${brief(last.message)}. Check that the server is running and TROUPE_MODEL_BASE_URL is right.`
+          : `is unavailable${where} (HTTP ${status}). The provider may be down or overloaded; try again later.`;
+      return make(modelErrorCodes.unavailable, `Model ${model} ${what}`, true, details);
+    }
+    const hint =
+      status === 404
+        ? ' Check the model name (TROUPE_MODEL) and the server URL (TROUPE_MODEL_BASE_URL).'
+        : '';
+    return make(
+      modelErrorCodes.failed,
+      `Model ${model} refused the request (HTTP ${status}): ${brief(last.message)}.${hint}`,
+      false,
+      details,
+    );
+  }
+
+  if (LoadAPIKeyError.isInstance(last)) {
+    const key = context.apiKeyVariable ?? 'the API key setting';
+    return make(modelErrorCodes.auth, `Model ${model} has no API key. Set ${key}.`, false, { attempts });
+  }
+  if (NoObjectGeneratedError.isInstance(last) || NoOutputGeneratedError.isInstance(last)) {
+    return make(
+      modelErrorCodes.failed,
+      `Model ${model} answered, but not in the expected format: ${brief(last.message)}`,
+      true,
+      { attempts },
+    );
+  }
+  if (isAbortLike(last)) {
+    return last.name === 'TimeoutError'
+      ? make(modelErrorCodes.timeout, `Model ${model} did not answer${timeoutText}.`, true, { attempts })
+      : make(modelErrorCodes.aborted, `The call to model ${model} was cancelled.`, false, { attempts });
+  }
+  const message = last instanceof Error ? brief(last.message) : brief(String(last));
+  return make(modelErrorCodes.failed, `The call to model ${model} failed: ${message}`, false, { attempts });
+}

@@ -1,0 +1,199 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import { ConfigError, type ConfigProblem } from '../../config/configError.js';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import { formatDuration } from '../../simulator/duration.js';
+import { createAiSdkTurnModel } from './aiSdkModel.js';
+import { type ConcurrencyLimit, createConcurrencyLimit } from './concurrencyLimit.js';
+import type { TurnModel } from './languageModelPort.js';
+import { defaultModelIds, type ModelProvider, type ModelVariable, modelSettings } from './modelSettings.js';
+import { createScriptedModel } from './scriptedModel.js';
+
+/** The model settings read from the environment, resolved (provider inferred) and without keys. */
+export interface ModelConfig {
+  provider: ModelProvider;
+  /** The model name; absent offline. */
+  modelId?: string;
+  baseUrl?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  concurrency: number;
+  /** The variable the API key came from, if any (its name, never its value). */
+  apiKeyVariable?: ModelVariable;
+}
+
+/** What {@link modelFromEnv} returns. */
+export interface ModelFromEnv {
+  /** The turn model to generate with. */
+  model: TurnModel;
+  /** One line for the start-up banner, e.g. `openai gpt-4o-mini (timeout 30s, 2 retries, 4 at once)`. */
+  description: string;
+  config: ModelConfig;
+  /** The AI SDK model behind `model` (absent offline), for structured output or tool-using models. */
+  languageModel?: LanguageModel;
+  /** The concurrency limit `model` uses, to share with other calls to the same provider. */
+  limit?: ConcurrencyLimit;
+}
+
+type Parsed = {
+  provider?: ModelProvider;
+  modelId?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  openAiApiKey?: string;
+  anthropicApiKey?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  concurrency: number;
+};
+
+function parseEnv(env: Readonly<Record<string, string | undefined>>): Parsed {
+  const values: Record<string, unknown> = {};
+  const problems: ConfigProblem[] = [];
+  for (const [variable, setting] of Object.entries(modelSettings)) {
+    const raw = env[variable];
+    if (raw === undefined || raw.trim() === '') {
+      if (setting.default !== undefined) values[setting.key] = setting.default;
+      continue;
+    }
+    const parsed = setting.schema.safeParse(raw);
+    if (parsed.success) values[setting.key] = parsed.data;
+    else
+      problems.push({
+        variable,
+        value: setting.secret ? '[redacted]' : raw,
+        expected: parsed.error.issues[0]?.message ?? 'a valid value',
+      });
+  }
+  const parsed = values as Parsed;
+  const failed = new Set(problems.map((p) => p.variable));
+  const provider = parsed.provider ?? inferProvider(parsed);
+  const need = (variable: ModelVariable, present: unknown, expected: string) => {
+    if (present === undefined && !failed.has(variable)) problems.push({ variable, value: '', expected });
+  };
+  if (!failed.has('TROUPE_MODEL_PROVIDER')) {
+    if (provider === 'openai-compatible') {
+      need(
+        'TROUPE_MODEL_BASE_URL',
+        parsed.baseUrl,
+        'the server URL (e.g. http://localhost:11434/v1) for openai-compatible',
+      );
+      need(
+        'TROUPE_MODEL',
+        parsed.modelId,
+        'the model name the server serves (e.g. llama3.2) for openai-compatible',
+      );
+    } else if (provider === 'openai') {
+      need('OPENAI_API_KEY', parsed.openAiApiKey, 'an OpenAI API key when TROUPE_MODEL_PROVIDER=openai');
+    } else if (provider === 'anthropic') {
+      need(
+        'ANTHROPIC_API_KEY',
+        parsed.anthropicApiKey,
+        'an Anthropic API key when TROUPE_MODEL_PROVIDER=anthropic',
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...parsed, provider };
+}
+
+/** The provider the environment implies when `TROUPE_MODEL_PROVIDER` is unset. */
+function inferProvider(parsed: Parsed): ModelProvider {
+  if (parsed.baseUrl !== undefined) return 'openai-compatible';
+  if (parsed.openAiApiKey !== undefined) return 'openai';
+  if (parsed.anthropicApiKey !== undefined) return 'anthropic';
+  return 'offline';
+}
+
+/** The URL without credentials, query or fragment: safe for a banner. */
+function displayUrl(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`.replace(/\/+$/u, '');
+}
+
+/**
+ * Picks and builds the turn model from environment variables (see {@link modelSettings}):
+ * OpenAI (chat completions), Anthropic, any OpenAI-compatible server (Ollama, vLLM, LM Studio…),
+ * or, when nothing is configured, the offline scripted model. Every value is parsed with zod; bad
+ * or missing values throw one {@link ConfigError} naming every variable to fix. API keys are
+ * handed to the provider only and never appear in the description, config or errors.
+ */
+export function modelFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  options: { logger?: Logger } = {},
+): ModelFromEnv {
+  const parsed = parseEnv(env);
+  const provider = parsed.provider ?? 'offline';
+  const { timeoutMs, maxRetries, concurrency } = parsed;
+  if (provider === 'offline') {
+    const why =
+      (env.TROUPE_MODEL_PROVIDER ?? '').trim() !== ''
+        ? 'TROUPE_MODEL_PROVIDER=offline'
+        : 'no model configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY or TROUPE_MODEL_BASE_URL to use one';
+    return {
+      model: createScriptedModel(),
+      description: `offline scripted replies (${why})`,
+      config: { provider, timeoutMs, maxRetries, concurrency },
+    };
+  }
+
+  let languageModel: LanguageModel;
+  let modelId: string;
+  let apiKeyVariable: ModelVariable | undefined;
+  const baseURL = parsed.baseUrl;
+  if (provider === 'openai') {
+    modelId = parsed.modelId ?? defaultModelIds.openai;
+    apiKeyVariable = 'OPENAI_API_KEY';
+    languageModel = createOpenAI({
+      apiKey: parsed.openAiApiKey,
+      ...(baseURL !== undefined ? { baseURL } : {}),
+    }).chat(modelId);
+  } else if (provider === 'anthropic') {
+    modelId = parsed.modelId ?? defaultModelIds.anthropic;
+    apiKeyVariable = 'ANTHROPIC_API_KEY';
+    languageModel = createAnthropic({
+      apiKey: parsed.anthropicApiKey,
+      ...(baseURL !== undefined ? { baseURL } : {}),
+    })(modelId);
+  } else {
+    // parseEnv made sure both are set for this provider.
+    modelId = parsed.modelId as string;
+    apiKeyVariable = parsed.apiKey !== undefined ? 'TROUPE_MODEL_API_KEY' : undefined;
+    languageModel = createOpenAICompatible({
+      name: 'openai-compatible',
+      baseURL: baseURL as string,
+      ...(parsed.apiKey !== undefined ? { apiKey: parsed.apiKey } : {}),
+      supportsStructuredOutputs: true,
+    }).chatModel(modelId);
+  }
+
+  const limit = createConcurrencyLimit(concurrency);
+  const model = createAiSdkTurnModel({
+    model: languageModel,
+    id: `${provider}:${modelId}`,
+    timeoutMs,
+    maxRetries,
+    limit,
+    logger: options.logger ?? silentLogger(),
+    apiKeyVariable: apiKeyVariable ?? 'TROUPE_MODEL_API_KEY',
+  });
+  const where = baseURL !== undefined ? ` at ${displayUrl(baseURL)}` : '';
+  const retries = `${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'}`;
+  return {
+    model,
+    description: `${provider} ${modelId}${where} (timeout ${formatDuration(timeoutMs)}, ${retries}, ${concurrency} at once)`,
+    config: {
+      provider,
+      modelId,
+      ...(baseURL !== undefined ? { baseUrl: displayUrl(baseURL) } : {}),
+      timeoutMs,
+      maxRetries,
+      concurrency,
+      ...(apiKeyVariable !== undefined ? { apiKeyVariable } : {}),
+    },
+    languageModel,
+    limit,
+  };
+}

@@ -1,0 +1,36 @@
+import { scriptedReply } from '../../simulator/scriptedReplies.js';
+import type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from './languageModelPort.js';
+
+/** Id of the offline scripted model, as logs and the start-up banner show it. */
+export const SCRIPTED_MODEL_ID = 'offline:scripted';
+
+/**
+ * The offline model: writes every turn with the simulator's {@link scriptedReply}, in character
+ * (persona and topics), deterministically (the same request always gives the same text) and with
+ * no latency. Greetings keep to the turn's `maxChars` (or the situation's `greetingMaxChars`,
+ * whichever is smaller). Unlike a real model it returns the avatar ids it mentions, the platform
+ * way, so bot-to-bot conversations happen offline too. The prompt is not read.
+ */
+export function createScriptedModel(): TurnModel {
+  return {
+    id: SCRIPTED_MODEL_ID,
+    offline: true,
+    async generateTurn(request: TurnGenerationRequest): Promise<TurnGenerationResult> {
+      const { avatar, turn, situation } = request;
+      const avatarIds = new Set(situation.avatarIds);
+      const greetingMaxChars = Math.min(
+        situation.greetingMaxChars,
+        turn.context.maxChars ?? Number.POSITIVE_INFINITY,
+      );
+      const reply = scriptedReply({
+        turn,
+        avatar,
+        isAvatar: (id) => avatarIds.has(id),
+        greetingMaxChars,
+        spokenInThread: situation.spokenInThread,
+        avatarNames: situation.avatarNames,
+      });
+      return { text: reply.text, mentions: reply.mentions, model: SCRIPTED_MODEL_ID };
+    },
+  };
+}

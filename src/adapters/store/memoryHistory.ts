@@ -1,0 +1,32 @@
+import type { HistoryEntry, HistoryStore } from '../../actors/historyStore.js';
+
+/** Channel history in memory, the last `perChannel` entries of each channel (default 200). */
+export class MemoryHistory implements HistoryStore {
+  private readonly channels = new Map<string, HistoryEntry[]>();
+  private readonly perChannel: number;
+
+  constructor(options: { perChannel?: number } = {}) {
+    this.perChannel = options.perChannel ?? 200;
+  }
+
+  async append(entry: HistoryEntry): Promise<void> {
+    let lines = this.channels.get(entry.channelId);
+    if (!lines) {
+      lines = [];
+      this.channels.set(entry.channelId, lines);
+    }
+    lines.push({ ...entry, author: { ...entry.author } });
+    // Trim in batches so appends stay O(1) amortised.
+    if (lines.length > this.perChannel * 2) lines.splice(0, lines.length - this.perChannel);
+  }
+
+  async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
+    const lines = this.channels.get(channelId) ?? [];
+    return lines.slice(Math.max(0, lines.length - Math.min(limit, this.perChannel))).map((e) => ({ ...e }));
+  }
+
+  /** Every stored entry of a channel, oldest first (tests and tools). */
+  all(channelId: string): HistoryEntry[] {
+    return [...(this.channels.get(channelId) ?? [])];
+  }
+}

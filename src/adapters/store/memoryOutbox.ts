@@ -1,0 +1,72 @@
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../actors/outbox.js';
+import type { OutgoingResponse } from '../../actors/outgoingResponse.js';
+import type { SentPart } from '../../actors/routingOutcome.js';
+
+/**
+ * An outbox in memory: for tests and for embedding without disk. It survives nothing, but it
+ * keeps the same promises as the durable adapters within one process. Settled entries older than
+ * `retainSettled` are forgotten, so memory stays bounded.
+ */
+export class MemoryOutbox implements Outbox {
+  private readonly entries = new Map<string, OutboxEntry>();
+  private readonly retainSettled: number;
+  private settledKeys: string[] = [];
+
+  /** @param options.retainSettled how many settled entries to keep for duplicate detection (default 10 000) */
+  constructor(options: { retainSettled?: number } = {}) {
+    this.retainSettled = options.retainSettled ?? 10_000;
+  }
+
+  async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
+    const existing = this.entries.get(response.idempotencyKey);
+    if (existing) return { entry: clone(existing), created: false };
+    const entry: OutboxEntry = { key: response.idempotencyKey, response, recordedAt: at, sentParts: [] };
+    this.entries.set(entry.key, entry);
+    return { entry: clone(entry), created: true };
+  }
+
+  async markPartSent(key: string, part: SentPart): Promise<void> {
+    const entry = this.entries.get(key);
+    if (!entry || entry.sentParts.some((p) => p.index === part.index)) return;
+    entry.sentParts.push({ ...part });
+  }
+
+  async settle(key: string, settlement: OutboxSettlement): Promise<void> {
+    const entry = this.entries.get(key);
+    if (!entry || entry.settled) return;
+    entry.settled = { ...settlement };
+    this.settledKeys.push(key);
+    if (this.settledKeys.length > this.retainSettled * 2) {
+      const drop = this.settledKeys.slice(0, this.settledKeys.length - this.retainSettled);
+      for (const k of drop) this.entries.delete(k);
+      this.settledKeys = this.settledKeys.slice(drop.length);
+    }
+  }
+
+  async unsettled(limit = Number.POSITIVE_INFINITY): Promise<OutboxEntry[]> {
+    const out: OutboxEntry[] = [];
+    for (const entry of this.entries.values()) {
+      if (out.length >= limit) break;
+      if (!entry.settled) out.push(clone(entry));
+    }
+    return out.sort((a, b) => a.recordedAt - b.recordedAt);
+  }
+
+  async get(key: string): Promise<OutboxEntry | undefined> {
+    const entry = this.entries.get(key);
+    return entry ? clone(entry) : undefined;
+  }
+
+  /** Number of entries held (settled and not). */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function clone(entry: OutboxEntry): OutboxEntry {
+  return {
+    ...entry,
+    sentParts: entry.sentParts.map((p) => ({ ...p })),
+    ...(entry.settled ? { settled: { ...entry.settled } } : {}),
+  };
+}

@@ -1,0 +1,8 @@
+export { type AiSdkSynthesizerOptions, createAiSdkSynthesizer } from './aiSdkSynthesizer.js';
+export {
+  createEspeakSynthesizer,
+  type EspeakSynthesizerOptions,
+  repairWavSizes,
+} from './espeakSynthesizer.js';
+export type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from './speechSynthesizer.js';
+export { checkVoiceId, clipAtWordBoundary, prepareSpeechText, VOICE_ID_PATTERN } from './speechText.js';

@@ -1,0 +1,205 @@
+import type { AvatarDefinitionInput } from '../actors/avatarDefinition.js';
+import { SimulatedClock } from '../actors/clock.js';
+import type { InspectionEvent } from '../actors/inspectionEvent.js';
+import type { Outbox } from '../actors/outbox.js';
+import type { RetryPolicy } from '../actors/routingActor.js';
+import type { RoutingOutcome } from '../actors/routingOutcome.js';
+import { createRuntime, type Runtime } from '../actors/runtime.js';
+import type { TurnModel } from '../adapters/llm/languageModelPort.js';
+import { MemoryHistory } from '../adapters/store/memoryHistory.js';
+import { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
+import type { Transport } from '../adapters/transport/transport.js';
+import type { SpeechSynthesizer } from '../adapters/voice/speechSynthesizer.js';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { TroupeError } from '../errors/troupeError.js';
+import { type Logger, silentLogger } from '../logging/logger.js';
+import { RecordingTransport } from './recordingTransport.js';
+
+/** How a test runtime is made; everything has a deterministic default. */
+export interface TestRuntimeOptions {
+  avatars?: readonly AvatarDefinitionInput[];
+  config?: Partial<CoordinationConfig>;
+  /** Default: the offline scripted model. */
+  model?: TurnModel;
+  /** Default: one {@link RecordingTransport} of kind `test`. */
+  transports?: readonly Transport[];
+  speech?: SpeechSynthesizer;
+  outbox?: Outbox;
+  history?: MemoryHistory;
+  retry?: Partial<RetryPolicy>;
+  /** Start of simulated time (epoch ms). */
+  startAt?: number;
+  logger?: Logger;
+  /** The channel `say`, `summon` and `dismiss` use by default (default `test:room`). */
+  channel?: { kind: string; id: string };
+  recoverOnStart?: boolean;
+}
+
+/** A runtime on simulated time with everything recorded. */
+export interface TestRuntime {
+  runtime: Runtime;
+  clock: SimulatedClock;
+  /** The default recording transport (kind `test`), also the first of `transports` when none given. */
+  transport: RecordingTransport;
+  history: MemoryHistory;
+  outbox: Outbox;
+  /** Every routing outcome so far. */
+  outcomes: RoutingOutcome[];
+  /** Every inspection event so far. */
+  inspection: InspectionEvent[];
+  /** Every rejected event or runtime error so far. */
+  errors: TroupeError[];
+  /** A person writes in the channel; resolves once everything that can happen without time passing has. */
+  say(
+    text: string,
+    options?: {
+      as?: { id: string; name: string };
+      messageId?: string;
+      mentions?: string[];
+      replyTo?: { messageId: string; avatarId?: string };
+      voice?: boolean;
+      channel?: { kind: string; id: string };
+    },
+  ): Promise<string>;
+  summon(avatarId: string, by?: { id: string; name: string }): Promise<void>;
+  dismiss(avatarId: string): Promise<void>;
+  /** Lets in-flight work finish without moving time. */
+  settle(): Promise<void>;
+  /** Moves simulated time forward by `ms`, firing every timer due on the way and settling after each. */
+  advance(ms: number): Promise<void>;
+  /** Stops the runtime (after settling). */
+  stop(): Promise<void>;
+}
+
+/** A few avatars for quick tests. */
+export const testAvatars: AvatarDefinitionInput[] = [
+  {
+    id: 'nova',
+    name: 'Nova',
+    emoji: '🌟',
+    persona: 'A dreamy astronomer who names comets.',
+    topics: ['stars', 'comets'],
+  },
+  {
+    id: 'rex',
+    name: 'Rex',
+    emoji: '🦖',
+    persona: 'A retired T. rex who runs a bakery.',
+    topics: ['bread', 'baking'],
+  },
+  {
+    id: 'ivy',
+    name: 'Ivy',
+    emoji: '🌿',
+    persona: 'A botanist who talks to ferns.',
+    topics: ['plants', 'gardens'],
+  },
+];
+
+// Each round lets resolved promises run and I/O callbacks fire; work parked on the simulated
+// clock cannot progress, so settling stops once only parked work remains.
+const SETTLE_ROUNDS = 1000;
+
+/**
+ * A runtime for tests (Troupe's own, and yours): simulated clock, in-memory store, the offline
+ * scripted model and a recording transport. Deterministic: the same calls give the same deliveries.
+ *
+ * @example
+ * ```ts
+ * const t = createTestRuntime();
+ * await t.summon('nova');
+ * await t.say('Nova, what is that comet?');
+ * expect(t.transport.texts()).toHaveLength(2);
+ * ```
+ */
+export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
+  const clock = new SimulatedClock(options.startAt);
+  const transport = new RecordingTransport();
+  const history = options.history ?? new MemoryHistory();
+  const outbox = options.outbox ?? new MemoryOutbox();
+  const channel = options.channel ?? { kind: 'test', id: 'room' };
+  const runtime = createRuntime({
+    avatars: options.avatars ?? testAvatars,
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    transports: options.transports ?? [transport],
+    ...(options.speech ? { speech: options.speech } : {}),
+    store: { outbox, history },
+    logger: options.logger ?? silentLogger(),
+    clock,
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.recoverOnStart !== undefined ? { recoverOnStart: options.recoverOnStart } : {}),
+  });
+  const outcomes: RoutingOutcome[] = [];
+  const inspection: InspectionEvent[] = [];
+  const errors: TroupeError[] = [];
+  runtime.outcomes$.subscribe((o) => outcomes.push(o));
+  runtime.inspection$.subscribe((e) => inspection.push(e));
+  runtime.errors$.subscribe((e) => errors.push(e));
+
+  const settle = async () => {
+    let quiet = 0;
+    for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      // Everything in flight is waiting for simulated time: nothing more can happen now.
+      quiet = runtime.inFlight <= clock.parked ? quiet + 1 : 0;
+      if (quiet >= 2) return;
+    }
+    throw new TroupeError(
+      'TROUPE_TEST_NOT_SETTLED',
+      `Work was still in flight after ${SETTLE_ROUNDS} rounds.`,
+    );
+  };
+
+  let messageSeq = 0;
+  const send = (event: unknown) => {
+    const result = runtime.send(event);
+    if (!result.accepted) throw result.error;
+  };
+
+  return {
+    runtime,
+    clock,
+    transport,
+    history,
+    outbox,
+    outcomes,
+    inspection,
+    errors,
+    async say(text, sayOptions = {}) {
+      const messageId = sayOptions.messageId ?? `h${++messageSeq}`;
+      send({
+        type: 'channel.message',
+        channel: sayOptions.channel ?? channel,
+        messageId,
+        author: { kind: 'human', ...(sayOptions.as ?? { id: 'u1', name: 'Ada' }) },
+        text,
+        ...(sayOptions.mentions ? { mentions: sayOptions.mentions } : {}),
+        ...(sayOptions.replyTo ? { replyTo: sayOptions.replyTo } : {}),
+        ...(sayOptions.voice ? { voice: true } : {}),
+      });
+      await settle();
+      return messageId;
+    },
+    async summon(avatarId, by = { id: 'u1', name: 'Ada' }) {
+      send({ type: 'avatar.summon', channel, avatarId, by, messageId: `s${++messageSeq}` });
+      await settle();
+    },
+    async dismiss(avatarId) {
+      send({ type: 'avatar.dismiss', channel, avatarId });
+      await settle();
+    },
+    settle,
+    async advance(ms) {
+      const target = clock.now() + ms;
+      await settle();
+      while (clock.fireNext(target)) await settle();
+      clock.setNow(target);
+      await settle();
+    },
+    async stop() {
+      await settle();
+      await runtime.stop();
+    },
+  };
+}

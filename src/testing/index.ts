@@ -1,0 +1,15 @@
+/**
+ * `troupe/testing`: deterministic runtimes for tests — a simulated clock, the in-memory store,
+ * the offline scripted model and a recording transport.
+ * @packageDocumentation
+ */
+export { SimulatedClock } from '../actors/clock.js';
+export { MemoryHistory } from '../adapters/store/memoryHistory.js';
+export { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
+export {
+  createTestRuntime,
+  type TestRuntime,
+  type TestRuntimeOptions,
+  testAvatars,
+} from './createTestRuntime.js';
+export { type InjectedFailure, type RecordedMessage, RecordingTransport } from './recordingTransport.js';

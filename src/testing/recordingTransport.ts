@@ -1,0 +1,75 @@
+import {
+  type Transport,
+  TransportError,
+  type TransportLimits,
+  type TransportMessage,
+  type TransportReceipt,
+} from '../adapters/transport/transport.js';
+
+/** A message the recording transport took. */
+export interface RecordedMessage extends TransportMessage {
+  /** The id the transport gave it. */
+  messageId: string;
+}
+
+/** A failure to inject: thrown for the next matching sends. */
+export interface InjectedFailure {
+  code?: string;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  /** How many sends fail (default 1). */
+  times?: number;
+}
+
+/**
+ * A transport that records what it is given, for tests and embedders' own tests. It deduplicates
+ * on the idempotency key like a platform with idempotent sends would (a key it already took
+ * returns the same message id and is not recorded again), and can be told to fail.
+ */
+export class RecordingTransport implements Transport {
+  readonly kind: string;
+  readonly limits: TransportLimits;
+  /** Every message taken, in order. */
+  readonly sent: RecordedMessage[] = [];
+  /** Every send attempt, including failed and duplicate ones. */
+  readonly attempts: TransportMessage[] = [];
+  private readonly byKey = new Map<string, string>();
+  private failures: InjectedFailure[] = [];
+  private seq = 0;
+
+  constructor(options: { kind?: string; limits?: Partial<TransportLimits> } = {}) {
+    this.kind = options.kind ?? 'test';
+    this.limits = { maxTextLength: 2000, voice: true, attachments: true, ...options.limits };
+  }
+
+  /** Makes the next send(s) fail. Failures queue up in order. */
+  failNext(failure: InjectedFailure = {}): this {
+    this.failures.push({ ...failure });
+    return this;
+  }
+
+  async send(message: TransportMessage): Promise<TransportReceipt> {
+    this.attempts.push(message);
+    const known = this.byKey.get(message.idempotencyKey);
+    if (known !== undefined) return { messageId: known, duplicate: true };
+    const failure = this.failures[0];
+    if (failure) {
+      failure.times = (failure.times ?? 1) - 1;
+      if (failure.times <= 0) this.failures.shift();
+      throw new TransportError(failure.code ?? 'TROUPE_TRANSPORT_UNAVAILABLE', 'injected failure', {
+        retryable: failure.retryable ?? true,
+        ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+      });
+    }
+    this.seq += 1;
+    const messageId = `${this.kind}-${this.seq}`;
+    this.byKey.set(message.idempotencyKey, messageId);
+    this.sent.push({ ...message, messageId });
+    return { messageId };
+  }
+
+  /** The texts sent, in order (parts of one response are separate entries). */
+  texts(): string[] {
+    return this.sent.map((m) => m.text ?? '');
+  }
+}

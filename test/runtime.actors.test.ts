@@ -1,0 +1,196 @@
+import { Subject } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { createRuntime } from '../src/actors/runtime.js';
+import type { TurnModel } from '../src/adapters/llm/languageModelPort.js';
+import { silentLogger } from '../src/logging/logger.js';
+import { createTestRuntime, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
+
+const room = { kind: 'test', id: 'room' };
+
+describe('runtime events', () => {
+  it('rejects an invalid event with a typed error, logs it, and carries on', async () => {
+    const t = createTestRuntime({ avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }] });
+    const result = t.runtime.send({ type: 'channel.message', channel: room, text: 'no id, no author' });
+    expect(result.accepted).toBe(false);
+    expect(t.errors[0]?.code).toBe('TROUPE_EVENT_INVALID');
+    expect(t.errors[0]?.message).toMatch(/messageId/);
+    expect(t.errors[0]?.message).toMatch(/author/);
+    expect(t.runtime.send({ type: 'nonsense' }).accepted).toBe(false);
+    expect(t.runtime.send(null).accepted).toBe(false);
+    await t.say('Nova, still there?');
+    expect(t.transport.sent).toHaveLength(1);
+    await t.stop();
+  });
+
+  it('rejects a summon of an avatar nobody defined', async () => {
+    const t = createTestRuntime();
+    const result = t.runtime.send({
+      type: 'avatar.summon',
+      channel: room,
+      avatarId: 'ghost',
+      by: { id: 'u1', name: 'Ada' },
+    });
+    expect(result).toMatchObject({ accepted: false, error: { code: 'TROUPE_AVATAR_UNKNOWN' } });
+    expect(t.runtime.activeChannels()).toEqual([]);
+    await t.stop();
+  });
+
+  it('refuses invalid avatar definitions at creation with every problem named', () => {
+    expect(() =>
+      createRuntime({
+        avatars: [
+          { id: 'a', name: 'A' },
+          { id: 'a', name: '' },
+        ],
+        logger: silentLogger(),
+      }),
+    ).toThrow(/duplicate avatar id "a".*|avatars\.1\.name/s);
+  });
+
+  it('takes events from an RxJS stream with connect()', async () => {
+    const t = createTestRuntime({ avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }] });
+    const inbound = new Subject<unknown>();
+    const subscription = t.runtime.connect(inbound);
+    inbound.next({
+      type: 'channel.message',
+      channel: room,
+      messageId: 'x1',
+      author: { kind: 'human', id: 'u1', name: 'Ada' },
+      text: 'Hi Nova',
+    });
+    inbound.next({ type: 'channel.message', channel: room });
+    await t.settle();
+    expect(t.transport.sent).toHaveLength(1);
+    expect(t.errors.map((e) => e.code)).toEqual(['TROUPE_EVENT_INVALID']);
+    subscription.unsubscribe();
+    await t.stop();
+  });
+});
+
+describe('actors', () => {
+  it('activates a channel actor on demand and stops it when the channel is finished', async () => {
+    const t = createTestRuntime({ config: { summonConversationDurationMs: 60_000 } });
+    await t.summon('nova');
+    expect(t.runtime.activeChannels()).toEqual(['test:room']);
+    await t.dismiss('nova');
+    await t.advance(10 * 60_000);
+    expect(t.runtime.activeChannels()).toEqual([]);
+    const stopped = t.inspection.filter((e) => e.type === 'actor.stopped');
+    expect(stopped).toEqual([expect.objectContaining({ channelKey: 'test:room', reason: 'finished' })]);
+    await t.stop();
+  });
+
+  it('runs channels concurrently: a slow generation in one channel does not hold up another', async () => {
+    const clock = new SimulatedClock();
+    let release: (() => void) | undefined;
+    const model: TurnModel = {
+      id: 'test:gated',
+      offline: false,
+      async generateTurn(request) {
+        if (request.turn.channelId === 'test:slow') await new Promise<void>((resolve) => (release = resolve));
+        return { text: `answer in ${request.turn.channelId}`, mentions: [], model: 'test:gated' };
+      },
+    };
+    const transport = new RecordingTransport();
+    const runtime = createRuntime({
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:slow', 'test:fast'] }],
+      model,
+      transports: [transport],
+      clock,
+      logger: silentLogger(),
+    });
+    const say = (id: string) =>
+      runtime.send({
+        type: 'channel.message',
+        channel: { kind: 'test', id },
+        messageId: `${id}-1`,
+        author: { kind: 'human', id: 'u', name: 'U' },
+        text: 'Nova?',
+      });
+    say('slow');
+    say('fast');
+    await new Promise((r) => setImmediate(r));
+    expect(transport.texts()).toEqual(['answer in test:fast']);
+    release?.();
+    await runtime.whenIdle();
+    expect(transport.texts()).toEqual(['answer in test:fast', 'answer in test:slow']);
+    await runtime.stop();
+  });
+
+  it('stop() waits for in-flight work, then refuses new events', async () => {
+    let release: (() => void) | undefined;
+    const model: TurnModel = {
+      id: 'test:gated',
+      offline: false,
+      async generateTurn() {
+        await new Promise<void>((resolve) => (release = resolve));
+        return { text: 'late but here', mentions: [], model: 'test:gated' };
+      },
+    };
+    const transport = new RecordingTransport();
+    const runtime = createRuntime({
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }],
+      model,
+      transports: [transport],
+      clock: new SimulatedClock(),
+      logger: silentLogger(),
+    });
+    runtime.send({
+      type: 'channel.message',
+      channel: room,
+      messageId: 'm1',
+      author: { kind: 'human', id: 'u', name: 'U' },
+      text: 'Nova?',
+    });
+    let stopped = false;
+    const stopping = runtime.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    expect(runtime.send({ type: 'avatar.dismiss', channel: room, avatarId: 'nova' })).toMatchObject({
+      accepted: false,
+      error: { code: 'TROUPE_RUNTIME_STOPPED' },
+    });
+    release?.();
+    await stopping;
+    expect(transport.texts()).toEqual(['late but here']);
+  });
+
+  it('a dismissed avatar mid-generation says nothing', async () => {
+    let release: (() => void) | undefined;
+    const model: TurnModel = {
+      id: 'test:gated',
+      offline: false,
+      async generateTurn() {
+        await new Promise<void>((resolve) => (release = resolve));
+        return { text: 'too late', mentions: [], model: 'test:gated' };
+      },
+    };
+    const t = createTestRuntime({ model });
+    t.runtime.send({ type: 'avatar.summon', channel: room, avatarId: 'nova', by: { id: 'u1', name: 'Ada' } });
+    await new Promise((r) => setImmediate(r));
+    expect(release).toBeDefined(); // the greeting is being generated
+    await t.dismiss('nova').catch(() => undefined); // cannot settle while the model holds on
+    release?.();
+    await t.settle();
+    expect(t.transport.sent).toEqual([]);
+    await t.stop();
+  });
+
+  it('plays a summon, a mention exchange and a thread to its natural end on simulated time', async () => {
+    const t = createTestRuntime();
+    await t.summon('nova');
+    await t.summon('rex');
+    await t.say('Nova, ask Rex about bread', { mentions: ['nova'] });
+    await t.advance(30 * 60_000);
+    const kinds = t.inspection
+      .filter((e) => e.type === 'floor.effect')
+      .map((e) => (e.type === 'floor.effect' ? e.effect.type : ''));
+    expect(kinds).toContain('presence.summoned');
+    expect(kinds).toContain('thread.opened');
+    expect(kinds).toContain('thread.ended');
+    expect(t.transport.sent.length).toBeGreaterThanOrEqual(2);
+    expect(t.outcomes.every((o) => o.sent)).toBe(true);
+    expect(t.runtime.view(room)?.inFlight ?? []).toEqual([]);
+    await t.stop();
+  });
+});

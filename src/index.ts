@@ -2,6 +2,19 @@
  * Troupe: an actor-model runtime for in-process conversational agents.
  * @packageDocumentation
  */
+export * from './actors/index.js';
+export * from './adapters/llm/index.js';
+export { MemoryHistory } from './adapters/store/memoryHistory.js';
+export { MemoryOutbox } from './adapters/store/memoryOutbox.js';
+export { splitText } from './adapters/transport/splitText.js';
+export {
+  type Transport,
+  TransportError,
+  type TransportLimits,
+  type TransportMessage,
+  type TransportReceipt,
+} from './adapters/transport/transport.js';
+export * from './adapters/voice/index.js';
 export { ConfigError, type ConfigProblem } from './config/configError.js';
 export {
   type CoordinationConfig,
@@ -10,7 +23,9 @@ export {
   defaultCoordinationConfig,
 } from './config/coordinationConfig.js';
 export { loadCoordinationConfig } from './config/loadCoordinationConfig.js';
+export { isTroupeError, TroupeError } from './errors/troupeError.js';
 export { type DiagramFormat, statechartDiagram } from './inspect/statechartDiagram.js';
+export { createLogger, type Logger, silentLogger } from './logging/logger.js';
 export * from './machines/index.js';
 export {
   formatTranscript,

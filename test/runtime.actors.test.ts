@@ -165,7 +165,7 @@ describe('actors', () => {
         return { text: 'too late', mentions: [], model: 'test:gated' };
       },
     };
-    const t = createTestRuntime({ model });
+    const t = createTestRuntime({ model, settleLimitMs: 50 });
     t.runtime.send({ type: 'avatar.summon', channel: room, avatarId: 'nova', by: { id: 'u1', name: 'Ada' } });
     await new Promise((r) => setImmediate(r));
     expect(release).toBeDefined(); // the greeting is being generated

@@ -33,6 +33,8 @@ export interface TestRuntimeOptions {
   /** The channel `say`, `summon` and `dismiss` use by default (default `test:room`). */
   channel?: { kind: string; id: string };
   recoverOnStart?: boolean;
+  /** How long `settle()` waits for real I/O before it gives up (default 15 s of wall time). */
+  settleLimitMs?: number;
 }
 
 /** A runtime on simulated time with everything recorded. */
@@ -97,8 +99,9 @@ export const testAvatars: AvatarDefinitionInput[] = [
 ];
 
 // Each round lets resolved promises run and I/O callbacks fire; work parked on the simulated
-// clock cannot progress, so settling stops once only parked work remains.
-const SETTLE_ROUNDS = 1000;
+// clock cannot progress, so settling stops once only parked work remains. Real I/O (a local HTTP
+// server, a subprocess) may take a while: settling gives up only after this much wall time.
+const SETTLE_LIMIT_MS = 15_000;
 
 /**
  * A runtime for tests (Troupe's own, and yours): simulated clock, in-memory store, the offline
@@ -118,6 +121,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
   const history = options.history ?? new MemoryHistory();
   const outbox = options.outbox ?? new MemoryOutbox();
   const channel = options.channel ?? { kind: 'test', id: 'room' };
+  const settleLimitMs = options.settleLimitMs ?? SETTLE_LIMIT_MS;
   const runtime = createRuntime({
     avatars: options.avatars ?? testAvatars,
     ...(options.config ? { config: options.config } : {}),
@@ -139,7 +143,8 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
 
   const settle = async () => {
     let quiet = 0;
-    for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
+    const giveUpAt = Date.now() + settleLimitMs;
+    while (Date.now() < giveUpAt) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       // Everything in flight is waiting for simulated time: nothing more can happen now.
       quiet = runtime.inFlight <= clock.parked ? quiet + 1 : 0;
@@ -147,7 +152,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     }
     throw new TroupeError(
       'TROUPE_TEST_NOT_SETTLED',
-      `Work was still in flight after ${SETTLE_ROUNDS} rounds.`,
+      `${runtime.inFlight - clock.parked} piece(s) of work were still in flight after ${settleLimitMs} ms of real time; is a model or transport waiting on something that never answers?`,
     );
   };
 

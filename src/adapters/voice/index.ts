@@ -6,3 +6,4 @@ export {
 } from './espeakSynthesizer.js';
 export type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from './speechSynthesizer.js';
 export { checkVoiceId, clipAtWordBoundary, prepareSpeechText, VOICE_ID_PATTERN } from './speechText.js';
+export { speechFromEnv, speechSettings } from './speechFromEnv.js';

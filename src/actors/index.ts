@@ -1,0 +1,58 @@
+/**
+ * The runtime: channel actors in a registry, the preparation/routing pair, the outbox and the
+ * ports they use.
+ * @packageDocumentation
+ */
+export { ActorRegistry, type RegisteredActor } from './actorRegistry.js';
+export {
+  type AvatarDefinition,
+  type AvatarDefinitionInput,
+  avatarDefinitionSchema,
+  avatarListSchema,
+} from './avatarDefinition.js';
+export { ChannelActor, isUserRequest } from './channelActor.js';
+export { type Clock, SimulatedClock, systemClock, type TimerHandle } from './clock.js';
+export { ensureFeedback, FALLBACK_TEXT, type FeedbackDecision } from './feedbackGuarantee.js';
+export type { HistoryEntry, HistoryReader, HistoryStore, HistoryWriter } from './historyStore.js';
+export type { InspectionEvent } from './inspectionEvent.js';
+export type { Outbox, OutboxEntry, OutboxSettlement } from './outbox.js';
+export {
+  type Attachment,
+  type ChannelRef,
+  isSendable,
+  type OutgoingResponse,
+  outgoingResponseSchema,
+  type ResponseOrigin,
+  type Speaker,
+} from './outgoingResponse.js';
+export {
+  type PreparationInput,
+  type PreparationRequest,
+  prepareOutgoingResponse,
+  speakableText,
+  userFacingErrorText,
+  type VoicePolicy,
+} from './preparation.js';
+export {
+  defaultRetryPolicy,
+  type RetryPolicy,
+  RoutingActor,
+  type RoutingActorOptions,
+} from './routingActor.js';
+export type { RoutingOutcome, SentPart } from './routingOutcome.js';
+export {
+  channelKey,
+  createRuntime,
+  inspectionOf,
+  type Runtime,
+  type RuntimeOptions,
+  type RuntimeStore,
+  type SendResult,
+} from './runtime.js';
+export {
+  type ChannelMessageEvent,
+  type RuntimeEvent,
+  type RuntimeEventInput,
+  runtimeEventSchema,
+} from './runtimeEvents.js';
+export { TurnExecutor } from './turnExecutor.js';

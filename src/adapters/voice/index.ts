@@ -4,6 +4,6 @@ export {
   type EspeakSynthesizerOptions,
   repairWavSizes,
 } from './espeakSynthesizer.js';
+export { speechFromEnv, speechSettings } from './speechFromEnv.js';
 export type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from './speechSynthesizer.js';
 export { checkVoiceId, clipAtWordBoundary, prepareSpeechText, VOICE_ID_PATTERN } from './speechText.js';
-export { speechFromEnv, speechSettings } from './speechFromEnv.js';

@@ -22,6 +22,16 @@ describe('runtime events', () => {
     await t.stop();
   });
 
+  it('ignores a message it has already seen (a gateway redelivery), so nobody answers twice', async () => {
+    const t = createTestRuntime({ avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }] });
+    await t.say('Nova, once only', { messageId: 'dup-1' });
+    await t.advance(60_000);
+    await t.say('Nova, once only', { messageId: 'dup-1' });
+    expect(t.transport.sent).toHaveLength(1);
+    expect(t.history.all('test:room').filter((e) => e.messageId === 'dup-1')).toHaveLength(1);
+    await t.stop();
+  });
+
   it('rejects a summon of an avatar nobody defined', async () => {
     const t = createTestRuntime();
     const result = t.runtime.send({

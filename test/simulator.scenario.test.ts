@@ -201,3 +201,12 @@ describe('JSON Schema', () => {
     expect(schema.properties.script.items.anyOf).toHaveLength(7);
   });
 });
+
+describe('formatDuration', () => {
+  it('rounds to whole seconds before splitting minutes, so it never prints 60s', async () => {
+    const { formatDuration } = await import('../src/simulator/duration.js');
+    expect(formatDuration(299_600)).toBe('5m');
+    expect(formatDuration(61_400)).toBe('1m 1s');
+    expect(formatDuration(1_500)).toBe('1.5s');
+  });
+});

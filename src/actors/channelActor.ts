@@ -49,6 +49,8 @@ interface AwaitedAnswer {
 
 /** How many inbound voice-note ids a channel remembers (to answer in kind). */
 const VOICE_NOTES_REMEMBERED = 256;
+/** How many inbound message ids a channel remembers to drop redeliveries (gateways resend). */
+const MESSAGES_REMEMBERED = 1024;
 
 /**
  * One actor per channel: it owns the channel's {@link ChannelFloor} and serialises every decision
@@ -63,6 +65,7 @@ export class ChannelActor {
   /** `${threadId}\0${avatarId}` → turns the avatar spoke in the thread. */
   private readonly spoken = new Map<string, number>();
   private readonly voiceNotes = new Set<string>();
+  private readonly seenMessages = new Set<string>();
   private tick: { handle: TimerHandle; due: number } | undefined;
   /** The avatar whose delivery is being applied (set only during that `turn.delivered`). */
   private delivering: string | undefined;
@@ -80,7 +83,12 @@ export class ChannelActor {
     if (this.stopped) return;
     switch (event.type) {
       case 'channel.message': {
-        if (event.voice) this.rememberVoiceNote(event.messageId);
+        if (this.seenMessages.has(event.messageId)) {
+          this.deps.logger.debug({ messageId: event.messageId }, 'message already seen; ignored');
+          return;
+        }
+        remember(this.seenMessages, event.messageId, MESSAGES_REMEMBERED);
+        if (event.voice) remember(this.voiceNotes, event.messageId, VOICE_NOTES_REMEMBERED);
         const author = event.author;
         const name =
           author.kind === 'human' ? author.name : (this.deps.avatars.get(author.id)?.name ?? author.id);
@@ -395,14 +403,6 @@ export class ChannelActor {
     };
   }
 
-  private rememberVoiceNote(messageId: string): void {
-    this.voiceNotes.add(messageId);
-    if (this.voiceNotes.size > VOICE_NOTES_REMEMBERED) {
-      const oldest = this.voiceNotes.values().next().value;
-      if (oldest !== undefined) this.voiceNotes.delete(oldest);
-    }
-  }
-
   private armTick(): void {
     if (this.stopped) return;
     const due = this.deps.floor.nextDeadline();
@@ -425,6 +425,15 @@ export class ChannelActor {
  */
 export function isUserRequest(claim: TurnClaim): boolean {
   return claim.lane === 'main' && claim.kind === 'response' && claim.rung !== 'initiative';
+}
+
+/** Adds to a set that forgets its oldest entry beyond `limit` (insertion order). */
+function remember(set: Set<string>, id: string, limit: number): void {
+  set.add(id);
+  if (set.size > limit) {
+    const oldest = set.values().next().value;
+    if (oldest !== undefined) set.delete(oldest);
+  }
 }
 
 function describe(error: unknown): string {

@@ -43,6 +43,7 @@ export class TurnExecutor {
       turn: input.turn,
       history,
       presentNames: input.turn.context.presentNames,
+      historyLimit: this.historyLimit,
     });
     return this.options.model.generateTurn({
       avatar: input.avatar,

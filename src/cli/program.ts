@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/configError.js';
@@ -10,6 +11,9 @@ import { conversationThreadMachine } from '../machines/conversationThread.machin
 import { formatTranscript } from '../simulator/formatTranscript.js';
 import { runScenario } from '../simulator/runScenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
+import { runChat } from './chat.js';
+import { bolder, dimmer } from './conversationPrinter.js';
+import { formatPlaySummary, playScenario } from './tour.js';
 
 /** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
 export interface CliIo {
@@ -18,6 +22,8 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is a terminal (ANSI dim is used only then). */
   isTTY: boolean;
+  /** Where `troupe chat` reads lines from. Default: process.stdin. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** Exit codes: 0 ok, 1 unexpected failure or usage error, 2 bad scenario or bad configuration. */
@@ -34,7 +40,14 @@ function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     isTTY: process.stdout.isTTY === true,
+    stdin: process.stdin,
   };
+}
+
+interface ChatFlags {
+  avatars?: string;
+  name: string;
+  channel: string;
 }
 
 interface SimulateFlags {
@@ -67,18 +80,22 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
   };
 
-  const simulate = async (file: string, flags: SimulateFlags): Promise<boolean> => {
-    const config = baseConfig();
-    if (!config) return false;
-    let scenario: Awaited<ReturnType<typeof loadScenarioFile>>;
+  const loadScenario = async (file: string) => {
     try {
-      scenario = await loadScenarioFile(file);
+      return await loadScenarioFile(file);
     } catch (error) {
       if (!(error instanceof ScenarioError)) throw error;
       io.stderr(`error ${error.message}\n`);
       exitCode = EXIT_BAD_INPUT;
-      return false;
+      return undefined;
     }
+  };
+
+  const simulate = async (file: string, flags: SimulateFlags): Promise<boolean> => {
+    const config = baseConfig();
+    if (!config) return false;
+    const scenario = await loadScenario(file);
+    if (!scenario) return false;
     const result = runScenario(scenario, { config });
     if (flags.json) {
       const { scenario: s, config: c, transcript, summary } = result;
@@ -106,18 +123,66 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
 
   program
     .command('tour')
-    .description('A short guided scenario: summon, mentions, and a conversation thread to its natural end.')
+    .description(
+      'A short guided scenario played by the real runtime on a simulated clock: summon, mentions, and a conversation thread to its natural end.',
+    )
     .option('--verbose', 'also show claims and suppressed candidates inline')
     .action(async (flags: SimulateFlags) => {
-      const tour = fileURLToPath(new URL('tour.yaml', examplesDir));
-      if (!(await simulate(tour, { verbose: flags.verbose ?? false }))) return;
+      const config = baseConfig();
+      if (!config) return;
+      const scenario = await loadScenario(fileURLToPath(new URL('tour.yaml', examplesDir)));
+      if (!scenario) return;
+      const bold = bolder(useColor);
+      const dim = dimmer(useColor);
+      const description = scenario.description ? ` — ${scenario.description.trim()}` : '';
+      io.stdout(`${bold(`▶ ${scenario.name}${description}`)}\n`);
+      io.stdout(
+        `${dim('Played by the Troupe runtime (channel actors, turn pipeline, routing, terminal transport) on a simulated clock, with the offline scripted model. [n] numbers the messages.')}\n\n`,
+      );
+      const result = await playScenario(scenario, {
+        config,
+        write: (line) => io.stdout(`${line}\n`),
+        color: useColor,
+        verbose: flags.verbose ?? false,
+      });
+      io.stdout(`\n${formatPlaySummary(scenario.name, result, useColor)}\n`);
       const others = (await readdir(examplesDir))
         .filter((f) => /\.(ya?ml|json)$/.test(f) && f !== 'tour.yaml')
         .sort();
       io.stdout(
-        `\nNext: run another scenario with \`npx troupe simulate examples/<file>\` (${others.join(', ')}).\n` +
+        '\nNow talk to the avatars yourself: `npm run chat` (or `npx troupe chat`); type /help once inside.\n' +
+          `Next: run another scenario with \`npx troupe simulate examples/<file>\` (${others.join(', ')}).\n` +
           'Add --verbose to see suppressed candidates, or --json for machine-readable output.\n',
       );
+    });
+
+  program
+    .command('chat')
+    .description(
+      'Chat in a terminal channel with the avatars of a file, on the real runtime (offline scripted replies unless a model is configured).',
+    )
+    .option('--avatars <file>', 'avatars file, YAML or JSON (default: examples/chat/avatars.yaml)')
+    .option('--name <name>', 'your name in the channel', 'Guest')
+    .option('--channel <id>', 'the channel id: you are in terminal:<id>', 'lobby')
+    .action(async (flags: ChatFlags) => {
+      const config = baseConfig();
+      if (!config) return;
+      const avatarsFile = flags.avatars ?? fileURLToPath(new URL('chat/avatars.yaml', examplesDir));
+      const shown = relative(process.cwd(), avatarsFile);
+      exitCode = await runChat({
+        avatarsFile,
+        avatarsLabel:
+          flags.avatars ?? (shown && !shown.startsWith('..') && !isAbsolute(shown) ? shown : avatarsFile),
+        name: flags.name,
+        channel: flags.channel,
+        config,
+        input: io.stdin ?? process.stdin,
+        stdout: io.stdout,
+        stderr: io.stderr,
+        env: io.env,
+        isTTY: io.isTTY,
+        color: useColor,
+      });
     });
 
   program

@@ -1,0 +1,215 @@
+import type { AvatarDefinitionInput } from '../actors/avatarDefinition.js';
+import type { Clock } from '../actors/clock.js';
+import type { TurnModel } from '../adapters/llm/languageModelPort.js';
+import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
+import { type TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { silentLogger } from '../logging/logger.js';
+import { formatDuration, formatSimTime } from '../simulator/duration.js';
+import { type Scenario, scenarioConfigOverrides } from '../simulator/scenario.js';
+import { createTestRuntime } from '../testing/createTestRuntime.js';
+import {
+  attachConversationPrinter,
+  bolder,
+  type ConversationStats,
+  dimmer,
+  formatCounts,
+} from './conversationPrinter.js';
+
+/** How a scenario is played through the runtime. */
+export interface PlayOptions {
+  /** Base coordination config; the scenario's `config` is laid over it. */
+  config: CoordinationConfig;
+  /** Writes one line (no trailing newline). */
+  write: (line: string) => void;
+  color: boolean;
+  /** Also print claims and suppressed candidates. */
+  verbose?: boolean;
+}
+
+/** What a played scenario leaves behind, for the summary. */
+export interface PlayResult {
+  stats: ConversationStats;
+  /** Simulated time from the first step to the last thing that happened (ms). */
+  durationMs: number;
+}
+
+/** How long after the last step the tour keeps firing timers (threads expiring, follow-ups). */
+const SETTLE_AFTER_SCRIPT_MS = 15 * 60_000;
+
+/**
+ * The offline model with a latency on the simulated clock, so delivered turns land a moment
+ * after their claim, as they would with a real model (the scenario's `generationLatency`).
+ */
+function withLatency(model: TurnModel, clock: () => Clock | undefined, latencyMs: number): TurnModel {
+  return {
+    id: model.id,
+    offline: model.offline,
+    async generateTurn(request) {
+      const c = clock();
+      if (c && latencyMs > 0) await c.sleep(latencyMs, request.signal);
+      return model.generateTurn(request);
+    },
+  };
+}
+
+/**
+ * Plays a scenario through the real Troupe runtime (channel actors, floor, turn pipeline,
+ * routing, a {@link TerminalTransport}) on a simulated clock with the offline scripted model.
+ * Each script step becomes a runtime event at its time; the clock then moves timer by timer, the
+ * runtime settling in between, so the run finishes at once but prints simulated timestamps.
+ * Everything the runtime delivers is printed as it is delivered.
+ */
+export async function playScenario(scenario: Scenario, options: PlayOptions): Promise<PlayResult> {
+  const channel = { kind: 'terminal', id: scenario.channel };
+  const channelKey = `${channel.kind}:${channel.id}`;
+  const avatars: AvatarDefinitionInput[] = scenario.avatars.map((a) => ({
+    id: a.id,
+    name: a.name,
+    ...(a.emoji !== undefined ? { emoji: a.emoji } : {}),
+    ...(a.aliases !== undefined ? { aliases: a.aliases } : {}),
+    ...(a.persona !== undefined ? { persona: a.persona } : {}),
+    ...(a.topics !== undefined ? { topics: a.topics } : {}),
+    residentIn: a.present ? [channelKey] : [],
+  }));
+  const humans = new Map(scenario.humans.map((h) => [h.id, h]));
+  const transport = new TerminalTransport();
+  let clock: Clock | undefined;
+  const t = createTestRuntime({
+    avatars,
+    config: { ...options.config, ...scenarioConfigOverrides(scenario) },
+    model: withLatency(createScriptedModel(), () => clock, scenario.generationLatency),
+    transports: [transport],
+    channel,
+    logger: silentLogger(),
+  });
+  clock = t.clock;
+  const start = t.clock.now();
+  const printer = attachConversationPrinter({
+    runtime: t.runtime,
+    transport,
+    color: options.color,
+    write: options.write,
+    timestamp: () => formatSimTime(t.clock.now() - start),
+    verbose: options.verbose ?? false,
+    offlineMark: true,
+  });
+  const note = (text: string) => printer.write(`ℹ️  ${text}`);
+
+  // Reply targets: labels of earlier steps, and the latest message overall or by someone.
+  const labels = new Map<string, TerminalMessage>();
+  const latest = (authorId?: string): TerminalMessage | undefined =>
+    transport
+      .recent()
+      .reverse()
+      .find((m) => authorId === undefined || m.author.id === authorId);
+  const replyTarget = (ref: string | undefined) => {
+    if (ref === undefined) return undefined;
+    const target =
+      ref === 'last' ? latest() : ref.startsWith('last:') ? latest(ref.slice(5)) : labels.get(ref);
+    if (!target) return undefined;
+    return {
+      messageId: target.messageId,
+      ...(target.author.kind === 'avatar' ? { avatarId: target.author.id } : {}),
+    };
+  };
+
+  if (scenario.failures.length > 0) {
+    note('this scenario scripts turn failures; only `troupe simulate` plays those, the runtime ignores them');
+  }
+
+  let time = 0;
+  for (const step of scenario.script) {
+    if ('wait' in step) {
+      time += step.wait;
+      await t.advance(Math.max(0, start + time - t.clock.now()));
+      continue;
+    }
+    time = step.at ?? time + (step.after ?? 0);
+    await t.advance(Math.max(0, start + time - t.clock.now()));
+    if ('narrate' in step) {
+      printer.write(`📣 ${step.narrate}`);
+    } else if ('summon' in step) {
+      const by = humans.get(step.by) ?? { id: step.by, name: step.by };
+      await t.summon(step.summon, { id: by.id, name: by.name });
+    } else if ('dismiss' in step) {
+      await t.dismiss(step.dismiss);
+    } else if ('join' in step) {
+      note(`${step.join} would join here; the runtime has no join event (summon, or make it resident)`);
+    } else {
+      const replyTo = replyTarget(step.replyTo);
+      const isHuman = 'human' in step;
+      const authorId = isHuman ? step.human : step.avatar;
+      const avatar = scenario.avatars.find((a) => a.id === authorId);
+      const message = transport.recordInbound({
+        channelId: channel.id,
+        author: isHuman
+          ? { kind: 'human', id: authorId, name: humans.get(authorId)?.name ?? authorId }
+          : {
+              kind: 'avatar',
+              id: authorId,
+              name: avatar?.name ?? authorId,
+              ...(avatar?.emoji !== undefined ? { emoji: avatar.emoji } : {}),
+            },
+        text: step.say,
+        ...(replyTo ? { replyTo: { messageId: replyTo.messageId } } : {}),
+      });
+      if (step.label !== undefined) labels.set(step.label, message);
+      const result = t.runtime.send({
+        type: 'channel.message',
+        channel,
+        messageId: message.messageId,
+        author: isHuman
+          ? { kind: 'human', id: authorId, name: message.author.name }
+          : { kind: 'avatar', id: authorId },
+        text: step.say,
+        ...(step.mentions ? { mentions: step.mentions } : {}),
+        ...(replyTo ? { replyTo } : {}),
+      });
+      if (result.accepted) await t.settle();
+    }
+  }
+
+  // Let what the script set going run out: follow-ups, threads winding down or expiring.
+  const limit = t.clock.now() + SETTLE_AFTER_SCRIPT_MS;
+  let lastActivity = t.clock.now();
+  const activity = t.runtime.inspection$.subscribe((e) => {
+    if (e.type !== 'actor.stopped') lastActivity = Math.max(lastActivity, e.at);
+  });
+  for (let due = t.clock.nextDue(); due !== undefined && due <= limit; due = t.clock.nextDue()) {
+    await t.advance(Math.max(0, due - t.clock.now()));
+  }
+  activity.unsubscribe();
+  await t.stop();
+  printer.detach();
+  return { stats: printer.stats, durationMs: Math.max(time, lastActivity - start) };
+}
+
+/** The summary block after a played scenario. */
+export function formatPlaySummary(name: string, result: PlayResult, color: boolean): string {
+  const dim = dimmer(color);
+  const s = result.stats;
+  const ended: Record<string, number> = {};
+  for (const thread of s.threads) {
+    const outcome = thread.outcome ?? 'still active';
+    ended[outcome] = (ended[outcome] ?? 0) + 1;
+  }
+  const lines = [
+    bolder(color)(`── Summary: ${name} ──`),
+    `Simulated time: ${formatSimTime(result.durationMs)} (${formatDuration(result.durationMs)}), played by the Troupe runtime with the offline scripted model`,
+    `Messages: ${s.humanMessages} from people, ${s.avatarMessages} avatar messages delivered (by rung: ${formatCounts(s.byRung)})`,
+    `Routing outcomes: ${s.routing.sent} sent, ${s.routing.failed} not delivered${s.routing.duplicate ? `, ${s.routing.duplicate} duplicates` : ''}${s.fallbacks ? `, ${s.fallbacks} fallbacks` : ''}`,
+    `Threads: ${s.threads.length} opened — ${formatCounts(ended)}`,
+  ];
+  for (const thread of s.threads) {
+    const turns = `${thread.turns ?? '?'}/${thread.maxTurns} turns`;
+    const detail = thread.detail ? ` — ${thread.detail}` : '';
+    lines.push(
+      `  ${thread.id}  ${thread.mode.padEnd(7)} ${turns.padEnd(11)} ${thread.outcome ?? 'still active'}${detail} ${dim(`(${thread.participants.join(', ')})`)}`,
+    );
+  }
+  lines.push(
+    `Turns: ${s.turns.claimed} claimed, ${s.avatarMessages} delivered, ${s.turns.released} released, ${s.turns.failed} failed; ${s.suppressed} candidates held back`,
+  );
+  return lines.join('\n');
+}

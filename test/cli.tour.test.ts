@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../src/cli/program.js';
+
+async function tour(args: string[] = [], env: Record<string, string | undefined> = {}, isTTY = false) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env, isTTY };
+  const code = await runCli(['tour', ...args], io);
+  return { code, stdout, stderr };
+}
+
+describe('troupe tour (the real runtime on a simulated clock)', () => {
+  it('prints each delivered message with time, number, name and rung, then the summary and the chat hint', async () => {
+    const { code, stdout, stderr } = await tour();
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toContain('▶ tour');
+    expect(stdout).toContain('Played by the Troupe runtime');
+    expect(stdout).toMatch(/^\[00:00\.0\] \[1\] Sam: Hi Luna! Seen any comets tonight\?$/m);
+    // The mention is answered after the scenario's generation latency, replying to message [1].
+    expect(stdout).toMatch(
+      /^\[00:01\.5\] \[2\] 🌙 Luna \(offline\): .+ {2}· ↩ \[1\] Sam · rung mention — Luna was mentioned by Sam$/m,
+    );
+    expect(stdout).toMatch(/✨ 🦖 Rex was summoned \(5 guaranteed turns\)/);
+    expect(stdout).toMatch(/🦖 Rex \(offline\): .+· rung greeting — Rex was summoned by Sam · thread th1$/m);
+    expect(stdout).toMatch(/🦖 Rex \(offline\): .*(Luna|Pip).*· rung follow-up — /m);
+    expect(stdout).toMatch(/\(offline\): .+· rung thread — .+ is in summon thread th1 /);
+    expect(stdout).toMatch(/🧵 thread th1 ended: concluded — /);
+    expect(stdout).toMatch(/👋 🦖 Rex was dismissed/);
+    expect(stdout).toMatch(/📣 Finally Sam dismisses Rex/);
+    // The summary counts what the runtime reported: routing outcomes and floor effects.
+    expect(stdout).toContain('── Summary: tour ──');
+    expect(stdout).toMatch(/Routing outcomes: [1-9]\d* sent, 0 not delivered/);
+    expect(stdout).toMatch(
+      /Messages: 1 from people, \d+ avatar messages delivered \(by rung: mention 1, greeting 1, follow-up 1, thread \d+\)/,
+    );
+    expect(stdout).toMatch(/Threads: 1 opened — concluded 1/);
+    expect(stdout).toMatch(/ {2}th1 {2}summon .+ concluded — .+\(Rex, Luna, Pip\)/);
+    expect(stdout).toContain('`npm run chat` (or `npx troupe chat`)');
+    // Rungs follow the numbering: every avatar line carries one.
+    const avatarLines = stdout.split('\n').filter((l) => / \[\d+\] \S+ \w+ \(offline\): /.test(l));
+    expect(avatarLines.length).toBeGreaterThanOrEqual(5);
+    for (const line of avatarLines) expect(line).toMatch(/· (↩ \[\d+\] \w+ · )?rung [a-z-]+ — /);
+  });
+
+  it('replays identically, and colours only on a terminal', async () => {
+    const first = await tour();
+    const second = await tour();
+    expect(second.stdout).toBe(first.stdout);
+    expect(first.stdout).not.toContain('\u001b[');
+    const tty = await tour([], {}, true);
+    expect(tty.stdout).toContain('\u001b[2m· ↩ [1] Sam · rung mention');
+    expect((await tour([], { NO_COLOR: '1' }, true)).stdout).not.toContain('\u001b[');
+  });
+
+  it('--verbose adds the claims and the candidates held back', async () => {
+    const { stdout } = await tour(['--verbose']);
+    expect(stdout).toMatch(/ {2}· claim t1: Luna \(response, rung mention, lane main\)/);
+    expect(stdout).toMatch(/ {2}· suppressed \w+/);
+  });
+
+  it('npm start runs the tour and npm run chat the chat', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe('tsx src/cli/main.ts tour');
+    expect(pkg.scripts.chat).toBe('tsx src/cli/main.ts chat');
+  });
+});

@@ -1,8 +1,17 @@
-// Prints the README's configuration table from the single source of truth.
+// Prints the README's configuration tables from their single sources of truth:
+// coordination knobs, then the language model, then speech.
+import { modelSettings } from '../src/adapters/llm/modelSettings.js';
+import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
 
 const fmt = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-const lines = ['| Variable | Default | What it does |', '| --- | --- | --- |'];
+const header = ['| Variable | Default | What it does |', '| --- | --- | --- |'];
+const coordination = [...header];
 for (const [name, s] of Object.entries(coordinationSettings))
-  lines.push(`| \`${name}\` | \`${fmt(s.default)}\` | ${s.doc} |`);
-process.stdout.write(`${lines.join('\n')}\n`);
+  coordination.push(`| \`${name}\` | \`${fmt(s.default)}\` | ${s.doc} |`);
+const model = [...header];
+for (const [name, s] of Object.entries(modelSettings)) model.push(`| \`${name}\` | ${s.shown} | ${s.doc} |`);
+const speech = [...header];
+for (const [name, s] of Object.entries(speechSettings))
+  speech.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
+process.stdout.write(`${[coordination, model, speech].map((t) => t.join('\n')).join('\n\n')}\n`);

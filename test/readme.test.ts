@@ -43,3 +43,59 @@ describe('README', () => {
     ]);
   });
 });
+
+describe('README: embedding the runtime', () => {
+  it('the createRuntime example delivers Luna’s answer through the transport', async () => {
+    const { createRuntime, modelFromEnv, speechFromEnv, silentLogger } = await import('../src/index.js');
+    const posted: string[] = [];
+    const postToMyChat = async (message: { text?: string }) => {
+      posted.push(message.text ?? '');
+      return `w${posted.length}`;
+    };
+    const runtime = createRuntime({
+      avatars: [
+        {
+          id: 'luna',
+          name: 'Luna',
+          emoji: '🌙',
+          persona: 'A dreamy astronomer.',
+          residentIn: ['webchat:general'],
+        },
+        { id: 'rex', name: 'Rex', persona: 'A retired T. rex who bakes.' },
+      ],
+      model: modelFromEnv({}).model,
+      speech: speechFromEnv({}).speech,
+      transports: [
+        {
+          kind: 'webchat',
+          limits: { maxTextLength: 2000, voice: false, attachments: false },
+          async send(message) {
+            return { messageId: await postToMyChat(message) };
+          },
+        },
+      ],
+      logger: silentLogger(),
+    });
+    const outcomes: boolean[] = [];
+    runtime.outcomes$.subscribe((o) => outcomes.push(o.sent));
+    runtime.send({
+      type: 'channel.message',
+      channel: { kind: 'webchat', id: 'general' },
+      messageId: 'm1',
+      author: { kind: 'human', id: 'u1', name: 'Sam' },
+      text: 'Luna, seen any comets?',
+    });
+    await runtime.stop();
+    expect(outcomes).toEqual([true]);
+    expect(posted).toHaveLength(1);
+  });
+
+  it('the troupe/testing example works as written', async () => {
+    const { createTestRuntime } = await import('../src/testing/index.js');
+    const t = createTestRuntime({ avatars: [{ id: 'luna', name: 'Luna', residentIn: ['test:room'] }] });
+    await t.say('Luna, seen any comets?');
+    expect(t.transport.texts()).toHaveLength(1);
+    await t.advance(5 * 60_000);
+    await t.stop();
+  });
+});

@@ -230,7 +230,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
       const notes: string[] = [];
       if (resident(a)) notes.push('lives here');
       else if (state) notes.push('summoned');
-      if (state?.conversing) notes.push('in a thread');
+      const threads =
+        view?.threads.filter((t) => t.status === 'active' && t.participants.includes(a.id)) ?? [];
+      if (threads.length > 0)
+        notes.push(`in ${threads.map((t) => `thread ${t.id.split(':').pop()}`).join(', ')}`);
+      else if (state?.conversing) notes.push('conversing');
       if (state && state.turn !== 'ready') notes.push('speaking');
       return `${who(a)}${notes.length > 0 ? ` ${dim(`(${notes.join(', ')})`)}` : ''}`;
     };

@@ -14,6 +14,13 @@ import {
 } from './conversationThread.machine.js';
 import { isFarewell } from './farewell.js';
 import { type FloorEngine, type FloorEngineName, floorEngine } from './floorEngine.js';
+import {
+  FLOOR_SNAPSHOT_FORMAT,
+  FLOOR_SNAPSHOT_VERSION,
+  type FloorSnapshot,
+  FloorSnapshotError,
+  floorSnapshotSchema,
+} from './floorSnapshot.js';
 import type {
   Author,
   AvatarProfile,
@@ -51,6 +58,11 @@ export interface ChannelFloorOptions {
    * Both decide identically (tested); `xstate` is there to check that and to inspect with xstate.
    */
   engine?: FloorEngineName;
+  /**
+   * Names this floor's lifetime (turn ids restart with a fresh floor; idempotency keys combine
+   * both). Kept across snapshots. Default `"0"`.
+   */
+  epoch?: string;
 }
 
 /** A read-only picture of a floor, for transcripts, inspection and tests. */
@@ -160,9 +172,12 @@ export class ChannelFloor {
   private now: number;
   private turnSeq = 0;
   private threadSeq = 0;
+  /** See {@link ChannelFloorOptions.epoch}. */
+  readonly epoch: string;
 
   constructor(options: ChannelFloorOptions) {
     this.channelId = options.channelId;
+    this.epoch = options.epoch ?? '0';
     this.config = options.config;
     this.now = options.at ?? 0;
     this.engine = floorEngine(options.engine ?? 'compiled');
@@ -246,6 +261,112 @@ export class ChannelFloor {
       if (next === undefined || f.dueAt < next) next = f.dueAt;
     }
     return next === undefined ? undefined : Math.max(next, this.now);
+  }
+
+  /**
+   * The whole floor as plain JSON, for a store. Restore it with {@link ChannelFloor.restore}.
+   * Roster and configuration are not included: they come from the runtime on restore.
+   */
+  snapshot(): FloorSnapshot {
+    const state = (snap: { value: unknown; context: unknown }) => ({
+      value: snap.value as string | Record<string, unknown>,
+      context: snap.context as Record<string, unknown>,
+    });
+    return structuredClone({
+      format: FLOOR_SNAPSHOT_FORMAT,
+      version: FLOOR_SNAPSHOT_VERSION,
+      channelId: this.channelId,
+      epoch: this.epoch,
+      now: this.now,
+      turnSeq: this.turnSeq,
+      threadSeq: this.threadSeq,
+      presences: [...this.presences].map(
+        ([id, snap]) => [id, state(snap)] as [string, ReturnType<typeof state>],
+      ),
+      threads: [...this.threads].map(([id, snap]) => [id, state(snap)] as [string, ReturnType<typeof state>]),
+      endedThreads: [...this.endedThreads],
+      inFlight: [...this.inFlight.values()] as unknown as Record<string, unknown>[],
+      threadReservations: [...this.threadReservations],
+      followUps: this.followUps.map((f) => ({ ...f })),
+      deferred: [...this.deferred].map(
+        ([id, d]) =>
+          [id, { spec: d.spec as unknown as Record<string, unknown>, messageId: d.messageId }] as [
+            string,
+            { spec: Record<string, unknown>; messageId: string },
+          ],
+      ),
+      pendingGreetings: [...this.pendingGreetings].map(
+        ([id, spec]) => [id, spec as unknown as Record<string, unknown>] as [string, Record<string, unknown>],
+      ),
+      budget: {
+        ...(this.budget.anchorMessageId !== undefined
+          ? { anchorMessageId: this.budget.anchorMessageId }
+          : {}),
+        main: this.budget.main,
+        cascade: this.budget.cascade,
+      },
+    });
+  }
+
+  /**
+   * A floor from a {@link ChannelFloor.snapshot}, with today's roster and configuration. Avatars no
+   * longer in the roster are dropped with their turns. Presence settings follow the current
+   * configuration.
+   * @throws FloorSnapshotError (`TROUPE_SNAPSHOT_INVALID`) for a foreign, newer or damaged snapshot.
+   */
+  static restore(
+    snapshot: unknown,
+    options: Omit<ChannelFloorOptions, 'present' | 'at' | 'epoch'>,
+  ): ChannelFloor {
+    const parsed = floorSnapshotSchema.safeParse(snapshot);
+    if (!parsed.success) {
+      const format = (snapshot as { format?: unknown } | null)?.format;
+      const version = (snapshot as { version?: unknown } | null)?.version;
+      const reason =
+        format !== FLOOR_SNAPSHOT_FORMAT
+          ? 'not a Troupe channel floor'
+          : version !== FLOOR_SNAPSHOT_VERSION
+            ? `snapshot version ${String(version)}, this Troupe reads ${FLOOR_SNAPSHOT_VERSION}`
+            : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new FloorSnapshotError(options.channelId, reason);
+    }
+    const data = parsed.data;
+    if (data.channelId !== options.channelId)
+      throw new FloorSnapshotError(options.channelId, `it belongs to channel ${data.channelId}`);
+    const floor = new ChannelFloor({ ...options, at: data.now, epoch: data.epoch });
+    const known = (id: string) => floor.roster.has(id);
+    try {
+      floor.turnSeq = data.turnSeq;
+      floor.threadSeq = data.threadSeq;
+      for (const [id, st] of data.presences) {
+        if (!known(id)) continue;
+        const context = { ...(st.context as unknown as AvatarPresenceContext), settings: floor.settings };
+        floor.presences.set(id, floor.engine.presence.restore(st.value as never, context));
+      }
+      for (const [id, st] of data.threads)
+        floor.threads.set(
+          id,
+          floor.engine.thread.restore(st.value as never, st.context as unknown as ConversationThreadContext),
+        );
+      for (const [id, outcome] of data.endedThreads) floor.endedThreads.set(id, outcome);
+      for (const claim of data.inFlight as unknown as TurnClaim[])
+        if (known(claim.avatarId)) floor.inFlight.set(claim.turnId, claim);
+      for (const [id, n] of data.threadReservations) floor.threadReservations.set(id, n);
+      for (const f of data.followUps) if (known(f.avatarId)) floor.followUps.push({ ...f });
+      for (const [id, d] of data.deferred)
+        if (known(id))
+          floor.deferred.set(id, { spec: d.spec as unknown as ClaimSpec, messageId: d.messageId });
+      for (const [id, spec] of data.pendingGreetings)
+        if (known(id)) floor.pendingGreetings.set(id, spec as unknown as ClaimSpec);
+      floor.budget = {
+        anchorMessageId: data.budget.anchorMessageId,
+        main: data.budget.main,
+        cascade: data.budget.cascade,
+      };
+    } catch (error) {
+      throw new FloorSnapshotError(options.channelId, error instanceof Error ? error.message : String(error));
+    }
+    return floor;
   }
 
   /** A read-only picture of the floor. */

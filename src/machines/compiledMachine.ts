@@ -12,6 +12,11 @@ export interface CompiledMachine<TMachine extends AnyStateMachine> {
   readonly machine: TMachine;
   initial(input: InputFrom<TMachine>): CompiledState<TMachine>;
   step(state: CompiledState<TMachine>, event: EventFromLogic<TMachine>): CompiledState<TMachine>;
+  /**
+   * The state for a persisted value and context (a snapshot restored from a store). Throws when
+   * the value names states the machine does not have (a foreign or stale snapshot).
+   */
+  restore(value: StateValue, context: ContextFrom<TMachine>): CompiledState<TMachine>;
 }
 
 /** A state produced by a {@link CompiledMachine}. */
@@ -353,6 +358,24 @@ export function compileMachine<TMachine extends AnyStateMachine>(
       active.delete(root);
       const settled = settle(configurationOf(active), context, event);
       return toState(settled.config, settled.context);
+    },
+    restore(value, context) {
+      const active = new Set<Node>();
+      const walk = (node: Node, v: StateValue) => {
+        const entries = typeof v === 'string' ? [[v, undefined] as const] : Object.entries(v);
+        for (const [key, sub] of entries) {
+          const child = node.children.find((c) => c.def.key === key);
+          if (!child) throw new Error(`compileMachine: state "${key}" is not a child of "${node.def.id}"`);
+          if (sub === undefined || (typeof sub === 'object' && Object.keys(sub).length === 0))
+            enterDefaults(child, active);
+          else {
+            active.add(child);
+            walk(child, sub as StateValue);
+          }
+        }
+      };
+      walk(root, value);
+      return toState(configurationOf(active), context);
     },
     step(state, event) {
       if (state.status === 'done') return state;

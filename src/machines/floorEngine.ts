@@ -17,6 +17,8 @@ import { createMachineStepper } from './machineStepper.js';
 export interface StateStepper<TContext, TInput, TEvent> {
   initial(input: TInput): MachineState<TContext>;
   step(state: MachineState<TContext>, event: TEvent): MachineState<TContext>;
+  /** The state for a persisted value and context; throws for states the machine does not have. */
+  restore(value: MachineState<TContext>['value'], context: TContext): MachineState<TContext>;
 }
 
 /** How a channel floor steps its presences and threads. */

@@ -1,11 +1,13 @@
 import {
   type ActorScope,
   type AnyStateMachine,
+  type ContextFrom,
   createActor,
   type EventFromLogic,
   type InputFrom,
   initialTransition,
   type SnapshotFrom,
+  type StateValue,
   transition,
 } from 'xstate';
 
@@ -22,6 +24,8 @@ export interface MachineStepper<TMachine extends AnyStateMachine> {
   initial(input: InputFrom<TMachine>): SnapshotFrom<TMachine>;
   /** The snapshot after one event. Never mutates `snapshot`. */
   step(snapshot: SnapshotFrom<TMachine>, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine>;
+  /** The snapshot for a persisted value and context (xstate's `resolveState`). */
+  restore(value: StateValue, context: ContextFrom<TMachine>): SnapshotFrom<TMachine>;
 }
 
 /** Creates a {@link MachineStepper} for a machine whose actions are all `assign`. */
@@ -37,6 +41,7 @@ export function createMachineStepper<TMachine extends AnyStateMachine>(
     initial: scope
       ? (input) => machine.getInitialSnapshot(scope as never, input) as SnapshotFrom<TMachine>
       : (input) => initialTransition(machine, input)[0] as SnapshotFrom<TMachine>,
+    restore: (value, context) => machine.resolveState({ value, context }) as SnapshotFrom<TMachine>,
     step: scope
       ? (snapshot, event) => machine.transition(snapshot, event, scope as never) as SnapshotFrom<TMachine>
       : (snapshot, event) => transition(machine, snapshot, event)[0] as SnapshotFrom<TMachine>,

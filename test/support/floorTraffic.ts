@@ -13,7 +13,7 @@
 
 import fc from 'fast-check';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../../src/config/coordinationConfig.js';
-import { ChannelFloor, type FloorView } from '../../src/machines/channelFloor.js';
+import { ChannelFloor, type ChannelFloorOptions, type FloorView } from '../../src/machines/channelFloor.js';
 import type { FloorEngineName } from '../../src/machines/floorEngine.js';
 import type {
   Author,
@@ -437,8 +437,9 @@ export class FloorDriver {
     private readonly traffic: Traffic,
     private readonly observe?: (entry: LogEntry, floor: ChannelFloor) => void,
     engine: FloorEngineName = 'compiled',
+    makeFloor: (options: ChannelFloorOptions) => ChannelFloor = (options) => new ChannelFloor(options),
   ) {
-    this.floor = new ChannelFloor({
+    this.floor = makeFloor({
       engine,
       channelId: CHANNEL,
       config: traffic.world.config,

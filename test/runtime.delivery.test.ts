@@ -253,7 +253,9 @@ describe('the delivery pipeline', () => {
       preparedAt: 0,
     };
     t.runtime.send({ type: 'response.send', response });
-    t.runtime.send({ type: 'response.send', response });
+    t.runtime.send({ type: 'response.send', response }); // joins the delivery in progress
+    await t.settle();
+    t.runtime.send({ type: 'response.send', response }); // already settled: not sent again
     await t.settle();
     expect(t.transport.texts()).toEqual(['Maintenance at noon.']);
     expect(t.outcomes.map((o) => o.duplicate)).toEqual([false, true]);

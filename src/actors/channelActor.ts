@@ -5,9 +5,11 @@ import type { Logger } from '../logging/logger.js';
 import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
 import type { FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
 import type { AvatarDefinition } from './avatarDefinition.js';
+import type { ChannelPersistence } from './channelPersistence.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { ensureFeedback } from './feedbackGuarantee.js';
 import type { InspectionEvent } from './inspectionEvent.js';
+import type { Outbox } from './outbox.js';
 import type { ChannelRef } from './outgoingResponse.js';
 import { type PreparationRequest, prepareOutgoingResponse } from './preparation.js';
 import type { RoutingActor } from './routingActor.js';
@@ -21,7 +23,6 @@ export interface ChannelActorDeps {
   channel: ChannelRef;
   /** `kind:id`, the channel's key in the registry, history and logs. */
   key: string;
-  floor: ChannelFloor;
   avatars: ReadonlyMap<string, AvatarDefinition>;
   /** Whether any avatar lives here from the start (such a channel is never "finished"). */
   hasResidents: boolean;
@@ -32,8 +33,19 @@ export interface ChannelActorDeps {
   tracker: WorkTracker;
   logger: Logger;
   inspect: (event: InspectionEvent) => void;
-  /** Makes idempotency keys unique across runtime starts. */
-  instanceId: string;
+  /** Stores the channel's state as it changes (batched); absent: the state lives in memory only. */
+  persistence?: ChannelPersistence;
+  /** The outbox, to find out after a restart what happened to turns that were in flight. */
+  outbox: Outbox;
+}
+
+/** What the channel actor starts from: a fresh floor, or one restored from the store. */
+export interface ChannelStart {
+  floor: ChannelFloor;
+  /** Turns spoken per thread and avatar (restored with the floor). */
+  spoken?: readonly [string, string, number][];
+  /** True when the floor came from the store: turns that were in flight are resumed. */
+  restored: boolean;
 }
 
 interface TurnInFlight {
@@ -70,8 +82,115 @@ export class ChannelActor {
   /** The avatar whose delivery is being applied (set only during that `turn.delivered`). */
   private delivering: string | undefined;
   private stopped = false;
+  private floor: ChannelFloor | undefined;
+  /** Work that arrived while the channel was loading, in order. */
+  private mailbox: (() => void)[] = [];
+  private lastActivity: number;
 
-  constructor(private readonly deps: ChannelActorDeps) {}
+  constructor(private readonly deps: ChannelActorDeps) {
+    this.lastActivity = deps.clock.now();
+  }
+
+  /**
+   * Starts the actor on a floor from `load` (fresh or restored). Events that arrive meanwhile
+   * wait in the mailbox. A restored floor's turns in flight are resumed first: a reply already
+   * delivered is applied, one recorded but unsent is awaited (routing resends it), one never
+   * recorded is generated again.
+   */
+  async start(load: () => Promise<ChannelStart>): Promise<void> {
+    const start = await load();
+    if (this.stopped) return;
+    this.floor = start.floor;
+    for (const [threadId, avatarId, n] of start.spoken ?? [])
+      this.spoken.set(`${threadId}\u0000${avatarId}`, n);
+    if (start.restored) await this.resumeInFlight();
+    const queued = this.mailbox;
+    this.mailbox = [];
+    for (const work of queued) work();
+    this.armTick();
+  }
+
+  /** True once the floor is loaded. */
+  get ready(): boolean {
+    return this.floor !== undefined;
+  }
+
+  /** Clock time of the last event or outcome. */
+  get lastActivityAt(): number {
+    return this.lastActivity;
+  }
+
+  /** True when nothing is in flight, so the actor may be written to the store and dropped. */
+  canPassivate(): boolean {
+    return this.ready && this.turns.size === 0 && this.awaiting.size === 0 && this.mailbox.length === 0;
+  }
+
+  /** The idempotency key of a turn's response: unique per channel, floor lifetime and turn. */
+  keyFor(turnId: string): string {
+    return `${this.deps.key}:${this.floorOrThrow().epoch}:${turnId}`;
+  }
+
+  /** The stored form of the channel right now. */
+  document(): {
+    document: { floor: ReturnType<ChannelFloor['snapshot']>; spoken: [string, string, number][] };
+    wakeAt: number | undefined;
+  } {
+    const floor = this.floorOrThrow();
+    const spoken: [string, string, number][] = [];
+    for (const [k, n] of this.spoken) {
+      const [threadId = '', avatarId = ''] = k.split('\u0000');
+      spoken.push([threadId, avatarId, n]);
+    }
+    const snapshot = floor.snapshot();
+    // Turns in flight must resume as soon as a restarted runtime can: wake at once.
+    const wakeAt = snapshot.inFlight.length > 0 ? snapshot.now : floor.nextDeadline();
+    return { document: { floor: snapshot, spoken }, wakeAt };
+  }
+
+  private floorOrThrow(): ChannelFloor {
+    if (!this.floor) throw new Error(`channel ${this.deps.key} is not loaded yet`);
+    return this.floor;
+  }
+
+  private async resumeInFlight(): Promise<void> {
+    const floor = this.floorOrThrow();
+    for (const claim of floor.view().inFlight) {
+      const key = this.keyFor(claim.turnId);
+      const entry = await this.deps.outbox.get(key).catch(() => undefined);
+      const at = this.deps.clock.now();
+      if (!entry) {
+        this.deps.logger.info(
+          { turnId: claim.turnId },
+          'resuming a turn that was in flight when the process stopped',
+        );
+        this.startTurn(claim);
+      } else if (entry.settled?.sent) {
+        this.awaiting.set(key, { claim, text: entry.response.text ?? '', mentions: [] });
+        this.onOutcome({
+          idempotencyKey: key,
+          channel: entry.response.channel,
+          origin: entry.response.origin,
+          attempted: true,
+          sent: true,
+          parts: entry.sentParts,
+          voiceFellBackToText: false,
+          duplicate: true,
+          at,
+        });
+      } else if (entry.settled) {
+        this.apply({
+          type: 'turn.failed',
+          at,
+          turnId: claim.turnId,
+          reason: `not delivered: ${entry.settled.error?.code ?? 'unknown'}`,
+        });
+      } else {
+        // Recorded, not settled: routing resends it (on start, or now); its outcome settles the turn.
+        this.awaiting.set(key, { claim, text: entry.response.text ?? '', mentions: [] });
+        this.deps.tracker.track(this.deps.routing.resume(entry));
+      }
+    }
+  }
 
   /** The channel's key (`kind:id`). */
   get key(): string {
@@ -81,6 +200,11 @@ export class ChannelActor {
   /** Applies one inbound event (already validated and stamped with a time). */
   receive(event: RuntimeEvent & { at: number }): void {
     if (this.stopped) return;
+    if (!this.floor) {
+      this.mailbox.push(() => this.receive(event));
+      return;
+    }
+    this.lastActivity = this.deps.clock.now();
     switch (event.type) {
       case 'channel.message': {
         if (this.seenMessages.has(event.messageId)) {
@@ -135,8 +259,14 @@ export class ChannelActor {
 
   /** A routing outcome for a response this channel prepared. */
   onOutcome(outcome: RoutingOutcome): void {
+    if (this.stopped) return;
+    if (!this.floor) {
+      this.mailbox.push(() => this.onOutcome(outcome));
+      return;
+    }
+    this.lastActivity = this.deps.clock.now();
     const awaited = this.awaiting.get(outcome.idempotencyKey);
-    if (!awaited || this.stopped) return;
+    if (!awaited) return;
     this.awaiting.delete(outcome.idempotencyKey);
     const { claim } = awaited;
     const at = this.deps.clock.now();
@@ -178,14 +308,14 @@ export class ChannelActor {
   }
 
   /** A read-only picture of the floor. */
-  view(): FloorView {
-    return this.deps.floor.view();
+  view(): FloorView | undefined {
+    return this.floor?.view();
   }
 
   /** True when nothing is left here that a later event would need: the actor can be dropped. */
   isFinished(): boolean {
-    if (this.deps.hasResidents || this.turns.size > 0 || this.awaiting.size > 0) return false;
-    const view = this.deps.floor.view();
+    if (!this.floor || this.deps.hasResidents || this.turns.size > 0 || this.awaiting.size > 0) return false;
+    const view = this.floor.view();
     return (
       view.present.length === 0 &&
       view.threads.length === 0 &&
@@ -203,9 +333,11 @@ export class ChannelActor {
   }
 
   private apply(event: FloorEvent): void {
-    const effects = this.deps.floor.handle(event);
+    const floor = this.floorOrThrow();
+    const effects = floor.handle(event);
     for (const effect of effects) this.onEffect(event, effect);
     this.armTick();
+    this.deps.persistence?.markDirty(this.deps.key, () => this.document());
   }
 
   private onEffect(event: FloorEvent, effect: FloorEffect): void {
@@ -374,6 +506,8 @@ export class ChannelActor {
       // A fallback stands in for a reply the model did not write: the turn itself did not happen.
       this.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'the model wrote nothing' });
     }
+    // The stored floor must know the turn before the outbox does (a restart then resumes it).
+    await deps.persistence?.flush([deps.key]).catch(() => undefined);
     await deps.routing.route(response);
   }
 
@@ -381,7 +515,7 @@ export class ChannelActor {
     const avatar = this.deps.avatars.get(claim.avatarId);
     const trigger = claim.triggerMessageId;
     return {
-      idempotencyKey: `${this.deps.instanceId}:${this.deps.key}:${claim.turnId}`,
+      idempotencyKey: this.keyFor(claim.turnId),
       channel: this.deps.channel,
       speaker: {
         avatarId: claim.avatarId,
@@ -404,8 +538,8 @@ export class ChannelActor {
   }
 
   private armTick(): void {
-    if (this.stopped) return;
-    const due = this.deps.floor.nextDeadline();
+    if (this.stopped || !this.floor) return;
+    const due = this.floor.nextDeadline();
     if (due === this.tick?.due) return;
     if (this.tick) this.deps.clock.clearTimer(this.tick.handle);
     this.tick = undefined;

@@ -8,7 +8,12 @@ import type { RoutingOutcome } from './routingOutcome.js';
 export type InspectionEvent =
   | { type: 'floor.effect'; at: number; channelKey: string; effect: FloorEffect }
   | { type: 'actor.activated'; at: number; channelKey: string }
-  | { type: 'actor.stopped'; at: number; channelKey: string; reason: 'finished' | 'runtime-stopped' }
+  | {
+      type: 'actor.stopped';
+      at: number;
+      channelKey: string;
+      reason: 'finished' | 'passivated' | 'conflict' | 'runtime-stopped';
+    }
   | {
       type: 'turn.generated';
       at: number;

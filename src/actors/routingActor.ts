@@ -74,7 +74,19 @@ export class RoutingActor {
 
   /** Delivers one response; resolves with its outcome (also published). Never rejects. */
   route(response: OutgoingResponse): Promise<RoutingOutcome> {
-    return this.enqueue(response, () => this.deliver(response, undefined));
+    return this.once(response.idempotencyKey, () =>
+      this.enqueue(response, () => this.deliver(response, undefined)),
+    );
+  }
+
+  /**
+   * Sends an outbox entry that was recorded but not settled, from its first part not taken. If
+   * the same key is already being delivered, joins that delivery instead of starting another.
+   */
+  resume(entry: OutboxEntry): Promise<RoutingOutcome> {
+    return this.once(entry.key, () =>
+      this.enqueue(entry.response, () => this.deliver(entry.response, entry)),
+    );
   }
 
   /**
@@ -86,9 +98,18 @@ export class RoutingActor {
     const entries = await this.options.outbox.unsettled();
     if (entries.length > 0)
       this.options.logger.info({ count: entries.length }, 'resending unsettled outbox entries');
-    return Promise.all(
-      entries.map((entry) => this.enqueue(entry.response, () => this.deliver(entry.response, entry))),
-    );
+    return Promise.all(entries.map((entry) => this.resume(entry)));
+  }
+
+  /** Deliveries in progress by key, so one response is never delivered twice at once. */
+  private readonly inProgress = new Map<string, Promise<RoutingOutcome>>();
+
+  private once(key: string, start: () => Promise<RoutingOutcome>): Promise<RoutingOutcome> {
+    const running = this.inProgress.get(key);
+    if (running) return running;
+    const run = start().finally(() => this.inProgress.delete(key));
+    this.inProgress.set(key, run);
+    return run;
   }
 
   /** Runs `work` after everything already queued for the response's channel. */

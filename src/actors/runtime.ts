@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { filter, type Observable, Subject, type Subscription } from 'rxjs';
 import type { TurnModel } from '../adapters/llm/languageModelPort.js';
 import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
-import { MemoryHistory } from '../adapters/store/memoryHistory.js';
-import { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
+import { createMemoryStore } from '../adapters/store/memoryStore.js';
 import type { Transport } from '../adapters/transport/transport.js';
 import type { SpeechSynthesizer } from '../adapters/voice/speechSynthesizer.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
 import { TroupeError } from '../errors/troupeError.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ChannelFloor, type FloorView } from '../machines/channelFloor.js';
+import { FloorSnapshotError } from '../machines/floorSnapshot.js';
 import { ActorRegistry } from './actorRegistry.js';
 import {
   type AvatarDefinition,
@@ -17,7 +17,8 @@ import {
   avatarListSchema,
   toProfile,
 } from './avatarDefinition.js';
-import { ChannelActor } from './channelActor.js';
+import { ChannelActor, type ChannelStart } from './channelActor.js';
+import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
 import { type Clock, systemClock } from './clock.js';
 import type { HistoryStore } from './historyStore.js';
 import type { InspectionEvent } from './inspectionEvent.js';
@@ -27,7 +28,9 @@ import { prepareOutgoingResponse } from './preparation.js';
 import { type RetryPolicy, RoutingActor } from './routingActor.js';
 import type { RoutingOutcome } from './routingOutcome.js';
 import { type RuntimeEvent, runtimeEventSchema } from './runtimeEvents.js';
+import type { TroupeStore } from './store.js';
 import { TurnExecutor } from './turnExecutor.js';
+import { WakeupScheduler } from './wakeupScheduler.js';
 import { WorkTracker } from './workTracker.js';
 
 /** Where the runtime keeps what must outlive a response: the outbox and channel history. */
@@ -48,8 +51,13 @@ export interface RuntimeOptions {
   transports?: readonly Transport[];
   /** Text to speech for voice replies; without it, voice requests fall back to text. */
   speech?: SpeechSynthesizer;
-  /** Outbox and history. Default: in memory. */
-  store?: Partial<RuntimeStore>;
+  /**
+   * Where state lives: a {@link TroupeStore} (SQLite, MongoDB, memory), or just an outbox and
+   * history over an in-memory store. Default: in memory.
+   */
+  store?: TroupeStore | Partial<RuntimeStore>;
+  /** How actor state is persisted and idle actors are dropped from memory. */
+  persistence?: PersistenceOptions;
   /** pino logger. Default: JSON on stderr at `info`. */
   logger?: Logger;
   /** Time. Default: the system clock; tests pass a `SimulatedClock`. */
@@ -60,6 +68,16 @@ export interface RuntimeOptions {
   historyLimit?: number;
   /** Resend unsettled outbox entries on start (default true). */
   recoverOnStart?: boolean;
+}
+
+/** How the runtime persists channel actors. */
+export interface PersistenceOptions {
+  /** Longest a state change waits before it is written, batched with others (default 250 ms). */
+  flushIntervalMs?: number;
+  /** A channel actor idle this long is written to the store and dropped from memory (default 10 min). */
+  passivateAfterMs?: number;
+  /** Stored channel state (its presences and threads) untouched this long is deleted (default 14 days). */
+  idleExpiryMs?: number;
 }
 
 /** What {@link Runtime.send} says about an event. */
@@ -82,7 +100,7 @@ export interface Runtime {
   /** The model turns are written with. */
   readonly model: TurnModel;
   /** The store in use. */
-  readonly store: RuntimeStore;
+  readonly store: TroupeStore;
   /** A picture of a channel's floor, if its actor is active. */
   view(channel: ChannelRef): FloorView | undefined;
   /** Channel actors currently active. */
@@ -134,11 +152,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger();
   const model = options.model ?? createScriptedModel();
-  const store: RuntimeStore = {
-    outbox: options.store?.outbox ?? new MemoryOutbox(),
-    history: options.store?.history ?? new MemoryHistory(),
-  };
-  const instanceId = randomUUID().slice(0, 8);
+  const store = resolveStore(options.store);
+  const passivateAfterMs = options.persistence?.passivateAfterMs ?? 10 * 60_000;
+  const idleExpiryMs = options.persistence?.idleExpiryMs ?? 14 * 24 * 3_600_000;
   const tracker = new WorkTracker();
   const registry = new ActorRegistry<ChannelActor>();
   const inspection$ = new Subject<InspectionEvent>();
@@ -157,6 +173,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
   });
   let stopping: Promise<void> | undefined;
+  const persistence = new ChannelPersistence({
+    documents: store.documents,
+    clock,
+    logger: logger.child({ actor: 'persistence' }),
+    ...(options.persistence?.flushIntervalMs !== undefined
+      ? { flushIntervalMs: options.persistence.flushIntervalMs }
+      : {}),
+    onError: (error) => errors$.next(error),
+    // Another process wrote this channel: drop ours; the next event loads theirs.
+    onConflict: (key) => {
+      if (registry.stop(key))
+        inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+    },
+  });
 
   if (model.offline) {
     logger.info(
@@ -182,35 +212,136 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const inspect = (event: InspectionEvent) => inspection$.next(event);
 
+  const fresh = (channel: ChannelRef, key: string): ChannelStart => ({
+    floor: new ChannelFloor({
+      channelId: key,
+      config,
+      roster,
+      present: residents.get(key)?.ids ?? [],
+      at: clock.now(),
+      epoch: randomUUID().slice(0, 8),
+    }),
+    restored: false,
+  });
+
+  /** Loads a channel from the store; anything unusable is reported and the channel starts fresh. */
+  const load = async (channel: ChannelRef, key: string): Promise<ChannelStart> => {
+    try {
+      const loaded = await persistence.load(key);
+      if (loaded.kind === 'invalid') {
+        logger.error({ channel: key, code: loaded.error.code }, loaded.error.message);
+        errors$.next(loaded.error);
+        return fresh(channel, key);
+      }
+      if (loaded.kind === 'fresh') return fresh(channel, key);
+      try {
+        const floor = ChannelFloor.restore(loaded.document.floor, { channelId: key, config, roster });
+        return { floor, spoken: loaded.document.spoken, restored: true };
+      } catch (error) {
+        if (!(error instanceof FloorSnapshotError)) throw error;
+        const stored = await store.documents.get(CHANNELS, key);
+        if (stored) await persistence.quarantine(key, stored.value, stored.version);
+        const failure = new TroupeError(error.code, error.message);
+        logger.error({ channel: key, code: failure.code }, failure.message);
+        errors$.next(failure);
+        return fresh(channel, key);
+      }
+    } catch (error) {
+      // The store is away: the channel works from a fresh state rather than not at all.
+      const failure = new TroupeError(
+        'TROUPE_STORE_UNAVAILABLE',
+        `Channel ${key} could not be loaded from the store; it runs from a fresh state until the store is back.`,
+        { retryable: true, cause: error },
+      );
+      logger.error({ channel: key, code: failure.code }, failure.message);
+      errors$.next(failure);
+      return fresh(channel, key);
+    }
+  };
+
   const activate = (channel: ChannelRef): ChannelActor => {
     const key = channelKey(channel);
-    const { actor, created } = registry.activate(key, () => {
-      const present = residents.get(key)?.ids ?? [];
-      return new ChannelActor({
-        channel,
-        key,
-        floor: new ChannelFloor({ channelId: key, config, roster, present, at: clock.now() }),
-        avatars: avatarsById,
-        hasResidents: present.length > 0,
-        config,
-        clock,
-        executor,
-        routing,
-        tracker,
-        logger: logger.child({ channel: key }),
-        inspect,
-        instanceId,
-      });
-    });
-    if (created) inspect({ type: 'actor.activated', at: clock.now(), channelKey: key });
+    const { actor, created } = registry.activate(
+      key,
+      () =>
+        new ChannelActor({
+          channel,
+          key,
+          avatars: avatarsById,
+          hasResidents: (residents.get(key)?.ids.length ?? 0) > 0,
+          config,
+          clock,
+          executor,
+          routing,
+          tracker,
+          logger: logger.child({ channel: key }),
+          inspect,
+          persistence,
+          outbox: store.outbox,
+        }),
+    );
+    if (created) {
+      inspect({ type: 'actor.activated', at: clock.now(), channelKey: key });
+      tracker.track(
+        actor
+          .start(() => load(channel, key))
+          .catch((error: unknown) => {
+            logger.error(
+              { channel: key, err: error instanceof Error ? error.message : String(error) },
+              'channel failed to start',
+            );
+          }),
+      );
+    }
     return actor;
   };
 
   const retireIfFinished = (actor: ChannelActor) => {
     if (!actor.isFinished()) return;
     registry.stop(actor.key);
+    tracker.track(persistence.flush([actor.key]).catch(() => undefined));
     inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'finished' });
   };
+
+  // Passivated channels with a deadline (a thread TTL, a follow-up) are woken up when it comes.
+  const wakeups = new WakeupScheduler(clock, (key) => {
+    if (stopping || registry.get(key)) return;
+    activate(channelFromKey(key));
+  });
+
+  const passivate = async (actor: ChannelActor) => {
+    await persistence.flush([actor.key]);
+    // Something may have arrived while writing.
+    if (!actor.canPassivate() || registry.get(actor.key) !== actor || persistence.isDirty(actor.key)) return;
+    const wakeAt = actor.document().wakeAt;
+    registry.stop(actor.key);
+    if (wakeAt !== undefined) wakeups.schedule(actor.key, wakeAt);
+    inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'passivated' });
+  };
+
+  let lastExpiry = Number.NEGATIVE_INFINITY;
+  const sweep = () => {
+    if (stopping) return;
+    const now = clock.now();
+    for (const key of [...registry.keys()]) {
+      const actor = registry.get(key);
+      if (actor?.canPassivate() && now - actor.lastActivityAt >= passivateAfterMs)
+        tracker.track(passivate(actor).catch(() => undefined));
+    }
+    if (now - lastExpiry >= 3_600_000) {
+      lastExpiry = now;
+      tracker.track(
+        store.documents
+          .expireIdle(CHANNELS, now - idleExpiryMs)
+          .then((n) => {
+            if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
+          })
+          .catch(() => undefined),
+      );
+    }
+    sweepTimer = clock.setTimer(now + Math.min(passivateAfterMs, 60_000), sweep);
+  };
+  let sweepTimer = clock.setTimer(clock.now() + Math.min(passivateAfterMs, 60_000), sweep);
 
   const reject = (error: TroupeError): SendResult => {
     logger.warn({ code: error.code }, error.message);
@@ -225,7 +356,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         new TroupeError(outcome.error.code, outcome.error.message, { retryable: outcome.error.retryable }),
       );
     }
-    const actor = registry.get(channelKey(outcome.channel));
+    let actor = registry.get(channelKey(outcome.channel));
+    // A reply resent after a restart settles its turn in a channel that may not be loaded yet.
+    if (!actor && outcome.origin.kind === 'answer' && !stopping) actor = activate(outcome.channel);
     if (!actor) return;
     actor.onOutcome(outcome);
     retireIfFinished(actor);
@@ -284,6 +417,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return { accepted: true };
   };
 
+  tracker.track(
+    persistence
+      .wakeups()
+      .then((due) => {
+        for (const w of due) wakeups.schedule(w.key, w.wakeAt);
+      })
+      .catch((error: unknown) => {
+        const failure = new TroupeError(
+          'TROUPE_STORE_UNAVAILABLE',
+          'Could not read channel wake-ups from the store.',
+          {
+            retryable: true,
+            cause: error,
+          },
+        );
+        logger.error({ code: failure.code }, failure.message);
+        errors$.next(failure);
+      }),
+  );
+
   if (options.recoverOnStart ?? true) {
     tracker.track(
       routing.recover().catch((error: unknown) => {
@@ -332,6 +485,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     stop() {
       stopping ??= (async () => {
         await tracker.drained();
+        clock.clearTimer(sweepTimer);
+        wakeups.dispose();
+        for (const key of registry.keys()) {
+          const actor = registry.get(key);
+          if (actor?.ready) persistence.markDirty(key, () => actor.document());
+        }
+        await persistence.flush().catch(() => undefined);
+        persistence.dispose();
         for (const key of registry.stopAll())
           inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'runtime-stopped' });
         outcomeSubscription.unsubscribe();
@@ -341,6 +502,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       })();
       return stopping;
     },
+  };
+}
+
+/** The channel a key (`kind:id`) names. */
+export function channelFromKey(key: string): ChannelRef {
+  const split = key.indexOf(':');
+  return { kind: key.slice(0, split), id: key.slice(split + 1) };
+}
+
+/** A full store from what the caller gave: a store, parts of one, or nothing (memory). */
+function resolveStore(given: TroupeStore | Partial<RuntimeStore> | undefined): TroupeStore {
+  if (given && 'documents' in given) return given as TroupeStore;
+  const memory = createMemoryStore();
+  if (!given) return memory;
+  return {
+    kind: memory.kind,
+    documents: memory.documents,
+    memory: memory.memory,
+    events: memory.events,
+    processed: memory.processed,
+    outbox: given.outbox ?? memory.outbox,
+    history: given.history ?? memory.history,
+    close: () => memory.close(),
   };
 }
 

@@ -4,7 +4,8 @@ import type { InspectionEvent } from '../actors/inspectionEvent.js';
 import type { Outbox } from '../actors/outbox.js';
 import type { RetryPolicy } from '../actors/routingActor.js';
 import type { RoutingOutcome } from '../actors/routingOutcome.js';
-import { createRuntime, type Runtime } from '../actors/runtime.js';
+import { createRuntime, type PersistenceOptions, type Runtime } from '../actors/runtime.js';
+import type { TroupeStore } from '../actors/store.js';
 import type { TurnModel } from '../adapters/llm/languageModelPort.js';
 import { MemoryHistory } from '../adapters/store/memoryHistory.js';
 import { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
@@ -24,8 +25,11 @@ export interface TestRuntimeOptions {
   /** Default: one {@link RecordingTransport} of kind `test`. */
   transports?: readonly Transport[];
   speech?: SpeechSynthesizer;
+  /** A whole store (e.g. one shared with a runtime that "crashed"); overrides `outbox`/`history`. */
+  store?: TroupeStore;
   outbox?: Outbox;
   history?: MemoryHistory;
+  persistence?: PersistenceOptions;
   retry?: Partial<RetryPolicy>;
   /** Start of simulated time (epoch ms). */
   startAt?: number;
@@ -43,8 +47,10 @@ export interface TestRuntime {
   clock: SimulatedClock;
   /** The default recording transport (kind `test`), also the first of `transports` when none given. */
   transport: RecordingTransport;
+  /** The history, when it is the in-memory one (the default). */
   history: MemoryHistory;
   outbox: Outbox;
+  store: TroupeStore;
   /** Every routing outcome so far. */
   outcomes: RoutingOutcome[];
   /** Every inspection event so far. */
@@ -118,8 +124,11 @@ const SETTLE_LIMIT_MS = 15_000;
 export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
   const clock = new SimulatedClock(options.startAt);
   const transport = new RecordingTransport();
-  const history = options.history ?? new MemoryHistory();
-  const outbox = options.outbox ?? new MemoryOutbox();
+  const history =
+    options.store?.history instanceof MemoryHistory
+      ? options.store.history
+      : (options.history ?? new MemoryHistory());
+  const outbox = options.store?.outbox ?? options.outbox ?? new MemoryOutbox();
   const channel = options.channel ?? { kind: 'test', id: 'room' };
   const settleLimitMs = options.settleLimitMs ?? SETTLE_LIMIT_MS;
   const runtime = createRuntime({
@@ -128,7 +137,8 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     ...(options.model ? { model: options.model } : {}),
     transports: options.transports ?? [transport],
     ...(options.speech ? { speech: options.speech } : {}),
-    store: { outbox, history },
+    store: options.store ?? { outbox, history },
+    ...(options.persistence ? { persistence: options.persistence } : {}),
     logger: options.logger ?? silentLogger(),
     clock,
     ...(options.retry ? { retry: options.retry } : {}),
@@ -148,7 +158,10 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
       await new Promise<void>((resolve) => setImmediate(resolve));
       // Everything in flight is waiting for simulated time: nothing more can happen now.
       quiet = runtime.inFlight <= clock.parked ? quiet + 1 : 0;
-      if (quiet >= 2) return;
+      if (quiet < 2) continue;
+      // Timers already due (a deadline that passed while a runtime was down) fire now too.
+      if (!clock.fireNext(clock.now())) return;
+      quiet = 0;
     }
     throw new TroupeError(
       'TROUPE_TEST_NOT_SETTLED',
@@ -168,6 +181,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     transport,
     history,
     outbox,
+    store: runtime.store,
     outcomes,
     inspection,
     errors,

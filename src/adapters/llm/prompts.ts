@@ -102,6 +102,8 @@ export interface TurnPromptInput {
   historyChars?: number;
   /** True when replies can be spoken: the prompt then explains the `[voice]` prefix. */
   voiceAvailable?: boolean;
+  /** Notes about the avatar's history with the others (relationship tracking), added to the system text. */
+  notes?: readonly string[];
 }
 
 /**
@@ -120,6 +122,7 @@ export function buildTurnPrompt(input: TurnPromptInput): Prompt {
     personaInstructions(avatar),
     presenceNote(present),
     threadNote(turn),
+    ...(input.notes ?? []),
     ...(input.voiceAvailable ? [VOICE_NOTE] : []),
   ].join('\n\n');
 

@@ -1,0 +1,199 @@
+import type { Logger } from '../logging/logger.js';
+import type { Clock, TimerHandle } from './clock.js';
+import type { DocumentStore } from './store.js';
+
+/** Where relationships live in the store: one document per avatar. */
+export const RELATIONSHIPS = 'relationships';
+
+/** How many recent lines a relationship keeps, and how long each may be. */
+const RECENT_LINES = 5;
+const EXCERPT_CHARS = 140;
+
+/** What one avatar knows about talking with another (seed 003: relationship tracking). */
+export interface Relationship {
+  /** The other avatar. */
+  partnerId: string;
+  /** Turns either of them spoke answering the other. */
+  exchanges: number;
+  firstAt: number;
+  lastAt: number;
+  /** Exchanges per channel key. */
+  channels: Record<string, number>;
+  /** The latest lines between them, oldest first, clipped. */
+  recent: { at: number; speakerId: string; channelKey: string; text: string }[];
+}
+
+/** The stored document of one avatar. */
+export interface RelationshipDocument {
+  avatarId: string;
+  partners: Record<string, Relationship>;
+}
+
+/**
+ * Records avatar-to-avatar conversations — who, how often, when last, short recent excerpts —
+ * and gives them back for prompts. Kept in memory for avatars in use, written to the store in
+ * batches (one write per avatar per flush interval).
+ */
+export class RelationshipTracker {
+  private readonly cache = new Map<string, RelationshipDocument>();
+  private readonly versions = new Map<string, number>();
+  private readonly dirty = new Set<string>();
+  private readonly loading = new Map<string, Promise<RelationshipDocument>>();
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private readonly options: {
+      documents: DocumentStore;
+      clock: Clock;
+      logger: Logger;
+      flushIntervalMs?: number;
+    },
+  ) {}
+
+  /** Records that `speakerId` answered `addresseeId` (both avatars) in a channel. */
+  async record(input: {
+    speakerId: string;
+    addresseeId: string;
+    channelKey: string;
+    text: string;
+    at: number;
+  }): Promise<void> {
+    if (input.speakerId === input.addresseeId) return;
+    const line = {
+      at: input.at,
+      speakerId: input.speakerId,
+      channelKey: input.channelKey,
+      text: clip(input.text.replace(/\s+/g, ' ').trim(), EXCERPT_CHARS),
+    };
+    for (const [self, other] of [
+      [input.speakerId, input.addresseeId],
+      [input.addresseeId, input.speakerId],
+    ] as const) {
+      const doc = await this.load(self);
+      const rel = (doc.partners[other] ??= {
+        partnerId: other,
+        exchanges: 0,
+        firstAt: input.at,
+        lastAt: input.at,
+        channels: {},
+        recent: [],
+      });
+      rel.exchanges += 1;
+      rel.lastAt = Math.max(rel.lastAt, input.at);
+      rel.channels[input.channelKey] = (rel.channels[input.channelKey] ?? 0) + 1;
+      rel.recent.push(line);
+      if (rel.recent.length > RECENT_LINES) rel.recent.splice(0, rel.recent.length - RECENT_LINES);
+      this.dirty.add(self);
+    }
+    this.armFlush();
+  }
+
+  /** What `avatarId` knows about each of `partnerIds` it has talked with, most recent first. */
+  async about(avatarId: string, partnerIds: readonly string[]): Promise<Relationship[]> {
+    const doc = await this.load(avatarId);
+    return partnerIds
+      .flatMap((id) => (doc.partners[id] ? [structuredClone(doc.partners[id])] : []))
+      .sort((a, b) => b.lastAt - a.lastAt);
+  }
+
+  /** Writes what changed. */
+  async flush(): Promise<void> {
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    if (ids.length === 0) return;
+    const writes = ids.map((id) => ({
+      key: id,
+      value: this.cache.get(id) as RelationshipDocument,
+      expectedVersion: this.versions.get(id) ?? 0,
+    }));
+    try {
+      const versions = await this.options.documents.putMany(RELATIONSHIPS, writes, this.options.clock.now());
+      ids.forEach((id, i) => this.versions.set(id, versions[i] ?? 0));
+    } catch (error) {
+      // Another writer moved on (or the store is away): reload those avatars on next use.
+      for (const id of ids) {
+        this.cache.delete(id);
+        this.versions.delete(id);
+      }
+      this.options.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'relationships not written',
+      );
+    }
+  }
+
+  /** Cancels the pending flush (call {@link flush} first to keep changes). */
+  dispose(): void {
+    if (this.timer) this.options.clock.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  private armFlush(): void {
+    if (this.timer) return;
+    const { clock } = this.options;
+    this.timer = clock.setTimer(clock.now() + (this.options.flushIntervalMs ?? 1000), () => {
+      this.timer = undefined;
+      void this.flush();
+    });
+  }
+
+  private load(avatarId: string): Promise<RelationshipDocument> {
+    const cached = this.cache.get(avatarId);
+    if (cached) return Promise.resolve(cached);
+    let pending = this.loading.get(avatarId);
+    if (!pending) {
+      pending = this.options.documents
+        .get<RelationshipDocument>(RELATIONSHIPS, avatarId)
+        .then((stored) => {
+          const valid =
+            stored && typeof stored.value?.partners === 'object' && stored.value.partners !== null;
+          const doc = valid ? stored.value : { avatarId, partners: {} };
+          this.versions.set(avatarId, stored?.version ?? 0);
+          return doc;
+        })
+        .catch(() => ({ avatarId, partners: {} }) as RelationshipDocument)
+        .then((doc) => {
+          this.loading.delete(avatarId);
+          // A record() that raced the load wins over a second load.
+          const existing = this.cache.get(avatarId);
+          if (existing) return existing;
+          this.cache.set(avatarId, doc);
+          return doc;
+        });
+      this.loading.set(avatarId, pending);
+    }
+    return pending;
+  }
+}
+
+/**
+ * A short note for a prompt about the avatar's history with the others in the conversation, e.g.
+ * "You and Rex have talked 7 times, last 3 minutes ago. Lately — Rex: “…”".
+ */
+export function relationshipNote(
+  relationships: readonly Relationship[],
+  nameOf: (id: string) => string,
+  now: number,
+): string | undefined {
+  if (relationships.length === 0) return undefined;
+  const lines = relationships.slice(0, 3).map((r) => {
+    const name = nameOf(r.partnerId);
+    const last = r.recent.at(-1);
+    const said = last ? ` Lately — ${last.speakerId === r.partnerId ? name : 'you'}: “${last.text}”` : '';
+    return `You and ${name} have talked ${r.exchanges} time${r.exchanges === 1 ? '' : 's'}, last ${ago(now - r.lastAt)}.${said}`;
+  });
+  return `Your history with them:\n${lines.map((l) => `- ${l}`).join('\n')}`;
+}
+
+function ago(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'} ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'} ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}

@@ -1,0 +1,160 @@
+import { TroupeError } from '../../errors/troupeError.js';
+
+/**
+ * JSON handling shared by the store adapters: every value is checked and turned into JSON text
+ * before anything is written, and parsed back on the way out, so a caller never shares an object
+ * with the store and every adapter keeps exactly the same values.
+ */
+
+/** Where a value is going, for error messages: `documents "channels/room-1"`. */
+export type ValuePlace = string;
+
+const MAX_DEPTH = 500;
+
+/**
+ * Checks that `value` is JSON (objects, arrays, strings, finite numbers, booleans, null) and
+ * returns its JSON text. Object properties that are `undefined` are left out, as `JSON.stringify`
+ * does; anything else that JSON would change or lose is refused.
+ * @throws TroupeError `TROUPE_STORE_INVALID_VALUE` naming the place and the offending path.
+ */
+export function encodeJson(value: unknown, place: ValuePlace): string {
+  const problem = findProblem(value, '$', new Set(), 0);
+  if (problem) {
+    throw new TroupeError(
+      'TROUPE_STORE_INVALID_VALUE',
+      `Cannot store ${place}: ${problem.path} is ${problem.what}. Store values must be JSON (objects, arrays, strings, finite numbers, booleans, null); nothing was written.`,
+      { details: { place, path: problem.path } },
+    );
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Parses JSON text read from a store.
+ * @throws TroupeError `TROUPE_STORE_CORRUPT` naming the place when the text is not JSON.
+ */
+export function decodeJson<T>(text: unknown, place: ValuePlace): T {
+  if (typeof text !== 'string') {
+    throw new TroupeError(
+      'TROUPE_STORE_CORRUPT',
+      `The stored ${place} is not JSON text (found ${typeof text}).`,
+      {
+        details: { place },
+      },
+    );
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new TroupeError(
+      'TROUPE_STORE_CORRUPT',
+      `The stored ${place} cannot be parsed as JSON (${(error as Error).message}); it was written outside Troupe or damaged.`,
+      { cause: error, details: { place } },
+    );
+  }
+}
+
+/** Orders strings by Unicode code point (as SQLite's BINARY collation and MongoDB do on UTF-8). */
+export function compareKeys(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates (astral code points) above U+E000–U+FFFF, so code units sort like code points. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
+}
+
+/** Refuses an increment that is not a finite number (it would poison the counter). */
+export function checkIncrement(counter: string, by: number): void {
+  if (typeof by !== 'number' || !Number.isFinite(by))
+    throw new TroupeError(
+      'TROUPE_STORE_INVALID_VALUE',
+      `Cannot increment counter "${counter}" by ${String(by)}: the step must be a finite number.`,
+      { details: { counter } },
+    );
+}
+
+/** Refuses a time (epoch ms) or version that is not a finite number; returns it. */
+export function checkNumber<T extends number | undefined>(value: T, what: string, place: ValuePlace): T {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+    throw new TroupeError(
+      'TROUPE_STORE_INVALID_VALUE',
+      `Cannot store ${place}: ${what} is ${String(value)}, not a finite number; nothing was written.`,
+      { details: { place, what } },
+    );
+  return value;
+}
+
+interface Problem {
+  path: string;
+  what: string;
+}
+
+function findProblem(
+  value: unknown,
+  path: string,
+  ancestors: Set<object>,
+  depth: number,
+): Problem | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : { path, what: String(value) };
+    case 'undefined':
+      return { path, what: 'undefined' };
+    case 'function':
+      return { path, what: 'a function' };
+    case 'bigint':
+      return { path, what: `a BigInt (${value}n); store it as a string or a number` };
+    case 'symbol':
+      return { path, what: 'a symbol' };
+    default:
+      break;
+  }
+  if (value === null) return undefined;
+  const object = value as object;
+  if (depth > MAX_DEPTH) return { path, what: `nested more than ${MAX_DEPTH} levels deep` };
+  if (ancestors.has(object)) return { path, what: 'a reference back to itself (a cycle)' };
+  ancestors.add(object);
+  try {
+    if (Array.isArray(object)) {
+      for (let i = 0; i < object.length; i++) {
+        const item: unknown = object[i];
+        if (item === undefined)
+          return { path: `${path}[${i}]`, what: 'undefined (JSON would turn it into null)' };
+        const problem = findProblem(item, `${path}[${i}]`, ancestors, depth + 1);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    const proto = Object.getPrototypeOf(object) as unknown;
+    if (proto !== Object.prototype && proto !== null) {
+      const name =
+        (object as { constructor?: { name?: string } }).constructor?.name ?? 'an object with a prototype';
+      return { path, what: `a ${name}, not a plain object; convert it to JSON data first` };
+    }
+    for (const key of Object.keys(object)) {
+      const item = (object as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      const problem = findProblem(item, `${path}${propertyPath(key)}`, ancestors, depth + 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  } finally {
+    ancestors.delete(object);
+  }
+}
+
+function propertyPath(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}

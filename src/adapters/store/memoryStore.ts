@@ -1,0 +1,482 @@
+import type { HistoryEntry, HistoryStore } from '../../actors/historyStore.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../actors/outbox.js';
+import type { OutgoingResponse } from '../../actors/outgoingResponse.js';
+import type { SentPart } from '../../actors/routingOutcome.js';
+import type {
+  DocumentStore,
+  DocumentWrite,
+  EventLog,
+  LoggedEvent,
+  MemoryRecord,
+  ProcessedIds,
+  StoredDocument,
+  TroupeStore,
+  VersionedMemory,
+} from '../../actors/store.js';
+import { TroupeError } from '../../errors/troupeError.js';
+import { checkIncrement, checkNumber, compareKeys, decodeJson, encodeJson } from './jsonValue.js';
+import { MemoryHistory } from './memoryHistory.js';
+
+/** Options of {@link createMemoryStore}. */
+export interface MemoryStoreOptions {
+  /** The clock for writes that give no `at` (default `Date.now`). */
+  now?: () => number;
+  /** History lines kept per channel (default 200). */
+  historyPerChannel?: number;
+  /** Settled outbox entries kept for duplicate detection (default 10 000). */
+  retainSettled?: number;
+}
+
+/**
+ * A complete `TroupeStore` in memory: for tests and for embedding without disk. Values are kept
+ * as JSON text, so what goes in is copied and checked, and what comes out is a fresh copy a
+ * caller may change freely. It keeps every promise of the durable adapters within one process.
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): TroupeStore {
+  const state: MemoryState = { closed: false, now: options.now ?? Date.now };
+  return {
+    kind: 'memory',
+    documents: new MemoryDocuments(state),
+    memory: new MemoryVersions(state),
+    outbox: new CopyingOutbox(state, options.retainSettled ?? 10_000),
+    events: new MemoryEvents(state),
+    processed: new MemoryProcessed(state),
+    history: new CopyingHistory(state, options.historyPerChannel ?? 200),
+    async close() {
+      state.closed = true;
+    },
+  };
+}
+
+interface MemoryState {
+  closed: boolean;
+  now: () => number;
+}
+
+function ensureOpen(state: MemoryState): void {
+  if (state.closed)
+    throw new TroupeError('TROUPE_STORE_UNAVAILABLE', 'The memory store is closed; open a new one.', {
+      retryable: true,
+    });
+}
+
+function conflict(kind: string, place: string, expected: number, actual: number): TroupeError {
+  return new TroupeError(
+    'TROUPE_STORE_CONFLICT',
+    `Compare-and-set lost on ${kind} "${place}": expected version ${expected}, found ${actual === 0 ? 'none (0)' : `version ${actual}`}. Someone else wrote first; nothing was written.`,
+    { details: { place, expectedVersion: expected, actualVersion: actual } },
+  );
+}
+
+function limitOf(limit: number | undefined): number {
+  if (limit === undefined) return Number.POSITIVE_INFINITY;
+  return Math.max(0, Math.floor(limit));
+}
+
+interface DocumentRow {
+  json: string;
+  version: number;
+  updatedAt: number;
+}
+
+class MemoryDocuments implements DocumentStore {
+  private readonly collections = new Map<string, Map<string, DocumentRow>>();
+
+  constructor(private readonly state: MemoryState) {}
+
+  async get<T = unknown>(collection: string, key: string): Promise<StoredDocument<T> | undefined> {
+    ensureOpen(this.state);
+    const row = this.collections.get(collection)?.get(key);
+    return row ? toDocument<T>(collection, key, row) : undefined;
+  }
+
+  async put<T = unknown>(
+    collection: string,
+    key: string,
+    value: T,
+    options: { expectedVersion?: number; at?: number } = {},
+  ): Promise<number> {
+    ensureOpen(this.state);
+    const [version] = this.write(
+      collection,
+      [{ key, value, expectedVersion: options.expectedVersion }],
+      options.at,
+    );
+    return version as number;
+  }
+
+  async putMany<T = unknown>(
+    collection: string,
+    writes: readonly DocumentWrite<T>[],
+    at?: number,
+  ): Promise<number[]> {
+    ensureOpen(this.state);
+    return this.write(collection, writes, at);
+  }
+
+  async delete(
+    collection: string,
+    key: string,
+    options: { expectedVersion?: number } = {},
+  ): Promise<boolean> {
+    ensureOpen(this.state);
+    const rows = this.collections.get(collection);
+    const row = rows?.get(key);
+    if (!rows || !row) return false;
+    if (options.expectedVersion !== undefined && row.version !== options.expectedVersion) return false;
+    rows.delete(key);
+    return true;
+  }
+
+  async list<T = unknown>(
+    collection: string,
+    options: { afterKey?: string; limit?: number; keyPrefix?: string } = {},
+  ): Promise<StoredDocument<T>[]> {
+    ensureOpen(this.state);
+    const rows = this.collections.get(collection);
+    const limit = limitOf(options.limit);
+    if (!rows || limit === 0) return [];
+    const { afterKey, keyPrefix } = options;
+    const keys = [...rows.keys()]
+      .filter(
+        (k) =>
+          (afterKey === undefined || compareKeys(k, afterKey) > 0) &&
+          (keyPrefix === undefined || k.startsWith(keyPrefix)),
+      )
+      .sort(compareKeys)
+      .slice(0, limit);
+    return keys.map((k) => toDocument<T>(collection, k, rows.get(k) as DocumentRow));
+  }
+
+  async expireIdle(collection: string, idleBefore: number): Promise<number> {
+    ensureOpen(this.state);
+    const rows = this.collections.get(collection);
+    if (!rows) return 0;
+    let removed = 0;
+    for (const [key, row] of rows) {
+      if (row.updatedAt < idleBefore) {
+        rows.delete(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Checks every write, then applies all of them or none. */
+  private write<T>(
+    collection: string,
+    writes: readonly DocumentWrite<T>[],
+    at: number | undefined,
+  ): number[] {
+    checkNumber(at, 'at', `documents batch of "${collection}"`);
+    const encoded = writes.map((w) => {
+      const place = `documents "${collection}/${w.key}"`;
+      checkNumber(w.expectedVersion, 'expectedVersion', place);
+      return encodeJson(w.value, place);
+    });
+    const rows = this.collections.get(collection) ?? new Map<string, DocumentRow>();
+    const when = at ?? this.state.now();
+    const staged = new Map<string, DocumentRow>();
+    const versions = writes.map((w, i) => {
+      const current = staged.get(w.key) ?? rows.get(w.key);
+      const actual = current?.version ?? 0;
+      if (w.expectedVersion !== undefined && w.expectedVersion !== actual)
+        throw conflict('documents', `${collection}/${w.key}`, w.expectedVersion, actual);
+      staged.set(w.key, { json: encoded[i] as string, version: actual + 1, updatedAt: when });
+      return actual + 1;
+    });
+    for (const [key, row] of staged) rows.set(key, row);
+    if (staged.size > 0) this.collections.set(collection, rows);
+    return versions;
+  }
+}
+
+function toDocument<T>(collection: string, key: string, row: DocumentRow): StoredDocument<T> {
+  return {
+    collection,
+    key,
+    value: decodeJson<T>(row.json, `documents "${collection}/${key}"`),
+    version: row.version,
+    updatedAt: row.updatedAt,
+  };
+}
+
+interface MemoryRow {
+  json: string;
+  version: number;
+  at: number;
+  source: string | undefined;
+}
+
+class MemoryVersions implements VersionedMemory {
+  private readonly namespaces = new Map<string, Map<string, MemoryRow[]>>();
+
+  constructor(private readonly state: MemoryState) {}
+
+  async get<T = unknown>(namespace: string, key: string): Promise<MemoryRecord<T> | undefined> {
+    ensureOpen(this.state);
+    const versions = this.namespaces.get(namespace)?.get(key);
+    const latest = versions?.[versions.length - 1];
+    return latest ? toRecord<T>(namespace, key, latest) : undefined;
+  }
+
+  async put<T = unknown>(
+    namespace: string,
+    key: string,
+    value: T,
+    options: { expectedVersion?: number; at?: number; source?: string } = {},
+  ): Promise<MemoryRecord<T>> {
+    ensureOpen(this.state);
+    const place = `memory "${namespace}/${key}"`;
+    const json = encodeJson(value, place);
+    checkNumber(options.at, 'at', place);
+    checkNumber(options.expectedVersion, 'expectedVersion', place);
+    const keys = this.namespaces.get(namespace) ?? new Map<string, MemoryRow[]>();
+    const versions = keys.get(key) ?? [];
+    const actual = versions.length;
+    if (options.expectedVersion !== undefined && options.expectedVersion !== actual)
+      throw conflict('memory', `${namespace}/${key}`, options.expectedVersion, actual);
+    const row: MemoryRow = {
+      json,
+      version: actual + 1,
+      at: options.at ?? this.state.now(),
+      source: options.source,
+    };
+    versions.push(row);
+    keys.set(key, versions);
+    this.namespaces.set(namespace, keys);
+    return toRecord<T>(namespace, key, row);
+  }
+
+  async history<T = unknown>(namespace: string, key: string, limit?: number): Promise<MemoryRecord<T>[]> {
+    ensureOpen(this.state);
+    const versions = this.namespaces.get(namespace)?.get(key) ?? [];
+    return versions
+      .slice()
+      .reverse()
+      .slice(0, limitOf(limit))
+      .map((row) => toRecord<T>(namespace, key, row));
+  }
+
+  async list<T = unknown>(namespace: string): Promise<MemoryRecord<T>[]> {
+    ensureOpen(this.state);
+    const keys = this.namespaces.get(namespace);
+    if (!keys) return [];
+    return [...keys.keys()].sort(compareKeys).flatMap((key) => {
+      const versions = keys.get(key) ?? [];
+      const latest = versions[versions.length - 1];
+      return latest ? [toRecord<T>(namespace, key, latest)] : [];
+    });
+  }
+}
+
+function toRecord<T>(namespace: string, key: string, row: MemoryRow): MemoryRecord<T> {
+  return {
+    namespace,
+    key,
+    value: decodeJson<T>(row.json, `memory "${namespace}/${key}" version ${row.version}`),
+    version: row.version,
+    at: row.at,
+    ...(row.source !== undefined ? { source: row.source } : {}),
+  };
+}
+
+interface OutboxRow {
+  key: string;
+  response: string;
+  recordedAt: number;
+  sentParts: SentPart[];
+  settled?: OutboxSettlement;
+}
+
+/**
+ * The memory outbox with the store's guarantees: responses are checked and copied as JSON, entries
+ * come out as copies, and `unsettled(limit)` gives the oldest entries (settled ones are forgotten
+ * past `retainSettled`, as in {@link MemoryOutbox}).
+ */
+class CopyingOutbox implements Outbox {
+  private readonly entries = new Map<string, OutboxRow>();
+  private settledKeys: string[] = [];
+
+  constructor(
+    private readonly state: MemoryState,
+    private readonly retainSettled: number,
+  ) {}
+
+  async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
+    ensureOpen(this.state);
+    const key = response.idempotencyKey;
+    const json = encodeJson(response, `outbox entry "${key}"`);
+    checkNumber(at, 'at', `outbox entry "${key}"`);
+    const existing = this.entries.get(key);
+    if (existing) return { entry: toEntry(existing), created: false };
+    const row: OutboxRow = { key, response: json, recordedAt: at, sentParts: [] };
+    this.entries.set(key, row);
+    return { entry: toEntry(row), created: true };
+  }
+
+  async markPartSent(key: string, part: SentPart): Promise<void> {
+    ensureOpen(this.state);
+    const copy = decodeJson<SentPart>(encodeJson(part, `outbox part of "${key}"`), `outbox part of "${key}"`);
+    const row = this.entries.get(key);
+    if (!row || row.sentParts.some((p) => p.index === part.index)) return;
+    row.sentParts.push(copy);
+  }
+
+  async settle(key: string, settlement: OutboxSettlement): Promise<void> {
+    ensureOpen(this.state);
+    const copy = decodeJson<OutboxSettlement>(
+      encodeJson(settlement, `outbox settlement of "${key}"`),
+      `outbox settlement of "${key}"`,
+    );
+    const row = this.entries.get(key);
+    if (!row || row.settled) return;
+    row.settled = copy;
+    this.settledKeys.push(key);
+    if (this.settledKeys.length > this.retainSettled * 2) {
+      const drop = this.settledKeys.length - this.retainSettled;
+      for (const k of this.settledKeys.slice(0, drop)) this.entries.delete(k);
+      this.settledKeys = this.settledKeys.slice(drop);
+    }
+  }
+
+  async unsettled(limit?: number): Promise<OutboxEntry[]> {
+    ensureOpen(this.state);
+    const open: OutboxRow[] = [];
+    for (const row of this.entries.values()) if (!row.settled) open.push(row);
+    // A stable sort: entries recorded at the same time stay in the order they were recorded.
+    return open
+      .sort((a, b) => a.recordedAt - b.recordedAt)
+      .slice(0, limitOf(limit))
+      .map(toEntry);
+  }
+
+  async get(key: string): Promise<OutboxEntry | undefined> {
+    ensureOpen(this.state);
+    const row = this.entries.get(key);
+    return row ? toEntry(row) : undefined;
+  }
+}
+
+function toEntry(row: OutboxRow): OutboxEntry {
+  return {
+    key: row.key,
+    response: decodeJson<OutgoingResponse>(row.response, `outbox entry "${row.key}"`),
+    recordedAt: row.recordedAt,
+    sentParts: row.sentParts.map((p) => ({ ...p })),
+    ...(row.settled
+      ? {
+          settled: {
+            ...row.settled,
+            ...(row.settled.error ? { error: { ...row.settled.error } } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+interface EventRow {
+  seq: number;
+  at: number;
+  json: string;
+}
+
+class MemoryEvents implements EventLog {
+  private readonly streams = new Map<string, EventRow[]>();
+  private readonly counters = new Map<string, number>();
+  private seq = 0;
+
+  constructor(private readonly state: MemoryState) {}
+
+  async append(stream: string, data: Record<string, unknown>, at: number): Promise<void> {
+    ensureOpen(this.state);
+    const json = encodeJson(data, `event of stream "${stream}"`);
+    checkNumber(at, 'at', `event of stream "${stream}"`);
+    const rows = this.streams.get(stream) ?? [];
+    rows.push({ seq: ++this.seq, at, json });
+    this.streams.set(stream, rows);
+  }
+
+  async read(stream: string, options: { afterSeq?: number; limit?: number } = {}): Promise<LoggedEvent[]> {
+    ensureOpen(this.state);
+    const rows = this.streams.get(stream) ?? [];
+    const start = firstAfter(rows, options.afterSeq ?? 0);
+    return rows.slice(start, start + limitOf(options.limit)).map((row) => ({
+      seq: row.seq,
+      stream,
+      at: row.at,
+      data: decodeJson<Record<string, unknown>>(row.json, `event ${row.seq} of stream "${stream}"`),
+    }));
+  }
+
+  async increment(counter: string, by = 1): Promise<number> {
+    ensureOpen(this.state);
+    checkIncrement(counter, by);
+    const value = (this.counters.get(counter) ?? 0) + by;
+    this.counters.set(counter, value);
+    return value;
+  }
+
+  async counter(counter: string): Promise<number> {
+    ensureOpen(this.state);
+    return this.counters.get(counter) ?? 0;
+  }
+}
+
+/** Index of the first row with `seq > afterSeq` (rows are in seq order). */
+function firstAfter(rows: readonly EventRow[], afterSeq: number): number {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((rows[mid] as EventRow).seq <= afterSeq) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+class MemoryProcessed implements ProcessedIds {
+  private readonly scopes = new Map<string, Set<string>>();
+
+  constructor(private readonly state: MemoryState) {}
+
+  async markProcessed(scope: string, id: string, at: number): Promise<boolean> {
+    ensureOpen(this.state);
+    checkNumber(at, 'at', `processed id "${scope}/${id}"`);
+    const ids = this.scopes.get(scope) ?? new Set<string>();
+    this.scopes.set(scope, ids);
+    if (ids.has(id)) return false;
+    ids.add(id);
+    return true;
+  }
+
+  async isProcessed(scope: string, id: string): Promise<boolean> {
+    ensureOpen(this.state);
+    return this.scopes.get(scope)?.has(id) ?? false;
+  }
+}
+
+/** {@link MemoryHistory} behind the store's checks, handing out copies. */
+class CopyingHistory implements HistoryStore {
+  private readonly lines: MemoryHistory;
+
+  constructor(
+    private readonly state: MemoryState,
+    perChannel: number,
+  ) {
+    this.lines = new MemoryHistory({ perChannel });
+  }
+
+  async append(entry: HistoryEntry): Promise<void> {
+    ensureOpen(this.state);
+    const place = `history line "${entry.channelId}/${entry.messageId}"`;
+    await this.lines.append(decodeJson<HistoryEntry>(encodeJson(entry, place), place));
+  }
+
+  async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
+    ensureOpen(this.state);
+    if (limitOf(limit) === 0) return [];
+    const lines = await this.lines.recent(channelId, limitOf(limit));
+    return lines.map((line) => ({ ...line, author: { ...line.author } }));
+  }
+}

@@ -1,0 +1,824 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { HistoryEntry, HistoryStore } from '../../actors/historyStore.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../actors/outbox.js';
+import type { OutgoingResponse } from '../../actors/outgoingResponse.js';
+import type { SentPart } from '../../actors/routingOutcome.js';
+import type {
+  DocumentStore,
+  DocumentWrite,
+  EventLog,
+  LoggedEvent,
+  MemoryRecord,
+  ProcessedIds,
+  StoredDocument,
+  TroupeStore,
+  VersionedMemory,
+} from '../../actors/store.js';
+import { TroupeError } from '../../errors/troupeError.js';
+import type { Logger } from '../../logging/logger.js';
+import { checkIncrement, checkNumber, decodeJson, encodeJson } from './jsonValue.js';
+
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file (its directory is created if missing), or `:memory:`. */
+  path: string;
+  logger?: Logger;
+  /** How long a write waits for another process's lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** History lines kept per channel (default 200; trimmed in batches, so up to twice that for a while). */
+  historyPerChannel?: number;
+  /** The clock for writes that give no `at` (default `Date.now`). */
+  now?: () => number;
+}
+
+/** The SQLite store: the port, plus where it lives. */
+export interface SqliteStore extends TroupeStore {
+  readonly kind: 'sqlite';
+  /** The path it was opened with (`:memory:` for an in-memory database). */
+  readonly path: string;
+  /** The schema version of the database (`PRAGMA user_version`). */
+  readonly schemaVersion: number;
+}
+
+/**
+ * Schema migrations, in order: migration `i` takes the database from `user_version` i to i + 1.
+ * Never edit one that shipped; add a new one.
+ */
+export const sqliteMigrations: readonly string[] = [
+  // 1: documents, versioned memory, outbox, event log, counters, processed ids.
+  `
+  CREATE TABLE documents (
+    collection TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (collection, key)
+  );
+  CREATE INDEX documents_idle ON documents (collection, updated_at);
+  CREATE TABLE memory_versions (
+    namespace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    source TEXT,
+    PRIMARY KEY (namespace, key, version)
+  );
+  CREATE TABLE outbox (
+    key TEXT PRIMARY KEY,
+    response TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    sent_parts TEXT NOT NULL DEFAULT '[]',
+    settled TEXT
+  );
+  CREATE INDEX outbox_unsettled ON outbox (recorded_at) WHERE settled IS NULL;
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX events_stream ON events (stream, seq);
+  CREATE TABLE counters (name TEXT PRIMARY KEY, value NUMERIC NOT NULL) WITHOUT ROWID;
+  CREATE TABLE processed (
+    scope TEXT NOT NULL,
+    id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (scope, id)
+  ) WITHOUT ROWID;
+  `,
+  // 2: channel history (the last lines of each channel, oldest trimmed in batches).
+  `
+  CREATE TABLE history (
+    seq INTEGER PRIMARY KEY,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    author TEXT NOT NULL,
+    text TEXT NOT NULL
+  );
+  CREATE INDEX history_channel ON history (channel_id, seq);
+  `,
+];
+
+/** The schema version this build writes. */
+export const SQLITE_SCHEMA_VERSION = sqliteMigrations.length;
+
+/**
+ * Opens (creating if needed) the SQLite store: WAL journal, `synchronous = NORMAL` and a busy
+ * timeout, so several processes can share the file; the schema is migrated on open. The driver
+ * is synchronous; every method still returns a promise, so the port is the same as MongoDB's.
+ * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` when the file cannot be opened (naming the path
+ *   and the reason), `TROUPE_STORE_CORRUPT` when it is not a SQLite database.
+ */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
+  const connection = new SqliteConnection(options);
+  const documents = new SqliteDocuments(connection);
+  return {
+    kind: 'sqlite',
+    path: options.path,
+    schemaVersion: connection.schemaVersion,
+    documents,
+    memory: new SqliteMemory(connection),
+    outbox: new SqliteOutbox(connection),
+    events: new SqliteEvents(connection),
+    processed: new SqliteProcessed(connection),
+    history: new SqliteHistory(connection, options.historyPerChannel ?? 200),
+    async close() {
+      connection.close();
+    },
+  };
+}
+
+type Row = Record<string, unknown>;
+
+/** One open database: statements cached, errors turned into `TroupeError`s, closing guarded. */
+class SqliteConnection {
+  readonly now: () => number;
+  readonly schemaVersion: number;
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly inTransaction: Database.Transaction<(work: () => unknown) => unknown>;
+  private readonly where: string;
+  private closed = false;
+
+  constructor(private readonly options: SqliteStoreOptions) {
+    this.now = options.now ?? Date.now;
+    const { path } = options;
+    const inMemory = path === ':memory:' || path === '';
+    this.where = inMemory ? 'the in-memory SQLite store' : `the SQLite store at ${resolve(path)}`;
+    if (!inMemory) prepareDirectory(path);
+    try {
+      this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+    } catch (error) {
+      throw openError(path, error);
+    }
+    try {
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.schemaVersion = migrate(this.db, path, options.logger);
+    } catch (error) {
+      this.db.close();
+      throw error instanceof TroupeError ? error : openError(path, error);
+    }
+    this.inTransaction = this.db.transaction((work: () => unknown) => work());
+    options.logger?.debug({ path, schemaVersion: this.schemaVersion }, 'SQLite store opened');
+  }
+
+  /** Runs `work` against the database, unless closed; driver errors become `TroupeError`s. */
+  run<T>(operation: string, work: () => T): T {
+    if (this.closed)
+      throw new TroupeError(
+        'TROUPE_STORE_UNAVAILABLE',
+        `${capitalise(this.where)} is closed; open it again.`,
+        {
+          retryable: true,
+          details: { operation },
+        },
+      );
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof TroupeError) throw error;
+      const failure = driverError(error, `${operation} on ${this.where}`);
+      this.options.logger?.warn({ operation, code: failure.code, cause: String(error) }, failure.message);
+      throw failure;
+    }
+  }
+
+  /** A prepared statement, prepared once. */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  get(sql: string, ...params: unknown[]): Row | undefined {
+    return this.statement(sql).get(...params) as Row | undefined;
+  }
+
+  all(sql: string, ...params: unknown[]): Row[] {
+    return this.statement(sql).all(...params) as Row[];
+  }
+
+  /** Runs a write statement; returns how many rows it changed. */
+  change(sql: string, ...params: unknown[]): number {
+    return this.statement(sql).run(...params).changes;
+  }
+
+  /** Runs `work` in a write transaction taken at once (BEGIN IMMEDIATE), so it never deadlocks on upgrade. */
+  transaction<T>(work: () => T): T {
+    return this.inTransaction.immediate(work) as T;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    try {
+      this.db.pragma('optimize');
+    } catch {
+      // Only a hint to the query planner; closing matters more.
+    }
+    this.db.close();
+    this.options.logger?.debug({ path: this.options.path }, 'SQLite store closed');
+  }
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Creates the database's directory; a path that cannot be used fails here with the OS's reason. */
+function prepareDirectory(path: string): void {
+  const directory = dirname(resolve(path));
+  try {
+    mkdirSync(directory, { recursive: true });
+  } catch (error) {
+    const reason = osReason(error);
+    throw new TroupeError(
+      'TROUPE_STORE_UNAVAILABLE',
+      `Cannot open the SQLite store at ${resolve(path)}: its directory ${directory} cannot be created (${reason}). Point TROUPE_DATA_DIR at a writable directory.`,
+      { retryable: true, cause: error, details: { path: resolve(path), reason } },
+    );
+  }
+}
+
+function osReason(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}
+
+/** Why a database file could not be opened, as a `TroupeError`. */
+function openError(path: string, error: unknown): TroupeError {
+  const absolute = resolve(path);
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')))
+    return new TroupeError(
+      'TROUPE_STORE_CORRUPT',
+      `Cannot open the SQLite store at ${absolute}: the file is not a SQLite database (${osReason(error)}). Move it aside or choose another path; Troupe will not overwrite it.`,
+      { cause: error, details: { path: absolute, reason: osReason(error) } },
+    );
+  let reason = osReason(error);
+  try {
+    if (statSync(absolute).isDirectory()) reason = `it is a directory (${reason})`;
+  } catch {
+    // Nothing more to say about a path that cannot be examined.
+  }
+  return new TroupeError(
+    'TROUPE_STORE_UNAVAILABLE',
+    `Cannot open the SQLite store at ${absolute}: ${reason}.`,
+    {
+      retryable: true,
+      cause: error,
+      details: { path: absolute, reason },
+    },
+  );
+}
+
+/** A driver error, classified: busy and I/O trouble may pass; damage and misuse do not. */
+function driverError(error: unknown, during: string): TroupeError {
+  const code = String((error as { code?: unknown }).code ?? '');
+  const reason = osReason(error);
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))
+    return new TroupeError(
+      'TROUPE_STORE_CORRUPT',
+      `The database file is damaged (${reason}) during ${during}.`,
+      {
+        cause: error,
+        details: { code },
+      },
+    );
+  const transient =
+    code.startsWith('SQLITE_BUSY') ||
+    code.startsWith('SQLITE_LOCKED') ||
+    code.startsWith('SQLITE_IOERR') ||
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code.startsWith('SQLITE_READONLY') ||
+    code === 'SQLITE_FULL' ||
+    code === 'SQLITE_PERM' ||
+    code === 'SQLITE_PROTOCOL';
+  return new TroupeError(
+    'TROUPE_STORE_UNAVAILABLE',
+    `The SQLite store failed (${reason}) during ${during}.`,
+    {
+      retryable: transient,
+      cause: error,
+      details: { code },
+    },
+  );
+}
+
+/** Brings the schema up to date in one write transaction; safe when several processes open at once. */
+function migrate(db: Database.Database, path: string, logger: Logger | undefined): number {
+  const versionOf = (): number => Number(db.pragma('user_version', { simple: true }));
+  const check = (found: number): void => {
+    if (found > SQLITE_SCHEMA_VERSION)
+      throw new TroupeError(
+        'TROUPE_STORE_UNAVAILABLE',
+        `Cannot open the SQLite store at ${resolve(path)}: its schema is version ${found}, written by a newer Troupe (this one knows up to ${SQLITE_SCHEMA_VERSION}). Upgrade Troupe or use another file.`,
+        { details: { path: resolve(path), schemaVersion: found, supported: SQLITE_SCHEMA_VERSION } },
+      );
+  };
+  const found = versionOf();
+  check(found);
+  if (found === SQLITE_SCHEMA_VERSION) return found;
+  return db
+    .transaction(() => {
+      const current = versionOf();
+      check(current);
+      for (let version = current; version < SQLITE_SCHEMA_VERSION; version++) {
+        db.exec(sqliteMigrations[version] as string);
+        db.pragma(`user_version = ${version + 1}`);
+        logger?.info({ path, schemaVersion: version + 1 }, 'SQLite store schema migrated');
+      }
+      return SQLITE_SCHEMA_VERSION;
+    })
+    .immediate();
+}
+
+/** A LIMIT for SQL: -1 for none (no limit or an infinite one). */
+function limitOf(limit: number | undefined): number {
+  if (limit === undefined || limit === Number.POSITIVE_INFINITY) return -1;
+  return Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
+}
+
+function conflict(kind: string, place: string, expected: number, actual: number): TroupeError {
+  return new TroupeError(
+    'TROUPE_STORE_CONFLICT',
+    `Compare-and-set lost on ${kind} "${place}": expected version ${expected}, found ${actual === 0 ? 'none (0)' : `version ${actual}`}. Someone else wrote first; nothing was written.`,
+    { details: { place, expectedVersion: expected, actualVersion: actual } },
+  );
+}
+
+const DOC_UPSERT = `INSERT INTO documents (collection, key, value, version, updated_at) VALUES (?, ?, ?, 1, ?)
+  ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, version = documents.version + 1, updated_at = excluded.updated_at
+  RETURNING version`;
+const DOC_CREATE = `INSERT INTO documents (collection, key, value, version, updated_at) VALUES (?, ?, ?, 1, ?)
+  ON CONFLICT (collection, key) DO NOTHING RETURNING version`;
+const DOC_UPDATE_IF = `UPDATE documents SET value = ?, version = version + 1, updated_at = ?
+  WHERE collection = ? AND key = ? AND version = ? RETURNING version`;
+const DOC_VERSION = 'SELECT version FROM documents WHERE collection = ? AND key = ?';
+
+class SqliteDocuments implements DocumentStore {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async get<T = unknown>(collection: string, key: string): Promise<StoredDocument<T> | undefined> {
+    return this.c.run('documents.get', () => {
+      const row = this.c.get(
+        'SELECT key, value, version, updated_at FROM documents WHERE collection = ? AND key = ?',
+        collection,
+        key,
+      );
+      return row ? toDocument<T>(collection, row) : undefined;
+    });
+  }
+
+  async put<T = unknown>(
+    collection: string,
+    key: string,
+    value: T,
+    options: { expectedVersion?: number; at?: number } = {},
+  ): Promise<number> {
+    const place = `documents "${collection}/${key}"`;
+    const json = encodeJson(value, place);
+    checkNumber(options.at, 'at', place);
+    checkNumber(options.expectedVersion, 'expectedVersion', place);
+    return this.c.run('documents.put', () =>
+      this.writeOne(collection, key, json, options.expectedVersion, options.at ?? this.c.now()),
+    );
+  }
+
+  async putMany<T = unknown>(
+    collection: string,
+    writes: readonly DocumentWrite<T>[],
+    at?: number,
+  ): Promise<number[]> {
+    checkNumber(at, 'at', `documents batch of "${collection}"`);
+    const encoded = writes.map((w) => ({
+      key: w.key,
+      json: encodeJson(w.value, `documents "${collection}/${w.key}"`),
+      expectedVersion: checkNumber(
+        w.expectedVersion,
+        'expectedVersion',
+        `documents "${collection}/${w.key}"`,
+      ),
+    }));
+    return this.c.run('documents.putMany', () => {
+      if (encoded.length === 0) return [];
+      const when = at ?? this.c.now();
+      return this.c.transaction(() =>
+        encoded.map((w) => this.writeOne(collection, w.key, w.json, w.expectedVersion, when)),
+      );
+    });
+  }
+
+  /** One write: a single statement, compare-and-set in its WHERE clause. */
+  private writeOne(
+    collection: string,
+    key: string,
+    json: string,
+    expected: number | undefined,
+    at: number,
+  ): number {
+    let row: Row | undefined;
+    if (expected === undefined) row = this.c.get(DOC_UPSERT, collection, key, json, at);
+    else if (expected === 0) row = this.c.get(DOC_CREATE, collection, key, json, at);
+    else row = this.c.get(DOC_UPDATE_IF, json, at, collection, key, expected);
+    if (row) return Number(row.version);
+    const actual = Number(this.c.get(DOC_VERSION, collection, key)?.version ?? 0);
+    throw conflict('documents', `${collection}/${key}`, expected ?? 0, actual);
+  }
+
+  async delete(
+    collection: string,
+    key: string,
+    options: { expectedVersion?: number } = {},
+  ): Promise<boolean> {
+    return this.c.run('documents.delete', () =>
+      options.expectedVersion === undefined
+        ? this.c.change('DELETE FROM documents WHERE collection = ? AND key = ?', collection, key) > 0
+        : this.c.change(
+            'DELETE FROM documents WHERE collection = ? AND key = ? AND version = ?',
+            collection,
+            key,
+            options.expectedVersion,
+          ) > 0,
+    );
+  }
+
+  async list<T = unknown>(
+    collection: string,
+    options: { afterKey?: string; limit?: number; keyPrefix?: string } = {},
+  ): Promise<StoredDocument<T>[]> {
+    return this.c.run('documents.list', () => {
+      const limit = limitOf(options.limit);
+      if (limit === 0) return [];
+      const where = ['collection = ?'];
+      const params: unknown[] = [collection];
+      if (options.afterKey !== undefined) {
+        where.push('key > ?');
+        params.push(options.afterKey);
+      }
+      if (options.keyPrefix) {
+        // The range start uses the index; substr (counted in characters) makes the match literal.
+        where.push('key >= ?', 'substr(key, 1, ?) = ?');
+        params.push(options.keyPrefix, [...options.keyPrefix].length, options.keyPrefix);
+      }
+      const sql = `SELECT key, value, version, updated_at FROM documents WHERE ${where.join(' AND ')} ORDER BY key LIMIT ?`;
+      return this.c.all(sql, ...params, limit).map((row) => toDocument<T>(collection, row));
+    });
+  }
+
+  async expireIdle(collection: string, idleBefore: number): Promise<number> {
+    return this.c.run('documents.expireIdle', () =>
+      this.c.change('DELETE FROM documents WHERE collection = ? AND updated_at < ?', collection, idleBefore),
+    );
+  }
+}
+
+function toDocument<T>(collection: string, row: Row): StoredDocument<T> {
+  const key = String(row.key);
+  return {
+    collection,
+    key,
+    value: decodeJson<T>(row.value, `documents "${collection}/${key}"`),
+    version: Number(row.version),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+const MEMORY_COLUMNS = 'key, version, value, at, source';
+
+class SqliteMemory implements VersionedMemory {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async get<T = unknown>(namespace: string, key: string): Promise<MemoryRecord<T> | undefined> {
+    return this.c.run('memory.get', () => {
+      const row = this.c.get(
+        `SELECT ${MEMORY_COLUMNS} FROM memory_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT 1`,
+        namespace,
+        key,
+      );
+      return row ? toRecord<T>(namespace, row) : undefined;
+    });
+  }
+
+  async put<T = unknown>(
+    namespace: string,
+    key: string,
+    value: T,
+    options: { expectedVersion?: number; at?: number; source?: string } = {},
+  ): Promise<MemoryRecord<T>> {
+    const place = `memory "${namespace}/${key}"`;
+    const json = encodeJson(value, place);
+    checkNumber(options.at, 'at', place);
+    checkNumber(options.expectedVersion, 'expectedVersion', place);
+    return this.c.run('memory.put', () => {
+      const at = options.at ?? this.c.now();
+      const version = this.c.transaction(() => {
+        const latest = Number(
+          this.c.get(
+            'SELECT MAX(version) AS version FROM memory_versions WHERE namespace = ? AND key = ?',
+            namespace,
+            key,
+          )?.version ?? 0,
+        );
+        if (options.expectedVersion !== undefined && options.expectedVersion !== latest)
+          throw conflict('memory', `${namespace}/${key}`, options.expectedVersion, latest);
+        this.c.change(
+          'INSERT INTO memory_versions (namespace, key, version, value, at, source) VALUES (?, ?, ?, ?, ?, ?)',
+          namespace,
+          key,
+          latest + 1,
+          json,
+          at,
+          options.source ?? null,
+        );
+        return latest + 1;
+      });
+      return toRecord<T>(namespace, { key, version, value: json, at, source: options.source ?? null });
+    });
+  }
+
+  async history<T = unknown>(namespace: string, key: string, limit?: number): Promise<MemoryRecord<T>[]> {
+    return this.c.run('memory.history', () =>
+      this.c
+        .all(
+          `SELECT ${MEMORY_COLUMNS} FROM memory_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT ?`,
+          namespace,
+          key,
+          limitOf(limit),
+        )
+        .map((row) => toRecord<T>(namespace, row)),
+    );
+  }
+
+  async list<T = unknown>(namespace: string): Promise<MemoryRecord<T>[]> {
+    return this.c.run('memory.list', () =>
+      this.c
+        .all(
+          `SELECT ${MEMORY_COLUMNS} FROM memory_versions AS m WHERE namespace = ?
+            AND version = (SELECT MAX(version) FROM memory_versions WHERE namespace = m.namespace AND key = m.key)
+            ORDER BY key`,
+          namespace,
+        )
+        .map((row) => toRecord<T>(namespace, row)),
+    );
+  }
+}
+
+function toRecord<T>(namespace: string, row: Row): MemoryRecord<T> {
+  const key = String(row.key);
+  const version = Number(row.version);
+  return {
+    namespace,
+    key,
+    value: decodeJson<T>(row.value, `memory "${namespace}/${key}" version ${version}`),
+    version,
+    at: Number(row.at),
+    ...(row.source !== null && row.source !== undefined ? { source: String(row.source) } : {}),
+  };
+}
+
+const OUTBOX_COLUMNS = 'key, response, recorded_at, sent_parts, settled';
+
+class SqliteOutbox implements Outbox {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
+    const key = response.idempotencyKey;
+    const json = encodeJson(response, `outbox entry "${key}"`);
+    checkNumber(at, 'at', `outbox entry "${key}"`);
+    return this.c.run('outbox.record', () => {
+      const created =
+        this.c.change(
+          `INSERT INTO outbox (key, response, recorded_at, sent_parts, settled) VALUES (?, ?, ?, '[]', NULL)
+            ON CONFLICT (key) DO NOTHING`,
+          key,
+          json,
+          at,
+        ) > 0;
+      if (created)
+        return {
+          entry: { key, response: decodeJson(json, `outbox entry "${key}"`), recordedAt: at, sentParts: [] },
+          created,
+        };
+      const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
+      if (!row)
+        throw new TroupeError(
+          'TROUPE_STORE_CORRUPT',
+          `Outbox entry "${key}" vanished while it was recorded.`,
+        );
+      return { entry: toEntry(row), created };
+    });
+  }
+
+  async markPartSent(key: string, part: SentPart): Promise<void> {
+    const json = encodeJson(part, `outbox part of "${key}"`);
+    this.c.run('outbox.markPartSent', () => {
+      // One statement: the part is appended only if no part with its index is there yet.
+      this.c.change(
+        `UPDATE outbox SET sent_parts = json_insert(sent_parts, '$[#]', json(?))
+          WHERE key = ? AND NOT EXISTS (
+            SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)`,
+        json,
+        key,
+        part.index,
+      );
+    });
+  }
+
+  async settle(key: string, settlement: OutboxSettlement): Promise<void> {
+    const json = encodeJson(settlement, `outbox settlement of "${key}"`);
+    this.c.run('outbox.settle', () => {
+      this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
+    });
+  }
+
+  async unsettled(limit?: number): Promise<OutboxEntry[]> {
+    return this.c.run('outbox.unsettled', () =>
+      this.c
+        .all(
+          `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE settled IS NULL ORDER BY recorded_at, rowid LIMIT ?`,
+          limitOf(limit),
+        )
+        .map(toEntry),
+    );
+  }
+
+  async get(key: string): Promise<OutboxEntry | undefined> {
+    return this.c.run('outbox.get', () => {
+      const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
+      return row ? toEntry(row) : undefined;
+    });
+  }
+}
+
+function toEntry(row: Row): OutboxEntry {
+  const key = String(row.key);
+  const place = `outbox entry "${key}"`;
+  return {
+    key,
+    response: decodeJson<OutgoingResponse>(row.response, place),
+    recordedAt: Number(row.recorded_at),
+    sentParts: decodeJson<SentPart[]>(row.sent_parts, `${place} (sent parts)`),
+    ...(row.settled !== null && row.settled !== undefined
+      ? { settled: decodeJson<OutboxSettlement>(row.settled, `${place} (settlement)`) }
+      : {}),
+  };
+}
+
+class SqliteEvents implements EventLog {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async append(stream: string, data: Record<string, unknown>, at: number): Promise<void> {
+    const json = encodeJson(data, `event of stream "${stream}"`);
+    checkNumber(at, 'at', `event of stream "${stream}"`);
+    this.c.run('events.append', () => {
+      this.c.change('INSERT INTO events (stream, at, data) VALUES (?, ?, ?)', stream, at, json);
+    });
+  }
+
+  async read(stream: string, options: { afterSeq?: number; limit?: number } = {}): Promise<LoggedEvent[]> {
+    return this.c.run('events.read', () =>
+      this.c
+        .all(
+          'SELECT seq, at, data FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?',
+          stream,
+          options.afterSeq ?? 0,
+          limitOf(options.limit),
+        )
+        .map((row) => ({
+          seq: Number(row.seq),
+          stream,
+          at: Number(row.at),
+          data: decodeJson<Record<string, unknown>>(
+            row.data,
+            `event ${String(row.seq)} of stream "${stream}"`,
+          ),
+        })),
+    );
+  }
+
+  async increment(counter: string, by = 1): Promise<number> {
+    checkIncrement(counter, by);
+    return this.c.run('events.increment', () =>
+      Number(
+        this.c.get(
+          `INSERT INTO counters (name, value) VALUES (?, ?)
+            ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value RETURNING value`,
+          counter,
+          by,
+        )?.value,
+      ),
+    );
+  }
+
+  async counter(counter: string): Promise<number> {
+    return this.c.run('events.counter', () =>
+      Number(this.c.get('SELECT value FROM counters WHERE name = ?', counter)?.value ?? 0),
+    );
+  }
+}
+
+class SqliteProcessed implements ProcessedIds {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async markProcessed(scope: string, id: string, at: number): Promise<boolean> {
+    checkNumber(at, 'at', `processed id "${scope}/${id}"`);
+    return this.c.run(
+      'processed.markProcessed',
+      () =>
+        this.c.change(
+          'INSERT INTO processed (scope, id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+          scope,
+          id,
+          at,
+        ) > 0,
+    );
+  }
+
+  async isProcessed(scope: string, id: string): Promise<boolean> {
+    return this.c.run(
+      'processed.isProcessed',
+      () =>
+        this.c.get('SELECT 1 AS found FROM processed WHERE scope = ? AND id = ?', scope, id) !== undefined,
+    );
+  }
+}
+
+/**
+ * Channel history: appends are one insert; every `perChannel` appends to a channel (and on the
+ * first append after opening) the lines older than the newest `perChannel` are deleted in one go.
+ */
+class SqliteHistory implements HistoryStore {
+  /** Appends per channel since its last trim (in this process). */
+  private readonly sinceTrim = new Map<string, number>();
+
+  constructor(
+    private readonly c: SqliteConnection,
+    private readonly perChannel: number,
+  ) {}
+
+  async append(entry: HistoryEntry): Promise<void> {
+    const place = `history line "${entry.channelId}/${entry.messageId}"`;
+    encodeJson(entry, place);
+    const author = encodeJson(entry.author, place);
+    this.c.run('history.append', () => {
+      this.c.change(
+        'INSERT INTO history (channel_id, message_id, at, author, text) VALUES (?, ?, ?, ?, ?)',
+        entry.channelId,
+        entry.messageId,
+        entry.at,
+        author,
+        entry.text,
+      );
+      const count = this.sinceTrim.get(entry.channelId);
+      if (count === undefined || count + 1 >= this.perChannel) {
+        this.c.change(
+          `DELETE FROM history WHERE channel_id = ? AND seq <= (
+            SELECT seq FROM history WHERE channel_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+          entry.channelId,
+          entry.channelId,
+          this.perChannel,
+        );
+        this.sinceTrim.set(entry.channelId, 0);
+      } else {
+        this.sinceTrim.set(entry.channelId, count + 1);
+      }
+    });
+  }
+
+  async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
+    return this.c.run('history.recent', () => {
+      const take = Math.min(limitOf(limit) < 0 ? this.perChannel : limitOf(limit), this.perChannel);
+      if (take === 0) return [];
+      return this.c
+        .all(
+          'SELECT seq, message_id, at, author, text FROM history WHERE channel_id = ? ORDER BY seq DESC LIMIT ?',
+          channelId,
+          take,
+        )
+        .reverse()
+        .map((row) => ({
+          channelId,
+          messageId: String(row.message_id),
+          at: Number(row.at),
+          author: decodeJson<HistoryEntry['author']>(
+            row.author,
+            `history line "${channelId}/${String(row.message_id)}"`,
+          ),
+          text: String(row.text),
+        }));
+    });
+  }
+}

@@ -1,0 +1,207 @@
+import { describe, expect, it } from 'vitest';
+import { CHANNELS, QUARANTINE } from '../src/actors/channelPersistence.js';
+import type { TroupeStore } from '../src/actors/store.js';
+import type { TurnModel } from '../src/adapters/llm/languageModelPort.js';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { TroupeError } from '../src/errors/troupeError.js';
+import { createTestRuntime, RecordingTransport } from '../src/testing/index.js';
+
+const room = { kind: 'test', id: 'room' };
+const avatars = [
+  { id: 'nova', name: 'Nova', residentIn: ['test:room'] },
+  { id: 'rex', name: 'Rex' },
+];
+
+type Effect = Extract<
+  ReturnType<typeof createTestRuntime>['inspection'][number],
+  { type: 'floor.effect' }
+>['effect'];
+
+function threadEvents<T extends 'thread.opened' | 'thread.ended'>(
+  t: ReturnType<typeof createTestRuntime>,
+  type: T,
+): Extract<Effect, { type: T }>[] {
+  return t.inspection.flatMap((e) =>
+    e.type === 'floor.effect' && e.effect.type === type ? [e.effect as Extract<Effect, { type: T }>] : [],
+  );
+}
+
+const quiet = { summonProactiveEnabled: false };
+
+/** When and how the summon thread ends in a runtime that never stops (the control). */
+async function controlEnding() {
+  const control = createTestRuntime({ avatars, config: quiet });
+  await control.summon('rex');
+  await control.advance(60 * 60_000);
+  const ended = threadEvents(control, 'thread.ended')[0];
+  await control.stop();
+  if (!ended) throw new Error('the control thread never ended');
+  return ended;
+}
+
+describe('channel state across restarts', () => {
+  it('a thread with 40 s left when the process stops ends 40 s later, with no event to wake it', async () => {
+    const ended = await controlEnding();
+    const store = createMemoryStore();
+    const first = createTestRuntime({ avatars, store, config: quiet });
+    await first.summon('rex');
+    await first.advance(ended.at - first.clock.now() - 40_000);
+    expect(threadEvents(first, 'thread.ended')).toEqual([]);
+    await first.stop();
+
+    const second = createTestRuntime({ avatars, store, startAt: first.clock.now(), config: quiet });
+    await second.settle();
+    expect(threadEvents(second, 'thread.ended')).toEqual([]);
+    await second.advance(39_999);
+    expect(threadEvents(second, 'thread.ended')).toEqual([]);
+    await second.advance(1);
+    expect(threadEvents(second, 'thread.ended')).toEqual([
+      expect.objectContaining({ at: ended.at, outcome: ended.outcome, turns: ended.turns }),
+    ]);
+    await second.stop();
+  });
+
+  it('a thread whose deadline passed while the process was down ends at once, at its deadline', async () => {
+    const ended = await controlEnding();
+    const store = createMemoryStore();
+    const first = createTestRuntime({ avatars, store, config: quiet });
+    await first.summon('rex');
+    await first.stop();
+    const second = createTestRuntime({ avatars, store, startAt: ended.at + 3_600_000, config: quiet });
+    await second.settle();
+    expect(threadEvents(second, 'thread.ended')).toEqual([
+      expect.objectContaining({ at: ended.at, outcome: ended.outcome }),
+    ]);
+    await second.stop();
+  });
+
+  it('keeps who is present and their guaranteed turns across a restart', async () => {
+    const store = createMemoryStore();
+    const first = createTestRuntime({ avatars, store });
+    await first.summon('rex');
+    const before = first.runtime.view(room)?.present.find((p) => p.id === 'rex');
+    await first.stop();
+    const second = createTestRuntime({ avatars, store, startAt: first.clock.now() });
+    await second.say('anyone?', { messageId: 'after-restart' });
+    const after = second.runtime.view(room)?.present.find((p) => p.id === 'rex');
+    expect(after).toBeDefined();
+    expect(after?.summonTurns).toBeLessThanOrEqual(before?.summonTurns ?? 0);
+    await second.stop();
+  });
+});
+
+describe('passivation', () => {
+  it('drops an idle channel actor from memory and brings it back from the store on the next event', async () => {
+    const t = createTestRuntime({ avatars, persistence: { passivateAfterMs: 60_000 } });
+    await t.summon('rex');
+    await t.advance(10 * 60_000);
+    expect(t.runtime.activeChannels()).toEqual([]);
+    expect(t.inspection).toContainEqual(
+      expect.objectContaining({ type: 'actor.stopped', reason: 'passivated' }),
+    );
+    const stored = await t.store.documents.get(CHANNELS, 'test:room');
+    expect(stored).toBeDefined();
+    await t.say('Rex, are you still here?');
+    expect(t.runtime.activeChannels()).toEqual(['test:room']);
+    expect(
+      t.runtime
+        .view(room)
+        ?.present.map((p) => p.id)
+        .sort(),
+    ).toEqual(['nova', 'rex']);
+    expect(t.transport.sent.at(-1)?.speaker?.name).toBe('Rex');
+    await t.stop();
+  });
+
+  it('wakes a passivated channel at its deadline, as if it had never been dropped', async () => {
+    const ended = await controlEnding();
+    const t = createTestRuntime({ avatars, persistence: { passivateAfterMs: 1_000 }, config: quiet });
+    await t.summon('rex');
+    await t.advance(ended.at - t.clock.now() - 1);
+    expect(t.inspection).toContainEqual(
+      expect.objectContaining({ type: 'actor.stopped', reason: 'passivated' }),
+    );
+    expect(threadEvents(t, 'thread.ended')).toEqual([]);
+    await t.advance(1);
+    expect(threadEvents(t, 'thread.ended')).toEqual([
+      expect.objectContaining({ at: ended.at, outcome: ended.outcome }),
+    ]);
+    await t.stop();
+  });
+});
+
+describe('bad stored state', () => {
+  it('quarantines a foreign channel document, reports it with a code, and starts the channel fresh', async () => {
+    const store = createMemoryStore();
+    await store.documents.put(CHANNELS, 'test:room', {
+      floor: { format: 'somebody-else', data: 42 },
+      spoken: [],
+    });
+    const t = createTestRuntime({ avatars, store });
+    await t.say('Nova, hello?');
+    expect(t.errors.map((e) => e.code)).toContain('TROUPE_SNAPSHOT_INVALID');
+    expect(t.transport.sent).toHaveLength(1);
+    const quarantined = await store.documents.list(QUARANTINE);
+    expect(quarantined).toHaveLength(1);
+    expect(JSON.stringify(quarantined[0]?.value)).toContain('somebody-else');
+    await t.stop();
+  });
+
+  it('keeps answering when the store goes away, and says so', async () => {
+    const store = createMemoryStore();
+    const failing: TroupeStore = {
+      ...store,
+      documents: {
+        ...store.documents,
+        get: () =>
+          Promise.reject(new TroupeError('TROUPE_STORE_UNAVAILABLE', 'store is down', { retryable: true })),
+        put: () =>
+          Promise.reject(new TroupeError('TROUPE_STORE_UNAVAILABLE', 'store is down', { retryable: true })),
+        putMany: () =>
+          Promise.reject(new TroupeError('TROUPE_STORE_UNAVAILABLE', 'store is down', { retryable: true })),
+        list: () =>
+          Promise.reject(new TroupeError('TROUPE_STORE_UNAVAILABLE', 'store is down', { retryable: true })),
+        delete: store.documents.delete.bind(store.documents),
+        expireIdle: store.documents.expireIdle.bind(store.documents),
+      },
+    };
+    const t = createTestRuntime({ avatars, store: failing });
+    await t.say('Nova, are you there?');
+    expect(t.transport.sent).toHaveLength(1);
+    expect(t.errors.map((e) => e.code)).toContain('TROUPE_STORE_UNAVAILABLE');
+    await t.stop();
+  });
+});
+
+describe('turns in flight at a crash', () => {
+  it('generates again a turn that was claimed but never recorded, and delivers it once', async () => {
+    const store = createMemoryStore();
+    const hanging: TurnModel = { id: 'test:hang', offline: false, generateTurn: () => new Promise(() => {}) };
+    const crashed = createTestRuntime({ avatars, store, model: hanging, settleLimitMs: 20 });
+    crashed.runtime.send({
+      type: 'channel.message',
+      channel: room,
+      messageId: 'q1',
+      author: { kind: 'human', id: 'u1', name: 'Ada' },
+      text: 'Nova, what is that?',
+    });
+    // The batched flush writes the floor with the claim in flight (the model never answers).
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    crashed.clock.advanceSync(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The process dies here: crashed is simply abandoned.
+
+    const transport = new RecordingTransport();
+    const restarted = createTestRuntime({
+      avatars,
+      store,
+      transports: [transport],
+      startAt: crashed.clock.now(),
+    });
+    await restarted.settle();
+    expect(transport.sent).toHaveLength(1);
+    expect(transport.sent[0]?.replyTo).toEqual({ messageId: 'q1' });
+    expect(restarted.runtime.view(room)?.inFlight).toEqual([]);
+    await restarted.stop();
+  });
+});

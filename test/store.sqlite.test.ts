@@ -1,0 +1,246 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TroupeStore } from '../src/actors/store.js';
+import {
+  openSqliteStore,
+  SQLITE_SCHEMA_VERSION,
+  type SqliteStore,
+  sqliteMigrations,
+} from '../src/adapters/store/sqliteStore.js';
+import { describeStoreContract } from './support/storeContract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'troupe-sqlite-'));
+let files = 0;
+const nextPath = (): string => join(dir, `store-${++files}.db`);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describeStoreContract('sqlite (file)', () => openSqliteStore({ path: nextPath() }), {
+  reopen: (closed) => openSqliteStore({ path: (closed as SqliteStore).path }),
+});
+
+describeStoreContract('sqlite (:memory:)', () => openSqliteStore({ path: ':memory:' }));
+
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; retryable?: boolean }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { code?: string; retryable?: boolean };
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('sqlite store: the file', () => {
+  it('uses WAL, records its schema version and reports its kind and path', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path });
+    expect(store.kind).toBe('sqlite');
+    expect(store.path).toBe(path);
+    expect(store.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    raw.close();
+    await store.close();
+  });
+
+  it('creates missing directories on the way to the file', async () => {
+    const path = join(dir, 'data', 'nested', 'troupe.db');
+    const store = await openSqliteStore({ path });
+    await store.documents.put('c', 'k', 'v');
+    await store.close();
+    expect(readFileSync(path).subarray(0, 15).toString()).toBe('SQLite format 3');
+  });
+
+  it('refuses a file that is not a SQLite database, with a coded error, and leaves it alone', async () => {
+    const path = join(dir, 'notes.txt');
+    const text = 'Dear diary, today I stored JSON in a text file.\n'.repeat(50);
+    writeFileSync(path, text);
+    const error = await rejection(openSqliteStore({ path }));
+    expect(error.code).toBe('TROUPE_STORE_CORRUPT');
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('not a SQLite database');
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
+  it('reports a path whose directory cannot be created as unavailable, naming the path and the reason', async () => {
+    const blocker = join(dir, 'a-regular-file');
+    writeFileSync(blocker, 'x');
+    const path = join(blocker, 'sub', 'troupe.db');
+    const error = await rejection(openSqliteStore({ path }));
+    expect(error.code).toBe('TROUPE_STORE_UNAVAILABLE');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain(path);
+    expect(error.message).toMatch(/ENOTDIR|EEXIST/);
+  });
+
+  it('reports a directory given as the file as unavailable', async () => {
+    const path = join(dir, 'a-directory');
+    mkdirSync(path);
+    const error = await rejection(openSqliteStore({ path }));
+    expect(error.code).toBe('TROUPE_STORE_UNAVAILABLE');
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('directory');
+  });
+
+  it('upgrades a database written by an older schema, keeping its data', async () => {
+    const path = nextPath();
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    old.exec(sqliteMigrations[0] as string);
+    old.pragma('user_version = 1');
+    old
+      .prepare('INSERT INTO documents (collection, key, value, version, updated_at) VALUES (?, ?, ?, ?, ?)')
+      .run('channels', 'room', JSON.stringify({ floor: 'old' }), 4, 123);
+    old.close();
+
+    const store = await openSqliteStore({ path });
+    expect(store.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    expect(await store.documents.get('channels', 'room')).toEqual({
+      collection: 'channels',
+      key: 'room',
+      value: { floor: 'old' },
+      version: 4,
+      updatedAt: 123,
+    });
+    await store.history.append({
+      channelId: 'c',
+      messageId: 'm1',
+      at: 1,
+      author: { kind: 'human', id: 'u', name: 'Ada' },
+      text: 'hi',
+    });
+    expect(await store.history.recent('c', 5)).toHaveLength(1);
+    await store.close();
+  });
+
+  it('refuses a database written by a newer schema', async () => {
+    const path = nextPath();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SQLITE_SCHEMA_VERSION + 7}`);
+    raw.close();
+    const error = await rejection(openSqliteStore({ path }));
+    expect(error.code).toBe('TROUPE_STORE_UNAVAILABLE');
+    expect(error.message).toContain('newer Troupe');
+  });
+
+  it('reports a stored row that cannot be parsed as corrupt, naming collection and key', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path });
+    await store.documents.put('channels', 'room-7', { ok: true });
+    await store.memory.put('prefs', 'tone', 'warm');
+    const raw = new Database(path);
+    raw.prepare("UPDATE documents SET value = '{not json' WHERE key = 'room-7'").run();
+    raw.prepare("UPDATE memory_versions SET value = 'nope' WHERE key = 'tone'").run();
+    raw.close();
+    const error = await rejection(store.documents.get('channels', 'room-7'));
+    expect(error.code).toBe('TROUPE_STORE_CORRUPT');
+    expect(error.message).toContain('channels/room-7');
+    expect((await rejection(store.documents.list('channels'))).code).toBe('TROUPE_STORE_CORRUPT');
+    const memoryError = await rejection(store.memory.get('prefs', 'tone'));
+    expect(memoryError.code).toBe('TROUPE_STORE_CORRUPT');
+    expect(memoryError.message).toContain('prefs/tone');
+    await store.close();
+  });
+
+  it('trims history in batches, keeping the newest lines per channel', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path, historyPerChannel: 5 });
+    for (let n = 1; n <= 23; n++)
+      await store.history.append({
+        channelId: n % 2 === 0 ? 'even' : 'odd',
+        messageId: `m${n}`,
+        at: n,
+        author: { kind: 'human', id: 'u', name: 'U' },
+        text: `${n}`,
+      });
+    expect((await store.history.recent('odd', 100)).map((e) => e.messageId)).toEqual([
+      'm15',
+      'm17',
+      'm19',
+      'm21',
+      'm23',
+    ]);
+    const raw = new Database(path, { readonly: true });
+    const rows = raw.prepare('SELECT channel_id, count(*) AS n FROM history GROUP BY channel_id').all() as {
+      n: number;
+    }[];
+    raw.close();
+    for (const row of rows) expect(row.n).toBeLessThanOrEqual(10);
+    await store.close();
+  });
+});
+
+describe('sqlite store: two stores on one file (as two processes would)', () => {
+  const both = async (): Promise<[TroupeStore, TroupeStore, () => Promise<void>]> => {
+    const path = nextPath();
+    const a = await openSqliteStore({ path });
+    const b = await openSqliteStore({ path });
+    return [a, b, async () => void (await Promise.all([a.close(), b.close()]))];
+  };
+
+  it("see each other's writes", async () => {
+    const [a, b, close] = await both();
+    await a.documents.put('c', 'k', { from: 'a' });
+    expect(await b.documents.get('c', 'k')).toMatchObject({ value: { from: 'a' }, version: 1 });
+    await b.memory.put('ns', 'k', 'from b');
+    expect((await a.memory.get('ns', 'k'))?.value).toBe('from b');
+    await a.outbox.record(
+      {
+        idempotencyKey: 'r1',
+        channel: { kind: 'terminal', id: 'c' },
+        text: 'hi',
+        attachments: [],
+        origin: { kind: 'answer' },
+        preparedAt: 1,
+      },
+      1,
+    );
+    expect((await b.outbox.unsettled()).map((e) => e.key)).toEqual(['r1']);
+    await b.outbox.settle('r1', { at: 2, sent: true });
+    expect(await a.outbox.unsettled()).toEqual([]);
+    await close();
+  });
+
+  it('keep compare-and-set honest between them', async () => {
+    const [a, b, close] = await both();
+    await a.documents.put('c', 'k', 'v1');
+    const seenByA = (await a.documents.get('c', 'k'))?.version as number;
+    expect(await b.documents.put('c', 'k', 'v2 by b', { expectedVersion: seenByA })).toBe(2);
+    const error = await rejection(a.documents.put('c', 'k', 'v2 by a', { expectedVersion: seenByA }));
+    expect(error.code).toBe('TROUPE_STORE_CONFLICT');
+    expect((await a.documents.get('c', 'k'))?.value).toBe('v2 by b');
+    const batch = await rejection(
+      a.documents.putMany<unknown>('c', [
+        { key: 'fresh', value: 1, expectedVersion: 0 },
+        { key: 'k', value: 'stale', expectedVersion: 1 },
+      ]),
+    );
+    expect(batch.code).toBe('TROUPE_STORE_CONFLICT');
+    expect(await b.documents.get('c', 'fresh')).toBeUndefined();
+    await b.memory.put('ns', 'k', 'b1', { expectedVersion: 0 });
+    expect((await rejection(a.memory.put('ns', 'k', 'a1', { expectedVersion: 0 }))).code).toBe(
+      'TROUPE_STORE_CONFLICT',
+    );
+    await close();
+  });
+
+  it('mark an id processed exactly once between them, and count together', async () => {
+    const [a, b, close] = await both();
+    const marks = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? a : b).processed.markProcessed('gmail', 'msg-1', i),
+      ),
+    );
+    expect(marks.filter(Boolean)).toHaveLength(1);
+    await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).events.increment('sent')));
+    expect(await a.events.counter('sent')).toBe(100);
+    expect(await b.events.counter('sent')).toBe(100);
+    await close();
+  });
+});

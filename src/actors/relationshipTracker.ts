@@ -70,14 +70,15 @@ export class RelationshipTracker {
       [input.addresseeId, input.speakerId],
     ] as const) {
       const doc = await this.load(self);
-      const rel = (doc.partners[other] ??= {
+      const rel: Relationship = doc.partners[other] ?? {
         partnerId: other,
         exchanges: 0,
         firstAt: input.at,
         lastAt: input.at,
         channels: {},
         recent: [],
-      });
+      };
+      doc.partners[other] = rel;
       rel.exchanges += 1;
       rel.lastAt = Math.max(rel.lastAt, input.at);
       rel.channels[input.channelKey] = (rel.channels[input.channelKey] ?? 0) + 1;
@@ -108,7 +109,9 @@ export class RelationshipTracker {
     }));
     try {
       const versions = await this.options.documents.putMany(RELATIONSHIPS, writes, this.options.clock.now());
-      ids.forEach((id, i) => this.versions.set(id, versions[i] ?? 0));
+      ids.forEach((id, i) => {
+        this.versions.set(id, versions[i] ?? 0);
+      });
     } catch (error) {
       // Another writer moved on (or the store is away): reload those avatars on next use.
       for (const id of ids) {

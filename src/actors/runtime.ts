@@ -212,7 +212,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const inspect = (event: InspectionEvent) => inspection$.next(event);
 
-  const fresh = (channel: ChannelRef, key: string): ChannelStart => ({
+  const fresh = (key: string): ChannelStart => ({
     floor: new ChannelFloor({
       channelId: key,
       config,
@@ -231,9 +231,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (loaded.kind === 'invalid') {
         logger.error({ channel: key, code: loaded.error.code }, loaded.error.message);
         errors$.next(loaded.error);
-        return fresh(channel, key);
+        return fresh(key);
       }
-      if (loaded.kind === 'fresh') return fresh(channel, key);
+      if (loaded.kind === 'fresh') return fresh(key);
       try {
         const floor = ChannelFloor.restore(loaded.document.floor, { channelId: key, config, roster });
         return { floor, spoken: loaded.document.spoken, restored: true };
@@ -244,7 +244,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const failure = new TroupeError(error.code, error.message);
         logger.error({ channel: key, code: failure.code }, failure.message);
         errors$.next(failure);
-        return fresh(channel, key);
+        return fresh(key);
       }
     } catch (error) {
       // The store is away: the channel works from a fresh state rather than not at all.
@@ -255,7 +255,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       );
       logger.error({ channel: key, code: failure.code }, failure.message);
       errors$.next(failure);
-      return fresh(channel, key);
+      return fresh(key);
     }
   };
 

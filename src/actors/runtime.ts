@@ -225,7 +225,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
 
   /** Loads a channel from the store; anything unusable is reported and the channel starts fresh. */
-  const load = async (channel: ChannelRef, key: string): Promise<ChannelStart> => {
+  const load = async (key: string): Promise<ChannelStart> => {
     try {
       const loaded = await persistence.load(key);
       if (loaded.kind === 'invalid') {
@@ -284,7 +284,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       inspect({ type: 'actor.activated', at: clock.now(), channelKey: key });
       tracker.track(
         actor
-          .start(() => load(channel, key))
+          .start(() => load(key))
           .catch((error: unknown) => {
             logger.error(
               { channel: key, err: error instanceof Error ? error.message : String(error) },

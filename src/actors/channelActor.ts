@@ -284,6 +284,21 @@ export class ChannelActor {
           })
           .catch((error: unknown) => this.deps.logger.warn({ err: describe(error) }, 'history write failed')),
       );
+      const addressee = claim.context.addressedById;
+      if (addressee !== undefined && addressee !== claim.avatarId)
+        this.deps.tracker.track(
+          this.deps.executor
+            .recordExchange({
+              speakerId: claim.avatarId,
+              addresseeId: addressee,
+              channelKey: this.deps.key,
+              text: awaited.text,
+              at,
+            })
+            .catch((error: unknown) =>
+              this.deps.logger.warn({ err: describe(error) }, 'relationship write failed'),
+            ),
+        );
       this.delivering = claim.avatarId;
       try {
         this.apply({

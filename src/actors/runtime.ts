@@ -25,6 +25,7 @@ import type { InspectionEvent } from './inspectionEvent.js';
 import type { Outbox } from './outbox.js';
 import type { ChannelRef } from './outgoingResponse.js';
 import { prepareOutgoingResponse } from './preparation.js';
+import { RelationshipTracker } from './relationshipTracker.js';
 import { type RetryPolicy, RoutingActor } from './routingActor.js';
 import type { RoutingOutcome } from './routingOutcome.js';
 import { type RuntimeEvent, runtimeEventSchema } from './runtimeEvents.js';
@@ -167,9 +168,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(options.speech ? { speech: options.speech } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   });
+  const relationships = new RelationshipTracker({
+    documents: store.documents,
+    clock,
+    logger: logger.child({ actor: 'relationships' }),
+  });
   const executor = new TurnExecutor({
     model,
     history: store.history,
+    relationships,
+    avatars: new Map(roster.map((a) => [a.id, a])),
     ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
   });
   let stopping: Promise<void> | undefined;
@@ -493,6 +501,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
         await persistence.flush().catch(() => undefined);
         persistence.dispose();
+        await relationships.flush().catch(() => undefined);
+        relationships.dispose();
         for (const key of registry.stopAll())
           inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'runtime-stopped' });
         outcomeSubscription.unsubscribe();

@@ -2,6 +2,7 @@ import type { TurnGenerationResult, TurnModel, TurnSituation } from '../adapters
 import { buildTurnPrompt } from '../adapters/llm/prompts.js';
 import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
 import type { HistoryEntry, HistoryStore } from './historyStore.js';
+import { type RelationshipTracker, relationshipNote } from './relationshipTracker.js';
 
 /** What the turn executor needs. */
 export interface TurnExecutorOptions {
@@ -9,6 +10,10 @@ export interface TurnExecutorOptions {
   history: HistoryStore;
   /** How many recent channel messages a prompt carries (default 30). */
   historyLimit?: number;
+  /** Avatar-to-avatar history, for prompts and to record exchanges. */
+  relationships?: RelationshipTracker;
+  /** Every avatar by id (names for relationship notes). */
+  avatars?: ReadonlyMap<string, AvatarProfile>;
 }
 
 /**
@@ -38,12 +43,14 @@ export class TurnExecutor {
     signal?: AbortSignal;
   }): Promise<TurnGenerationResult> {
     const history = await this.options.history.recent(input.channelKey, this.historyLimit);
+    const note = await this.relationshipNote(input.avatar, input.turn).catch(() => undefined);
     const prompt = buildTurnPrompt({
       avatar: input.avatar,
       turn: input.turn,
       history,
       presentNames: input.turn.context.presentNames,
       historyLimit: this.historyLimit,
+      ...(note ? { notes: [note] } : {}),
     });
     return this.options.model.generateTurn({
       avatar: input.avatar,
@@ -52,6 +59,37 @@ export class TurnExecutor {
       situation: input.situation,
       ...(input.signal ? { signal: input.signal } : {}),
     });
+  }
+
+  /** The avatar's history with the avatars this turn involves: who addressed it, thread partners, who is present. */
+  private async relationshipNote(avatar: AvatarProfile, turn: TurnClaim): Promise<string | undefined> {
+    const { relationships, avatars } = this.options;
+    if (!relationships || !avatars) return undefined;
+    const byName = new Map([...avatars.values()].map((a) => [a.name, a.id]));
+    const partners = new Set<string>();
+    const by = turn.context.addressedById;
+    if (by !== undefined && avatars.has(by)) partners.add(by);
+    for (const name of [...turn.context.threadPartnerNames, ...turn.context.presentNames]) {
+      const id = byName.get(name);
+      if (id !== undefined) partners.add(id);
+    }
+    partners.delete(avatar.id);
+    if (partners.size === 0) return undefined;
+    const known = await relationships.about(avatar.id, [...partners]);
+    return relationshipNote(known, (id) => avatars.get(id)?.name ?? id, turn.claimedAt);
+  }
+
+  /** Records that an avatar's delivered turn answered another avatar. */
+  recordExchange(input: {
+    speakerId: string;
+    addresseeId: string;
+    channelKey: string;
+    text: string;
+    at: number;
+  }): Promise<void> {
+    const { relationships, avatars } = this.options;
+    if (!relationships || !avatars?.has(input.addresseeId)) return Promise.resolve();
+    return relationships.record(input);
   }
 
   /** Records a message someone wrote in the channel. */

@@ -97,7 +97,19 @@ export class ChannelActor {
    * delivered is applied, one recorded but unsent is awaited (routing resends it), one never
    * recorded is generated again.
    */
-  async start(load: () => Promise<ChannelStart>): Promise<void> {
+  start(load: () => Promise<ChannelStart>): Promise<void> {
+    this.started = this.run(load);
+    return this.started;
+  }
+
+  /** Resolves once the floor is loaded (and restored turns resumed). */
+  whenReady(): Promise<void> {
+    return this.started;
+  }
+
+  private started: Promise<void> = Promise.resolve();
+
+  private async run(load: () => Promise<ChannelStart>): Promise<void> {
     const start = await load();
     if (this.stopped) return;
     this.floor = start.floor;

@@ -104,6 +104,8 @@ export interface Runtime {
   readonly store: TroupeStore;
   /** A picture of a channel's floor, if its actor is active. */
   view(channel: ChannelRef): FloorView | undefined;
+  /** Activates a channel (loading it from the store) and resolves with its floor's picture. */
+  open(channel: ChannelRef): Promise<FloorView>;
   /** Channel actors currently active. */
   activeChannels(): string[];
   /** Resolves when no generation, send or history write is in flight. */
@@ -485,6 +487,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     model,
     store,
     view: (channel) => registry.get(channelKey(channel))?.view(),
+    async open(channel) {
+      if (stopping)
+        throw new TroupeError('TROUPE_RUNTIME_STOPPED', 'The runtime is stopping and opens no channels.');
+      const actor = activate(channel);
+      await actor.whenReady();
+      return actor.view() as FloorView;
+    },
     activeChannels: () => [...registry.keys()],
     whenIdle: () => tracker.drained(),
     get inFlight() {

@@ -102,7 +102,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
     if (!replyTo) return '';
     const target = transport.lookup(replyTo.messageId);
     const author = target ? ` ${target.author.name}` : '';
-    return `↩ [${replyTo.messageId}]${author}`;
+    return `↩ [${target?.number ?? replyTo.messageId}]${author}`;
   };
 
   const onInbound = (message: TerminalMessage) => {

@@ -36,6 +36,11 @@ export interface TerminalTransportOptions {
   keep?: number;
   /** A first listener, as if passed to {@link TerminalTransport.onMessage}. */
   onMessage?: TerminalMessageListener;
+  /**
+   * Prefix of message ids (`"s1-3"` for number 3), so ids stay unique across sessions whose state
+   * is kept in a store. Default none (`"3"`).
+   */
+  idPrefix?: string;
 }
 
 const DEFAULT_KEEP = 500;
@@ -57,9 +62,11 @@ export class TerminalTransport implements Transport {
   private readonly byKey = new Map<string, string>();
   private readonly listeners = new Set<TerminalMessageListener>();
   private seq = 0;
+  private readonly idPrefix: string;
 
   constructor(options: TerminalTransportOptions = {}) {
     this.keep = Math.max(1, Math.floor(options.keep ?? DEFAULT_KEEP));
+    this.idPrefix = options.idPrefix ?? '';
     if (options.onMessage) this.listeners.add(options.onMessage);
   }
 
@@ -114,9 +121,13 @@ export class TerminalTransport implements Transport {
     return this.add(undefined, { ...input, source: 'inbound' });
   }
 
-  /** A recent message by number (`3`, `"3"` or `"#3"`), if still kept. */
+  /** A recent message by number (`3`, `"3"` or `"#3"`) or by message id, if still kept. */
   lookup(number: number | string): TerminalMessage | undefined {
-    const n = typeof number === 'number' ? number : Number(number.replace(/^#/, ''));
+    const text =
+      typeof number === 'string' && this.idPrefix && number.startsWith(this.idPrefix)
+        ? number.slice(this.idPrefix.length)
+        : number;
+    const n = typeof text === 'number' ? text : Number(text.replace(/^#/, ''));
     return Number.isInteger(n) ? this.messages.get(n) : undefined;
   }
 
@@ -135,7 +146,11 @@ export class TerminalTransport implements Transport {
     fields: Omit<TerminalMessage, 'number' | 'messageId'>,
   ): TerminalMessage {
     this.seq += 1;
-    const message: TerminalMessage = { number: this.seq, messageId: String(this.seq), ...fields };
+    const message: TerminalMessage = {
+      number: this.seq,
+      messageId: `${this.idPrefix}${this.seq}`,
+      ...fields,
+    };
     this.messages.set(message.number, message);
     // Taken before anyone is told: a listener that throws must not make a retry send it twice.
     if (key !== undefined) this.byKey.set(key, message.messageId);

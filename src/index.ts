@@ -6,6 +6,9 @@ export * from './actors/index.js';
 export * from './adapters/llm/index.js';
 export { MemoryHistory } from './adapters/store/memoryHistory.js';
 export { MemoryOutbox } from './adapters/store/memoryOutbox.js';
+export { createMemoryStore, type MemoryStoreOptions } from './adapters/store/memoryStore.js';
+export { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './adapters/store/sqliteStore.js';
+export { defaultDataDir, openDefaultStore, storeSettings } from './adapters/store/storeFromEnv.js';
 export { splitText } from './adapters/transport/splitText.js';
 export {
   type Transport,

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,13 @@ function offlineEnv(extra: Record<string, string> = {}): Record<string, string> 
     if (/^(TROUPE_|OPENAI_|ANTHROPIC_|LOG_LEVEL$|FORCE_COLOR$)/u.test(key)) continue;
     env[key] = value;
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  // Each chat keeps its state in a fresh data directory, never in the repository.
+  return {
+    ...env,
+    NO_COLOR: '1',
+    TROUPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'troupe-chat-data-')),
+    ...extra,
+  };
 }
 
 /** `troupe chat` as a child process, fed line by line through standard input. */
@@ -138,7 +145,12 @@ describe('troupe chat (child process, through standard input)', () => {
 });
 
 /** Runs `troupe chat` in-process, reading `lines` as standard input. */
-async function chatInProcess(args: string[], lines: string[], env: Record<string, string | undefined> = {}) {
+async function chatInProcess(
+  args: string[],
+  lines: string[],
+  given: Record<string, string | undefined> = {},
+) {
+  const env = { TROUPE_STORE: 'memory', ...given };
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -160,6 +172,17 @@ async function avatarsFile(text: string): Promise<string> {
 }
 
 describe('troupe chat (in process)', () => {
+  it('keeps who is here and the conversation between sessions, in SQLite under TROUPE_DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'troupe-chat-keep-'));
+    const env = { TROUPE_STORE: '', TROUPE_DATA_DIR: dataDir, NO_COLOR: '1' };
+    const first = await chatInProcess([], ['/summon Rex', '/quit'], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`State: SQLite at ${join(dataDir, 'troupe.db')}`);
+    const second = await chatInProcess([], ['/who', '/quit'], env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/Here in #lobby: .*Rex/u);
+  }, 20_000);
+
   it('@id becomes a platform mention, even when the text does not name the avatar', async () => {
     const file = await avatarsFile(
       'avatars:\n  - { id: nv1, name: Nova, emoji: "🔭", residentIn: ["terminal:den"] }\n  - { id: rx2, name: Rex, residentIn: ["terminal:den"] }\n',

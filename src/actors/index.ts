@@ -10,7 +10,20 @@ export {
   avatarDefinitionSchema,
   avatarListSchema,
 } from './avatarDefinition.js';
-export { ChannelActor, isUserRequest } from './channelActor.js';
+export { ChannelActor, type ChannelStart, isUserRequest } from './channelActor.js';
+export { type ChannelDocument, ChannelPersistence } from './channelPersistence.js';
+export { type Relationship, RelationshipTracker, relationshipNote } from './relationshipTracker.js';
+export type {
+  DocumentStore,
+  DocumentWrite,
+  EventLog,
+  LoggedEvent,
+  MemoryRecord,
+  ProcessedIds,
+  StoredDocument,
+  TroupeStore,
+  VersionedMemory,
+} from './store.js';
 export { type Clock, SimulatedClock, systemClock, type TimerHandle } from './clock.js';
 export { ensureFeedback, FALLBACK_TEXT, type FeedbackDecision } from './feedbackGuarantee.js';
 export type { HistoryEntry, HistoryReader, HistoryStore, HistoryWriter } from './historyStore.js';
@@ -44,6 +57,7 @@ export {
   channelKey,
   createRuntime,
   inspectionOf,
+  type PersistenceOptions,
   type Runtime,
   type RuntimeOptions,
   type RuntimeStore,

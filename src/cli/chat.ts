@@ -1,11 +1,13 @@
 import { createInterface } from 'node:readline';
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { createRuntime } from '../actors/runtime.js';
+import type { TroupeStore } from '../actors/store.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { isTroupeError } from '../errors/troupeError.js';
+import { isTroupeError, TroupeError } from '../errors/troupeError.js';
 import { createLogger } from '../logging/logger.js';
 import { formatDuration } from '../simulator/duration.js';
 import { loadAvatarsFile } from './avatarsFile.js';
@@ -101,12 +103,21 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const channel = { kind: 'terminal', id: options.channel };
   const channelKey = `terminal:${options.channel}`;
   const human = { id: TERMINAL_USER_ID, name };
-  const transport = new TerminalTransport();
+  let store: TroupeStore;
+  try {
+    store = await openDefaultStore(env, { logger });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof TroupeError) return fail(error.code, error.message);
+    throw error;
+  }
+  // Ids stay unique across sessions: the store keeps the floor, which remembers message ids.
+  const transport = new TerminalTransport({ idPrefix: `${Date.now().toString(36)}-` });
   const runtime = createRuntime({
     avatars,
     config: options.config,
     model: model.model,
     transports: [transport],
+    store,
     logger,
   });
 
@@ -316,6 +327,18 @@ export async function runChat(options: ChatOptions): Promise<number> {
   } else {
     say(`Model: ${model.description}`);
   }
+  // Load the channel now: who is here may have been kept from an earlier session.
+  const opened = await runtime.open(channel);
+  const kept = avatars.filter((a) => !resident(a) && opened.present.some((p) => p.id === a.id));
+  if (kept.length > 0) say(`Still here from last time: ${kept.map(who).join(', ')}.`);
+  const where = (store as { path?: string }).path;
+  say(
+    store.kind === 'memory'
+      ? dim('State: in memory only (nothing is kept after you quit).')
+      : dim(
+          `State: ${store.kind === 'sqlite' ? `SQLite at ${where}` : 'MongoDB'} — who is here, threads and history are kept between sessions (TROUPE_STORE=memory keeps nothing).`,
+        ),
+  );
   say(`Mention an avatar by name or @name; reply to message [n] with >n <text>. /help lists the commands.`);
   say('');
 
@@ -355,6 +378,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     // Whatever is on its way is delivered; pending timers (a follow-up not due yet) are dropped.
     await runtime.whenIdle();
     await runtime.stop();
+    await store.close();
     printer.detach();
   }
   if (interactive) stdout('\r\u001b[2K'); // the prompt left behind by Ctrl+D

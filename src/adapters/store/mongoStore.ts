@@ -1,0 +1,202 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  type Db,
+  type IndexDescription,
+  MongoClient,
+  type MongoClientOptions,
+  MongoServerError,
+} from 'mongodb';
+import type { TroupeStore } from '../../actors/store.js';
+import { TroupeError } from '../../errors/troupeError.js';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import { Context, MONGO_COLLECTIONS, type Names } from './mongoContext.js';
+import { MongoDocuments } from './mongoDocuments.js';
+import { cleanMessage, isTransient, redactUri, storeError } from './mongoErrors.js';
+import { MongoEvents, MongoHistory, MongoMemory, MongoOutbox, MongoProcessed } from './mongoRecords.js';
+
+export { MONGO_COLLECTIONS } from './mongoContext.js';
+
+/** Options of {@link openMongoStore}. */
+export interface MongoStoreOptions {
+  /** `mongodb://…` or `mongodb+srv://…` (required unless `client` is given). */
+  uri?: string;
+  /** A client the application manages; the store uses it and never closes it. */
+  client?: MongoClient;
+  /** Database name (default `troupe`). */
+  database?: string;
+  /** Prefix of every collection name, to share a database (default none). */
+  collectionPrefix?: string;
+  logger?: Logger;
+  /**
+   * Idle expiry per document collection (ms): a document of such a collection carries
+   * `expiresAt = updatedAt + ms`, and MongoDB's TTL monitor (about once a minute) deletes it once
+   * that has passed without a newer write. `expireIdle` works either way.
+   */
+  idleExpiry?: Record<string, number>;
+  /** How long server selection may wait, per attempt and per operation (default 5 000 ms). */
+  serverSelectionTimeoutMS?: number;
+  /** Connection attempts when opening, with backoff between them (default 2). */
+  connectAttempts?: number;
+  /** History lines kept per channel (default 200); older ones are trimmed as channels grow. */
+  historyPerChannel?: number;
+  /** How long settled outbox entries are kept for duplicate detection (default 7 days). */
+  outboxRetentionMs?: number;
+  /**
+   * `auto` (default): `putMany` uses a multi-document transaction when the server is a replica-set
+   * member or mongos, and compare-and-set with rollback on a standalone server. `never`: always the
+   * latter.
+   */
+  transactions?: 'auto' | 'never';
+  /** Extra driver options (they win over the store's defaults). */
+  clientOptions?: MongoClientOptions;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * Opens the MongoDB `TroupeStore` (kind `mongodb`): production storage shared by several
+ * processes. It connects (retrying transient failures), creates its indexes (idempotent) and asks
+ * the server whether it runs transactions.
+ *
+ * Values are kept as JSON text (`json` fields), so every JSON value round-trips exactly (keys with
+ * dots or dollars, empty keys, key order) and every adapter stores the same thing; what surrounds
+ * them (collection, key, version, times) are ordinary fields under unique indexes, which is what
+ * makes compare-and-set, processed ids and memory versions hold across processes.
+ *
+ * `documents.putMany` is all-or-nothing in a multi-document transaction on a replica set or
+ * mongos. A standalone server has no transactions: there every expectation is checked against one
+ * read before anything is written (a stale batch writes nothing), each write is compare-and-set
+ * against what was read, and if one loses to a concurrent writer the writes already made are
+ * rolled back. Without a transaction, readers can see part of a batch while it is written, and a
+ * process that dies mid-batch leaves what it wrote; use a replica set (one member is enough) when
+ * that matters.
+ *
+ * The driver retries reads once after a network error (and writes too, on a replica set);
+ * failures that remain become `TROUPE_STORE_UNAVAILABLE`, retryable when transient.
+ *
+ * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` naming the hosts (never the password) when the
+ *   server cannot be reached; `TROUPE_CONFIG_INVALID` for a malformed connection string.
+ */
+export async function openMongoStore(options: MongoStoreOptions): Promise<TroupeStore> {
+  const logger = options.logger ?? silentLogger();
+  const client = options.client ?? createClient(options);
+  const owned = options.client === undefined;
+  const hosts = client.options.hosts.map((h) => h.toString()).join(',') || 'unknown host';
+  const databaseName = options.database ?? 'troupe';
+  try {
+    await connect(client, hosts, Math.max(1, options.connectAttempts ?? 2), logger);
+    const db = client.db(databaseName);
+    const names = collectionNames(options.collectionPrefix ?? '');
+    await createIndexes(db, names).catch((error: unknown) => {
+      throw storeError(error, hosts, `create the indexes of database "${databaseName}"`);
+    });
+    const transactions = options.transactions === 'never' ? false : await supportsTransactions(client, hosts);
+    logger.info({ hosts, database: databaseName, transactions }, 'MongoDB store open');
+    const ctx = new Context(client, db, names, hosts, logger, transactions);
+    return {
+      kind: 'mongodb',
+      documents: new MongoDocuments(ctx, options.idleExpiry ?? {}),
+      memory: new MongoMemory(ctx),
+      outbox: new MongoOutbox(ctx, options.outboxRetentionMs ?? 7 * DAY),
+      events: new MongoEvents(ctx),
+      processed: new MongoProcessed(ctx),
+      history: new MongoHistory(ctx, options.historyPerChannel ?? 200),
+      async close() {
+        if (ctx.closed) return;
+        ctx.closed = true;
+        if (owned) await client.close().catch(() => undefined);
+        logger.debug({ hosts }, 'MongoDB store closed');
+      },
+    };
+  } catch (error) {
+    if (owned) await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function createClient(options: MongoStoreOptions): MongoClient {
+  if (!options.uri) {
+    throw new TroupeError('TROUPE_CONFIG_INVALID', 'openMongoStore needs a `uri` (or a connected `client`).');
+  }
+  try {
+    return new MongoClient(options.uri, {
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
+      ignoreUndefined: true,
+      appName: 'troupe',
+      ...options.clientOptions,
+    });
+  } catch (error) {
+    throw new TroupeError(
+      'TROUPE_CONFIG_INVALID',
+      `The MongoDB connection string ${redactUri(options.uri)} is not valid: ${cleanMessage(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+async function connect(client: MongoClient, hosts: string, attempts: number, logger: Logger): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.connect();
+      return;
+    } catch (error) {
+      if (!isTransient(error) || attempt >= attempts) throw storeError(error, hosts, 'connect');
+      logger.warn({ hosts, attempt, reason: cleanMessage(error) }, 'MongoDB not reachable; retrying');
+      await delay(Math.min(250 * 2 ** (attempt - 1), 2_000));
+    }
+  }
+}
+
+/** Replica-set members and mongos run multi-document transactions; a standalone server does not. */
+async function supportsTransactions(client: MongoClient, hosts: string): Promise<boolean> {
+  const admin = client.db('admin');
+  try {
+    // `hello` came with MongoDB 4.4.2; the driver still supports 4.4.0, which only knows isMaster.
+    const reply = await admin.command({ hello: 1 }).catch((error: unknown) => {
+      if (error instanceof MongoServerError && error.code === 59) return admin.command({ isMaster: 1 });
+      throw error;
+    });
+    return typeof reply.setName === 'string' || reply.msg === 'isdbgrid';
+  } catch (error) {
+    throw storeError(error, hosts, 'ask the server whether it runs transactions');
+  }
+}
+
+function collectionNames(prefix: string): Names {
+  const names = { ...MONGO_COLLECTIONS } as Names;
+  for (const key of Object.keys(names) as (keyof Names)[]) names[key] = `${prefix}${names[key]}`;
+  return names;
+}
+
+/** Every index the store relies on; unique ones are what make its promises hold across processes. */
+async function createIndexes(db: Db, names: Names): Promise<void> {
+  const specs: [string, IndexDescription[]][] = [
+    [
+      names.documents,
+      [
+        { key: { collection: 1, key: 1 }, name: 'collection_key', unique: true },
+        { key: { collection: 1, updatedAt: 1 }, name: 'collection_updatedAt' },
+        { key: { expiresAt: 1 }, name: 'expiresAt_ttl', expireAfterSeconds: 0 },
+      ],
+    ],
+    [
+      names.memory,
+      [{ key: { namespace: 1, key: 1, version: -1 }, name: 'namespace_key_version', unique: true }],
+    ],
+    [
+      names.outbox,
+      [
+        {
+          key: { pending: 1, recordedAt: 1, order: 1 },
+          name: 'pending_recordedAt',
+          partialFilterExpression: { pending: true },
+        },
+        { key: { expiresAt: 1 }, name: 'expiresAt_ttl', expireAfterSeconds: 0 },
+      ],
+    ],
+    [names.events, [{ key: { stream: 1, seq: 1 }, name: 'stream_seq', unique: true }]],
+    [names.processed, [{ key: { scope: 1, id: 1 }, name: 'scope_id', unique: true }]],
+    [names.history, [{ key: { channelId: 1, at: 1, order: 1 }, name: 'channelId_at' }]],
+  ];
+  await Promise.all(specs.map(([name, indexes]) => db.collection(name).createIndexes(indexes)));
+}

@@ -12,18 +12,6 @@ export {
 } from './avatarDefinition.js';
 export { ChannelActor, type ChannelStart, isUserRequest } from './channelActor.js';
 export { type ChannelDocument, ChannelPersistence } from './channelPersistence.js';
-export { type Relationship, RelationshipTracker, relationshipNote } from './relationshipTracker.js';
-export type {
-  DocumentStore,
-  DocumentWrite,
-  EventLog,
-  LoggedEvent,
-  MemoryRecord,
-  ProcessedIds,
-  StoredDocument,
-  TroupeStore,
-  VersionedMemory,
-} from './store.js';
 export { type Clock, SimulatedClock, systemClock, type TimerHandle } from './clock.js';
 export { ensureFeedback, FALLBACK_TEXT, type FeedbackDecision } from './feedbackGuarantee.js';
 export type { HistoryEntry, HistoryReader, HistoryStore, HistoryWriter } from './historyStore.js';
@@ -46,6 +34,7 @@ export {
   userFacingErrorText,
   type VoicePolicy,
 } from './preparation.js';
+export { type Relationship, RelationshipTracker, relationshipNote } from './relationshipTracker.js';
 export {
   defaultRetryPolicy,
   type RetryPolicy,
@@ -69,4 +58,15 @@ export {
   type RuntimeEventInput,
   runtimeEventSchema,
 } from './runtimeEvents.js';
+export type {
+  DocumentStore,
+  DocumentWrite,
+  EventLog,
+  LoggedEvent,
+  MemoryRecord,
+  ProcessedIds,
+  StoredDocument,
+  TroupeStore,
+  VersionedMemory,
+} from './store.js';
 export { TurnExecutor } from './turnExecutor.js';

@@ -1,6 +1,7 @@
 // Prints the README's configuration tables from their single sources of truth:
-// coordination knobs, then the language model, then speech.
+// coordination knobs, then the language model, speech, and the store.
 import { modelSettings } from '../src/adapters/llm/modelSettings.js';
+import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
 import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
 
@@ -14,4 +15,7 @@ for (const [name, s] of Object.entries(modelSettings)) model.push(`| \`${name}\`
 const speech = [...header];
 for (const [name, s] of Object.entries(speechSettings))
   speech.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
-process.stdout.write(`${[coordination, model, speech].map((t) => t.join('\n')).join('\n\n')}\n`);
+const store = [...header];
+for (const [name, s] of Object.entries(storeSettings))
+  store.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
+process.stdout.write(`${[coordination, model, speech, store].map((t) => t.join('\n')).join('\n\n')}\n`);

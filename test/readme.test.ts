@@ -46,7 +46,9 @@ describe('README', () => {
 
 describe('README: embedding the runtime', () => {
   it('the createRuntime example delivers Luna’s answer through the transport', async () => {
-    const { createRuntime, modelFromEnv, speechFromEnv, silentLogger } = await import('../src/index.js');
+    const { createRuntime, modelFromEnv, openDefaultStore, speechFromEnv, silentLogger } = await import(
+      '../src/index.js'
+    );
     const posted: string[] = [];
     const postToMyChat = async (message: { text?: string }) => {
       posted.push(message.text ?? '');

@@ -1,4 +1,5 @@
 import { splitVoicePrefix } from '../adapters/llm/voicePrefix.js';
+import { clipText } from '../text/clipText.js';
 import type { ChannelRef, OutgoingResponse, ResponseOrigin, Speaker } from './outgoingResponse.js';
 
 /** When a reply is spoken as well as written. */
@@ -88,7 +89,8 @@ export function prepareOutgoingResponse(input: PreparationInput): OutgoingRespon
   if (!input.generation) return undefined;
   // A model that wrote the prefix itself asked to be heard.
   const split = splitVoicePrefix(input.generation.text);
-  const text = clipAtWord(split.text.trim(), request.maxChars);
+  const trimmed = split.text.trim();
+  const text = request.maxChars === undefined ? trimmed : clipText(trimmed, request.maxChars);
   if (text === '') return undefined;
   const asked = split.voiceRequested || input.generation.voiceRequested === true;
   const speak =
@@ -113,12 +115,4 @@ export function speakableText(text: string): string {
     .replace(/<@!?[\w-]+>/g, '')
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-/** Cuts `text` to at most `max` characters at a word boundary, with an ellipsis. */
-export function clipAtWord(text: string, max: number | undefined): string {
-  if (max === undefined || text.length <= max) return text;
-  const cut = text.slice(0, Math.max(1, max - 1));
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.—-]+$/u, '')}…`;
 }

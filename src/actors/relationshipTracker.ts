@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.js';
+import { clipText } from '../text/clipText.js';
 import type { Clock, TimerHandle } from './clock.js';
 import type { DocumentStore } from './store.js';
 
@@ -63,7 +64,7 @@ export class RelationshipTracker {
       at: input.at,
       speakerId: input.speakerId,
       channelKey: input.channelKey,
-      text: clip(input.text.replace(/\s+/g, ' ').trim(), EXCERPT_CHARS),
+      text: clipText(input.text.replace(/\s+/g, ' ').trim(), EXCERPT_CHARS),
     };
     for (const [self, other] of [
       [input.speakerId, input.addresseeId],
@@ -195,8 +196,4 @@ function ago(ms: number): string {
   const hours = Math.round(minutes / 60);
   if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'} ago`;
   return `${Math.round(hours / 24)} days ago`;
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }

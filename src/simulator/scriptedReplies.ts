@@ -1,4 +1,5 @@
 import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
+import { clipText } from '../text/clipText.js';
 
 /** What the offline scripted "model" needs to write one turn. */
 export interface ScriptedReplyInput {
@@ -53,12 +54,7 @@ function capitalise(text: string): string {
 }
 
 /** Cuts text to `max` characters at a word boundary, with an ellipsis. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.—-]+$/u, '')}…`;
-}
+export const clip = clipText;
 
 /** "a dreamy astronomer" from "a dreamy astronomer, always looking up." */
 function personaShort(avatar: AvatarProfile): string {

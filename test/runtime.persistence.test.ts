@@ -130,6 +130,27 @@ describe('passivation', () => {
   });
 });
 
+describe('redelivered messages', () => {
+  it('a message redelivered after passivation or a restart is not answered twice', async () => {
+    const store = createMemoryStore();
+    const resident = [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }];
+    const t = createTestRuntime({ avatars: resident, store, persistence: { passivateAfterMs: 60_000 } });
+    await t.say('Nova, hello?', { messageId: 'm1' });
+    await t.advance(10 * 60_000);
+    expect(t.inspection).toContainEqual(
+      expect.objectContaining({ type: 'actor.stopped', reason: 'passivated' }),
+    );
+    await t.say('Nova, hello?', { messageId: 'm1' });
+    expect(t.transport.sent.filter((m) => m.replyTo?.messageId === 'm1')).toHaveLength(1);
+    await t.stop();
+
+    const restarted = createTestRuntime({ avatars: resident, store, startAt: t.clock.now() });
+    await restarted.say('Nova, hello?', { messageId: 'm1' });
+    expect(restarted.transport.sent).toEqual([]);
+    await restarted.stop();
+  });
+});
+
 describe('bad stored state', () => {
   it('quarantines a foreign channel document, reports it with a code, and starts the channel fresh', async () => {
     const store = createMemoryStore();

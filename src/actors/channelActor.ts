@@ -5,7 +5,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
 import type { FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
 import type { AvatarDefinition } from './avatarDefinition.js';
-import type { ChannelPersistence } from './channelPersistence.js';
+import type { ChannelDocument, ChannelPersistence } from './channelPersistence.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { ensureFeedback } from './feedbackGuarantee.js';
 import type { InspectionEvent } from './inspectionEvent.js';
@@ -46,6 +46,8 @@ export interface ChannelStart {
   spoken?: readonly [string, string, number][];
   /** True when the floor came from the store: turns that were in flight are resumed. */
   restored: boolean;
+  /** Inbound message ids already handled (restored with the floor), oldest first. */
+  seen?: readonly string[];
 }
 
 interface TurnInFlight {
@@ -63,6 +65,8 @@ interface AwaitedAnswer {
 const VOICE_NOTES_REMEMBERED = 256;
 /** How many inbound message ids a channel remembers to drop redeliveries (gateways resend). */
 const MESSAGES_REMEMBERED = 1024;
+/** How many of them are stored with the channel (a redelivery after a restart is recent). */
+const MESSAGES_STORED = 100;
 
 /**
  * One actor per channel: it owns the channel's {@link ChannelFloor} and serialises every decision
@@ -115,6 +119,7 @@ export class ChannelActor {
     this.floor = start.floor;
     for (const [threadId, avatarId, n] of start.spoken ?? [])
       this.spoken.set(`${threadId}\u0000${avatarId}`, n);
+    for (const id of start.seen ?? []) remember(this.seenMessages, id, MESSAGES_REMEMBERED);
     if (start.restored) await this.resumeInFlight();
     const queued = this.mailbox;
     this.mailbox = [];
@@ -143,10 +148,7 @@ export class ChannelActor {
   }
 
   /** The stored form of the channel right now. */
-  document(): {
-    document: { floor: ReturnType<ChannelFloor['snapshot']>; spoken: [string, string, number][] };
-    wakeAt: number | undefined;
-  } {
+  document(): { document: ChannelDocument; wakeAt: number | undefined } {
     const floor = this.floorOrThrow();
     const spoken: [string, string, number][] = [];
     for (const [k, n] of this.spoken) {
@@ -156,7 +158,8 @@ export class ChannelActor {
     const snapshot = floor.snapshot();
     // Turns in flight must resume as soon as a restarted runtime can: wake at once.
     const wakeAt = snapshot.inFlight.length > 0 ? snapshot.now : floor.nextDeadline();
-    return { document: { floor: snapshot, spoken }, wakeAt };
+    const seen = [...this.seenMessages].slice(-MESSAGES_STORED);
+    return { document: { floor: snapshot, spoken, seen }, wakeAt };
   }
 
   private floorOrThrow(): ChannelFloor {

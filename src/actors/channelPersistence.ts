@@ -16,6 +16,11 @@ export interface ChannelDocument {
   floor: FloorSnapshot;
   /** `[threadId, avatarId, turns spoken]`: the offline model's sense of where it is in a thread. */
   spoken: [string, string, number][];
+  /**
+   * The latest inbound message ids, oldest first, so a message a gateway redelivers after a
+   * restart or passivation is recognised (stored with the floor, atomically).
+   */
+  seen?: string[];
 }
 
 /** What loading a channel found. */
@@ -57,6 +62,8 @@ export class ChannelPersistence {
 
   /** Reads a channel; a document that does not validate is quarantined, never overwritten. */
   async load(key: string): Promise<LoadedChannel> {
+    // A channel retired a moment ago may still be being written: read what it left, not older state.
+    await this.flushing;
     const stored = await this.options.documents.get<ChannelDocument>(CHANNELS, key);
     if (!stored) {
       this.versions.set(key, 0);
@@ -64,6 +71,8 @@ export class ChannelPersistence {
     }
     const floor = floorSnapshotSchema.safeParse(stored.value?.floor);
     const spoken = Array.isArray(stored.value?.spoken) ? stored.value.spoken : undefined;
+    const seenRaw = stored.value?.seen;
+    const seen = Array.isArray(seenRaw) ? seenRaw.filter((id): id is string => typeof id === 'string') : [];
     if (!floor.success || !spoken) {
       await this.quarantine(key, stored.value, stored.version);
       return {
@@ -75,7 +84,7 @@ export class ChannelPersistence {
       };
     }
     this.versions.set(key, stored.version);
-    return { kind: 'restored', document: { floor: floor.data, spoken } };
+    return { kind: 'restored', document: { floor: floor.data, spoken, seen } };
   }
 
   /** Moves a document the runtime cannot use aside, so a fresh state never overwrites it unseen. */
@@ -141,6 +150,9 @@ export class ChannelPersistence {
       expectedVersion: this.versions.get(b.key) ?? 0,
     }));
     try {
+      // Wake-ups first: a crash between the two writes then leaves an extra wake-up (harmless),
+      // never a stored thread that nothing wakes.
+      await this.writeWakeups(batch, at);
       let versions: (number | undefined)[];
       try {
         versions = await documents.putMany(CHANNELS, writes, at);
@@ -171,10 +183,7 @@ export class ChannelPersistence {
         const v = versions[i];
         if (v !== undefined) this.versions.set(b.key, v);
       });
-      await this.writeWakeups(
-        batch.filter((_, i) => versions[i] !== undefined),
-        at,
-      );
+      await this.removeWakeups(batch.filter((b, i) => versions[i] !== undefined && b.wakeAt === undefined));
     } catch (error) {
       // Keep what could not be written; the next flush tries again.
       for (const b of batch) if (!this.dirty.has(b.key)) this.dirty.set(b.key, { produce: b.produce });
@@ -205,18 +214,20 @@ export class ChannelPersistence {
     batch: { key: string; wakeAt: number | undefined }[],
     at: number,
   ): Promise<void> {
-    const { documents } = this.options;
-    const writes = [];
-    for (const b of batch) {
-      if (b.wakeAt !== undefined) writes.push({ key: b.key, value: { wakeAt: b.wakeAt } });
-      else if (this.wakeVersions.has(b.key)) {
-        this.wakeVersions.delete(b.key);
-        await documents.delete(WAKEUPS, b.key);
-      }
-    }
+    const writes = batch.flatMap((b) =>
+      b.wakeAt !== undefined ? [{ key: b.key, value: { wakeAt: b.wakeAt } }] : [],
+    );
     if (writes.length === 0) return;
-    await documents.putMany(WAKEUPS, writes, at);
+    await this.options.documents.putMany(WAKEUPS, writes, at);
     for (const w of writes) this.wakeVersions.set(w.key, 1);
+  }
+
+  private async removeWakeups(batch: { key: string }[]): Promise<void> {
+    for (const b of batch) {
+      if (!this.wakeVersions.has(b.key)) continue;
+      this.wakeVersions.delete(b.key);
+      await this.options.documents.delete(WAKEUPS, b.key);
+    }
   }
 
   /** Every stored wake-up (on start: channels with deadlines that must fire even if nobody writes). */

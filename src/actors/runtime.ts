@@ -246,7 +246,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (loaded.kind === 'fresh') return fresh(key);
       try {
         const floor = ChannelFloor.restore(loaded.document.floor, { channelId: key, config, roster });
-        return { floor, spoken: loaded.document.spoken, restored: true };
+        return { floor, spoken: loaded.document.spoken, seen: loaded.document.seen ?? [], restored: true };
       } catch (error) {
         if (!(error instanceof FloorSnapshotError)) throw error;
         const stored = await store.documents.get(CHANNELS, key);

@@ -55,6 +55,7 @@ describe('README: embedding the runtime', () => {
       return `w${posted.length}`;
     };
     const runtime = createRuntime({
+      store: await openDefaultStore({ TROUPE_STORE: 'memory' }),
       avatars: [
         {
           id: 'luna',

@@ -37,6 +37,8 @@ export interface ChannelActorDeps {
   persistence?: ChannelPersistence;
   /** The outbox, to find out after a restart what happened to turns that were in flight. */
   outbox: Outbox;
+  /** True when the store outlives the process (not memory): replies then wait for the floor's write. */
+  durable: boolean;
 }
 
 /** What the channel actor starts from: a fresh floor, or one restored from the store. */
@@ -537,7 +539,8 @@ export class ChannelActor {
       this.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'the model wrote nothing' });
     }
     // The stored floor must know the turn before the outbox does (a restart then resumes it).
-    await deps.persistence?.flush([deps.key]).catch(() => undefined);
+    // A store that does not outlive the process has no restart to prepare for.
+    if (deps.durable) await deps.persistence?.flush([deps.key]).catch(() => undefined);
     await deps.routing.route(response);
   }
 

@@ -94,7 +94,13 @@ export class RelationshipTracker {
   async about(avatarId: string, partnerIds: readonly string[]): Promise<Relationship[]> {
     const doc = await this.load(avatarId);
     return partnerIds
-      .flatMap((id) => (doc.partners[id] ? [structuredClone(doc.partners[id])] : []))
+      .flatMap((id) => {
+        const rel = doc.partners[id];
+        // Copies deep enough that a caller cannot change what is stored.
+        return rel
+          ? [{ ...rel, channels: { ...rel.channels }, recent: rel.recent.map((l) => ({ ...l })) }]
+          : [];
+      })
       .sort((a, b) => b.lastAt - a.lastAt);
   }
 

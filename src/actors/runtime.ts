@@ -288,6 +288,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           inspect,
           persistence,
           outbox: store.outbox,
+          durable: store.kind !== 'memory',
         }),
     );
     if (created) {

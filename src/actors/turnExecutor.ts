@@ -42,6 +42,16 @@ export class TurnExecutor {
     situation: TurnSituation;
     signal?: AbortSignal;
   }): Promise<TurnGenerationResult> {
+    if (this.options.model.readsPrompt === false) {
+      // A model that never reads the prompt is not worth the history read and prompt building.
+      return this.options.model.generateTurn({
+        avatar: input.avatar,
+        turn: input.turn,
+        prompt: { system: '', messages: [] },
+        situation: input.situation,
+        ...(input.signal ? { signal: input.signal } : {}),
+      });
+    }
     const history = await this.options.history.recent(input.channelKey, this.historyLimit);
     const note = await this.relationshipNote(input.avatar, input.turn).catch(() => undefined);
     const prompt = buildTurnPrompt({

@@ -46,8 +46,11 @@ type ThreadSnapshot = MachineState<ConversationThreadContext>;
 export interface ChannelFloorOptions {
   channelId: string;
   config: CoordinationConfig;
-  /** Every avatar the channel knows (for mention matching); `present` says who is in the room. */
-  roster: AvatarProfile[];
+  /**
+   * Every avatar the channel knows (for mention matching); `present` says who is in the room.
+   * Treated as immutable: floors given the same array share its lookup maps and mention matcher.
+   */
+  roster: readonly AvatarProfile[];
   /** Avatar ids present when the floor starts (residents). */
   present?: string[];
   /** Start time; defaults to 0 and moves forward with events. */
@@ -136,6 +139,30 @@ interface DeferredAnswer {
   messageId: string;
 }
 
+/** A roster's lookup maps and mention matcher, built once per roster array. */
+interface SharedRoster {
+  roster: Map<string, AvatarProfile>;
+  order: Map<string, number>;
+  matcher: MentionMatcher;
+}
+
+const sharedRosters = new WeakMap<readonly AvatarProfile[], SharedRoster>();
+
+function sharedRosterOf(profiles: readonly AvatarProfile[]): SharedRoster {
+  let shared = sharedRosters.get(profiles);
+  if (!shared) {
+    const roster = new Map<string, AvatarProfile>();
+    for (const avatar of profiles) roster.set(avatar.id, avatar);
+    shared = {
+      roster,
+      order: new Map([...roster.keys()].map((id, i) => [id, i])),
+      matcher: createMentionMatcher([...roster.values()]),
+    };
+    sharedRosters.set(profiles, shared);
+  }
+  return shared;
+}
+
 /**
  * The channel floor (seed 003): for every message it decides which avatars answer, by the
  * response ladder, and records the rung and reason of each decision and why other candidates were
@@ -155,8 +182,10 @@ export class ChannelFloor {
   private readonly config: CoordinationConfig;
   private readonly settings: PresenceSettings;
   private readonly ranks: ReadonlyMap<Rung, number>;
-  private readonly roster = new Map<string, AvatarProfile>();
-  private rosterOrder = new Map<string, number>();
+  private roster: Map<string, AvatarProfile>;
+  private rosterOrder: Map<string, number>;
+  /** True while `roster`, `rosterOrder` and `matcher` are shared with other floors (copy on write). */
+  private sharedRoster: boolean;
   private matcher: MentionMatcher;
   private readonly engine: FloorEngine;
   private readonly presences = new Map<string, PresenceSnapshot>();
@@ -189,8 +218,13 @@ export class ChannelFloor {
       summonConversationDurationMs: options.config.summonConversationDurationMs,
     };
     this.ranks = rungRanks(options.config.threadResponsePriority);
-    for (const avatar of options.roster) this.roster.set(avatar.id, avatar);
-    this.matcher = this.rebuildMatcher();
+    // Floors built from the same roster array share its maps and mention matcher: a runtime with
+    // thousands of channels builds them once, not per channel (restores and heap both gain).
+    const shared = sharedRosterOf(options.roster);
+    this.roster = shared.roster;
+    this.rosterOrder = shared.order;
+    this.matcher = shared.matcher;
+    this.sharedRoster = true;
     for (const id of options.present ?? []) if (this.roster.has(id)) this.ensurePresence(id, this.now);
   }
 
@@ -221,6 +255,10 @@ export class ChannelFloor {
         this.onDismiss(at, event.avatarId, effects);
         break;
       case 'avatar.join':
+        if (this.sharedRoster) {
+          this.roster = new Map(this.roster);
+          this.sharedRoster = false;
+        }
         this.roster.set(event.avatar.id, event.avatar);
         this.matcher = this.rebuildMatcher();
         if (event.present ?? true) this.ensurePresence(event.avatar.id, at);

@@ -63,5 +63,10 @@ export interface TurnModel {
   readonly id: string;
   /** True for the offline scripted model: the runtime says once that it is offline. */
   readonly offline: boolean;
+  /**
+   * False for a model that writes from the turn and situation alone and never reads the prompt
+   * (the offline scripted model): the runtime then skips building one. Default true.
+   */
+  readonly readsPrompt?: boolean;
   generateTurn(request: TurnGenerationRequest): Promise<TurnGenerationResult>;
 }

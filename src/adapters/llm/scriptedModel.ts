@@ -15,6 +15,7 @@ export function createScriptedModel(): TurnModel {
   return {
     id: SCRIPTED_MODEL_ID,
     offline: true,
+    readsPrompt: false,
     async generateTurn(request: TurnGenerationRequest): Promise<TurnGenerationResult> {
       const { avatar, turn, situation } = request;
       const avatarIds = new Set(situation.avatarIds);

@@ -18,7 +18,10 @@ const MAX_DEPTH = 500;
  * @throws TroupeError `TROUPE_STORE_INVALID_VALUE` naming the place and the offending path.
  */
 export function encodeJson(value: unknown, place: ValuePlace): string {
-  const problem = findProblem(value, '$', new Set(), 0);
+  const found = findProblem(value, new Set(), 0);
+  const problem = found
+    ? { path: `$${found.at.reverse().map(segment).join('')}`, what: found.what }
+    : undefined;
   if (problem) {
     throw new TroupeError(
       'TROUPE_STORE_INVALID_VALUE',
@@ -93,47 +96,45 @@ export function checkNumber<T extends number | undefined>(value: T, what: string
   return value;
 }
 
+/** A problem, with the path to it collected innermost first (built into text only when found). */
 interface Problem {
-  path: string;
+  at: (string | number)[];
   what: string;
 }
 
-function findProblem(
-  value: unknown,
-  path: string,
-  ancestors: Set<object>,
-  depth: number,
-): Problem | undefined {
+function findProblem(value: unknown, ancestors: Set<object>, depth: number): Problem | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return undefined;
     case 'number':
-      return Number.isFinite(value) ? undefined : { path, what: String(value) };
+      return Number.isFinite(value) ? undefined : { at: [], what: String(value) };
     case 'undefined':
-      return { path, what: 'undefined' };
+      return { at: [], what: 'undefined' };
     case 'function':
-      return { path, what: 'a function' };
+      return { at: [], what: 'a function' };
     case 'bigint':
-      return { path, what: `a BigInt (${value}n); store it as a string or a number` };
+      return { at: [], what: `a BigInt (${value}n); store it as a string or a number` };
     case 'symbol':
-      return { path, what: 'a symbol' };
+      return { at: [], what: 'a symbol' };
     default:
       break;
   }
   if (value === null) return undefined;
   const object = value as object;
-  if (depth > MAX_DEPTH) return { path, what: `nested more than ${MAX_DEPTH} levels deep` };
-  if (ancestors.has(object)) return { path, what: 'a reference back to itself (a cycle)' };
+  if (depth > MAX_DEPTH) return { at: [], what: `nested more than ${MAX_DEPTH} levels deep` };
+  if (ancestors.has(object)) return { at: [], what: 'a reference back to itself (a cycle)' };
   ancestors.add(object);
   try {
     if (Array.isArray(object)) {
       for (let i = 0; i < object.length; i++) {
         const item: unknown = object[i];
-        if (item === undefined)
-          return { path: `${path}[${i}]`, what: 'undefined (JSON would turn it into null)' };
-        const problem = findProblem(item, `${path}[${i}]`, ancestors, depth + 1);
-        if (problem) return problem;
+        if (item === undefined) return { at: [i], what: 'undefined (JSON would turn it into null)' };
+        const problem = findProblem(item, ancestors, depth + 1);
+        if (problem) {
+          problem.at.push(i);
+          return problem;
+        }
       }
       return undefined;
     }
@@ -141,13 +142,16 @@ function findProblem(
     if (proto !== Object.prototype && proto !== null) {
       const name =
         (object as { constructor?: { name?: string } }).constructor?.name ?? 'an object with a prototype';
-      return { path, what: `a ${name}, not a plain object; convert it to JSON data first` };
+      return { at: [], what: `a ${name}, not a plain object; convert it to JSON data first` };
     }
     for (const key of Object.keys(object)) {
       const item = (object as Record<string, unknown>)[key];
       if (item === undefined) continue;
-      const problem = findProblem(item, `${path}${propertyPath(key)}`, ancestors, depth + 1);
-      if (problem) return problem;
+      const problem = findProblem(item, ancestors, depth + 1);
+      if (problem) {
+        problem.at.push(key);
+        return problem;
+      }
     }
     return undefined;
   } finally {
@@ -155,6 +159,7 @@ function findProblem(
   }
 }
 
-function propertyPath(key: string): string {
+function segment(key: string | number): string {
+  if (typeof key === 'number') return `[${key}]`;
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
 }

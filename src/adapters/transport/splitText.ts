@@ -87,7 +87,7 @@ class Splitter {
     for (let i = 0; i < n; i++) {
       this.nonSpaceBefore[i] = count;
       this.lastNonSpace[i] = last;
-      if (/\s/.test(text.charAt(i))) {
+      if (isWhitespace(text.charCodeAt(i))) {
         this.isSpace[i] = 1;
       } else {
         count++;
@@ -325,4 +325,10 @@ function makeFence(
     reopen: `${open.line}\n`,
     close: `\n${open.marker}`,
   };
+}
+
+/** `/\s/` by code unit, without a regex call per character for plain ASCII text. */
+function isWhitespace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(String.fromCharCode(code));
 }

@@ -100,6 +100,7 @@ function startChild(dir: string, seed: number, phase: 'play' | 'finish', run: nu
   };
 }
 
+// Real time on purpose: the child runs on the system clock, and the kill must land at a real moment.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface SeedRun {

@@ -131,7 +131,7 @@ export function channelKey(channel: ChannelRef): string {
  * @example
  * ```ts
  * const runtime = createRuntime({ avatars, transports: [myTransport] });
- * runtime.outcomes$.subscribe((o) => console.log(o.sent, o.parts));
+ * runtime.outcomes$.subscribe((o) => logger.info({ sent: o.sent, parts: o.parts }, 'delivered'));
  * runtime.send({ type: 'channel.message', channel: { kind: 'discord', id: '42' }, messageId: 'm1',
  *   author: { kind: 'human', id: 'u1', name: 'Ada' }, text: 'Hello @Nova' });
  * await runtime.stop();

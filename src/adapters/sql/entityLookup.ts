@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import type {
+  EnvelopeAttempts,
+  EnvelopeCandidate,
+  EnvelopeQuery,
+  ToolResultEnvelope,
+} from '../../composer/envelope.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
 import {
   alternatesOf,
@@ -18,13 +24,12 @@ import {
   sqlErrorCode,
   sqlErrorText,
 } from './sqlSupport.js';
-import type {
-  ToolAttempts,
-  ToolCandidate,
-  ToolEnvelope,
-  ToolQuery,
-  ToolQueryFilter,
-} from './toolEnvelope.js';
+
+/** One equality filter on a whitelisted field. */
+export interface LookupFilter {
+  field: string;
+  value: string | number | boolean;
+}
 
 /** What a caller (usually a model's tool call) asks the lookup for. */
 export interface EntityLookupInput {
@@ -35,7 +40,9 @@ export interface EntityLookupInput {
   /** An order number, matched exactly after normalising (`po-1001` → `PO-1001`). */
   order_number?: string | null;
   /** Equality filters on whitelisted fields: `[{ field, value }]` or `{ field: value }`. */
-  filters?: ToolQueryFilter[] | Record<string, string | number | boolean> | null;
+  filters?: LookupFilter[] | Record<string, string | number | boolean> | null;
+  /** The record's id (a disambiguation candidate's `id`): matched exactly on the id column. */
+  id?: string | number | null;
 }
 
 /** Options of {@link createEntityLookup}. */
@@ -55,7 +62,7 @@ export interface EntityLookupOptions {
 /** The entity lookup tool. */
 export interface EntityLookup {
   /** Looks an entity up; resolves to an envelope for every outcome, bad input and failures included. */
-  lookup(input: EntityLookupInput): Promise<ToolEnvelope>;
+  lookup(input: EntityLookupInput): Promise<ToolResultEnvelope>;
   /** Forgets the cached schema (columns are read again on the next lookup). */
   forgetSchema(): void;
 }
@@ -90,6 +97,7 @@ const inputSchema = z.object(
     entity_type: nameText(63),
     entity_name: nameText(200).nullish(),
     order_number: nameText(64).nullish(),
+    id: z.union([z.number().int().safe(), nameText(64)]).nullish(),
     // `{ status: 'open' }` is accepted as shorthand for `[{ field: 'status', value: 'open' }]`.
     filters: z
       .preprocess(
@@ -112,11 +120,12 @@ interface ParsedInput {
   mapping: EntityMapping;
   name: string | undefined;
   orderNumber: string | undefined;
-  filters: ToolQueryFilter[];
-  query: ToolQuery;
+  id: string | number | undefined;
+  filters: LookupFilter[];
+  query: EnvelopeQuery;
 }
 
-type Parsed = { ok: true; value: ParsedInput } | { ok: false; message: string; query: ToolQuery };
+type Parsed = { ok: true; value: ParsedInput } | { ok: false; message: string; query: EnvelopeQuery };
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
@@ -132,7 +141,7 @@ function parseInput(raw: unknown, registry: EntityRegistry): Parsed {
     typeof (raw as { entity_type?: unknown }).entity_type === 'string'
       ? (raw as { entity_type: string }).entity_type.trim().slice(0, 63)
       : '';
-  const fallbackQuery: ToolQuery = { entity_type: rawType || 'unknown' };
+  const fallbackQuery: EnvelopeQuery = { entity_type: rawType || 'unknown' };
   const checked = inputSchema.safeParse(raw);
   if (!checked.success)
     return { ok: false, message: describeIssues(checked.error.issues), query: fallbackQuery };
@@ -147,7 +156,7 @@ function parseInput(raw: unknown, registry: EntityRegistry): Parsed {
       query: fallbackQuery,
     };
   }
-  const query: ToolQuery = { entity_type: type };
+  const query: EnvelopeQuery = { entity_type: type };
   const filters = input.filters ?? [];
   const allowed = Object.keys(mapping.filters ?? {});
   for (const [index, filter] of filters.entries()) {
@@ -167,13 +176,15 @@ function parseInput(raw: unknown, registry: EntityRegistry): Parsed {
     orderNumber = (mapping.normaliseOrderNumber ?? normaliseOrderNumberText)(input.order_number);
     query.order_number = orderNumber;
   }
-  // An order number is matched exactly on its own; a name given with it is not used.
-  const name = orderNumber === undefined ? (input.entity_name ?? undefined) : undefined;
+  const id = input.id ?? undefined;
+  if (id !== undefined) query.id = id;
+  // An id or an order number is matched exactly on its own; a name given with it is not used.
+  const name = orderNumber === undefined && id === undefined ? (input.entity_name ?? undefined) : undefined;
   if (name !== undefined) query.entity_name = name;
   if (filters.length > 0) query.filters = filters;
-  if (name === undefined && orderNumber === undefined && filters.length === 0)
-    return { ok: false, message: 'entity_name: give entity_name, order_number or filters', query };
-  return { ok: true, value: { type, mapping, name, orderNumber, filters, query } };
+  if (name === undefined && orderNumber === undefined && id === undefined && filters.length === 0)
+    return { ok: false, message: 'entity_name: give entity_name, order_number, id or filters', query };
+  return { ok: true, value: { type, mapping, name, orderNumber, id, filters, query } };
 }
 
 // --- Schema ------------------------------------------------------------------------------------
@@ -307,11 +318,7 @@ function selectList(entity: ResolvedEntity): string {
     .join(', ');
 }
 
-function filterClauses(
-  entity: ResolvedEntity,
-  filters: readonly ToolQueryFilter[],
-  params: Params,
-): string[] {
+function filterClauses(entity: ResolvedEntity, filters: readonly LookupFilter[], params: Params): string[] {
   return filters.map((filter) => {
     const column = entity.filters.get(filter.field);
     if (!column) throw new SchemaMismatch(`filter column for ${filter.field}`);
@@ -345,7 +352,9 @@ function defaultOrder(entity: ResolvedEntity): string[] {
 function exactStatement(entity: ResolvedEntity, input: ParsedInput, limit: number): Statement {
   const params = new Params();
   const where: string[] = [];
-  if (input.orderNumber !== undefined && entity.orderNumber) {
+  if (input.id !== undefined) {
+    where.push(`cast(${quoteIdent(entity.id.name)} as text) = ${params.add(String(input.id))}`);
+  } else if (input.orderNumber !== undefined && entity.orderNumber) {
     where.push(`upper(${quoteIdent(entity.orderNumber.name)}) = upper(${params.add(input.orderNumber)})`);
   } else if (input.name !== undefined) {
     const name = params.add(input.name);
@@ -445,10 +454,10 @@ function found(rows: readonly unknown[]): Found {
   return { rows: plain, total };
 }
 
-function candidateOf(entity: ResolvedEntity, row: Record<string, unknown>): ToolCandidate {
+function candidateOf(entity: ResolvedEntity, row: Record<string, unknown>): EnvelopeCandidate {
   const id = row[entity.id.key];
   const display = row[entity.display.key];
-  const candidate: ToolCandidate = {
+  const candidate: EnvelopeCandidate = {
     id: typeof id === 'number' || typeof id === 'string' ? id : String(id),
     display_name: display == null ? String(id) : String(display),
   };
@@ -518,7 +527,7 @@ export function createEntityLookup(options: EntityLookupOptions): EntityLookup {
    */
   async function run(
     input: ParsedInput,
-    attempts: ToolAttempts,
+    attempts: EnvelopeAttempts,
     step: string,
     build: (entity: ResolvedEntity) => Statement,
   ): Promise<{ entity: ResolvedEntity; found: Found }> {
@@ -551,9 +560,9 @@ export function createEntityLookup(options: EntityLookupOptions): EntityLookup {
     }
   }
 
-  async function chain(input: ParsedInput, attempts: ToolAttempts): Promise<ToolEnvelope> {
+  async function chain(input: ParsedInput, attempts: EnvelopeAttempts): Promise<ToolResultEnvelope> {
     const base = { source: 'database' as const, query: input.query, attempts };
-    const listing = input.name === undefined && input.orderNumber === undefined;
+    const listing = input.name === undefined && input.orderNumber === undefined && input.id === undefined;
     attempts.exact = true;
     const exact = await run(input, attempts, 'exact', (entity) =>
       listing ? listingStatement(entity, input, rowLimit) : exactStatement(entity, input, candidateLimit),
@@ -571,7 +580,7 @@ export function createEntityLookup(options: EntityLookupOptions): EntityLookup {
     const name = input.name;
     if (name === undefined || [...name].length < fuzzyMinimumLength) return { type: 'empty', ...base };
     attempts.fuzzy = true;
-    let schema = await trigramSchema();
+    const schema = await trigramSchema();
     let fuzzy: { entity: ResolvedEntity; found: Found };
     try {
       fuzzy = await run(input, attempts, 'fuzzy', (entity) =>
@@ -582,7 +591,6 @@ export function createEntityLookup(options: EntityLookupOptions): EntityLookup {
       // similarity() is gone although pg_trgm was detected: rank without it from now on.
       logger.warn({ sqlstate: sqlErrorCode(error), error: sqlErrorText(error) }, 'similarity() unavailable');
       trigram = null;
-      schema = undefined;
       fuzzy = await run(input, attempts, 'fuzzy', (entity) =>
         fuzzyStatement(entity, input, name, undefined, candidateLimit),
       );
@@ -597,8 +605,8 @@ export function createEntityLookup(options: EntityLookupOptions): EntityLookup {
     entity: ResolvedEntity,
     result: Found,
     match: 'exact' | 'fuzzy',
-    base: Pick<ToolEnvelope, 'source' | 'query' | 'attempts'>,
-  ): ToolEnvelope {
+    base: Pick<ToolResultEnvelope, 'source' | 'query' | 'attempts'>,
+  ): ToolResultEnvelope {
     return {
       type: 'disambiguation',
       ...base,
@@ -608,7 +616,7 @@ export function createEntityLookup(options: EntityLookupOptions): EntityLookup {
     };
   }
 
-  function failure(input: ParsedInput, attempts: ToolAttempts, error: unknown): ToolEnvelope {
+  function failure(input: ParsedInput, attempts: EnvelopeAttempts, error: unknown): ToolResultEnvelope {
     const base = { type: 'error' as const, source: 'database' as const, query: input.query, attempts };
     const label = input.mapping.label;
     const sqlstate = sqlErrorCode(error);
@@ -659,7 +667,7 @@ export function createEntityLookup(options: EntityLookupOptions): EntityLookup {
           error: { code: 'INVALID_INPUT', message: parsed.message, retryable: false },
         };
       }
-      const attempts: ToolAttempts = { exact: false, fuzzy: false, schema_refreshed: false };
+      const attempts: EnvelopeAttempts = { exact: false, fuzzy: false, schema_refreshed: false };
       try {
         return await chain(parsed.value, attempts);
       } catch (error) {

@@ -6,6 +6,7 @@ export {
   type EntityLookupInput,
   type EntityLookupOptions,
   fuzzyMinimumLength,
+  type LookupFilter,
 } from './entityLookup.js';
 export {
   alternatesOf,
@@ -33,12 +34,3 @@ export {
   type SqlFailureKind,
   sqlErrorCode,
 } from './sqlSupport.js';
-export type {
-  ToolAttempts,
-  ToolCandidate,
-  ToolEnvelope,
-  ToolEnvelopeType,
-  ToolError,
-  ToolQuery,
-  ToolQueryFilter,
-} from './toolEnvelope.js';

@@ -4,6 +4,14 @@
  */
 export * from './actors/index.js';
 export * from './adapters/llm/index.js';
+// The demo ERP (PGlite) is loaded on demand: `erpDatabaseFromEnv` or `troupe/demo-erp`.
+export {
+  createEntityLookup,
+  type EntityLookup,
+  type EntityLookupInput,
+} from './adapters/sql/entityLookup.js';
+export { erpDatabaseFromEnv, erpSettings } from './adapters/sql/erpFromEnv.js';
+export { lazyEntityLookup } from './adapters/sql/lazyEntityLookup.js';
 export { MemoryHistory } from './adapters/store/memoryHistory.js';
 export { MemoryOutbox } from './adapters/store/memoryOutbox.js';
 export { createMemoryStore, type MemoryStoreOptions } from './adapters/store/memoryStore.js';
@@ -18,6 +26,7 @@ export {
   type TransportReceipt,
 } from './adapters/transport/transport.js';
 export * from './adapters/voice/index.js';
+export * from './composer/index.js';
 export { ConfigError, type ConfigProblem } from './config/configError.js';
 export {
   type CoordinationConfig,

@@ -39,7 +39,7 @@ describe('loadAvatarsFile', () => {
   it('reads JSON and a bare list too, filling defaults', async () => {
     const path = await file('a.json', JSON.stringify([{ id: 'nova', name: 'Nova' }]));
     expect(await loadAvatarsFile(path)).toEqual([
-      { id: 'nova', name: 'Nova', voice: 'on-request', residentIn: [] },
+      { id: 'nova', name: 'Nova', voice: 'on-request', residentIn: [], tools: [] },
     ]);
   });
 

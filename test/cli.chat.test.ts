@@ -172,6 +172,20 @@ async function avatarsFile(text: string): Promise<string> {
 }
 
 describe('troupe chat (in process)', () => {
+  it('Dewey answers lookups from the embedded demo ERP, numbers choices and takes a pick', async () => {
+    const chat = await chatInProcess(
+      [],
+      ['Dewey, phone number for Parts for Truck Inc', 'Dewey, find vendor Parts', 'Dewey, 2', '/quit'],
+      { NO_COLOR: '1' },
+    );
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain('555-0100');
+    expect(chat.stdout).toMatch(/1\. .*\n2\. .*\n3\. /u);
+    expect(chat.stdout).toContain('Reply with a number, or the exact name.');
+    const afterPick = chat.stdout.slice(chat.stdout.lastIndexOf('Dewey, 2'));
+    expect(afterPick).toMatch(/Dewey: .*— /u);
+  }, 60_000);
+
   it('keeps who is here and the conversation between sessions, in SQLite under TROUPE_DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'troupe-chat-keep-'));
     const env = { TROUPE_STORE: '', TROUPE_DATA_DIR: dataDir, NO_COLOR: '1' };

@@ -8,6 +8,7 @@ describe('recognising plain lookup requests (offline model)', () => {
       'What is the phone number for Parts for Truck Inc?',
       { entity_type: 'vendor', entity_name: 'Parts for Truck Inc' },
     ],
+    ['phone number for parts for truck inc', { entity_type: 'vendor', entity_name: 'parts for truck inc' }],
     ['status of PO-1001', { entity_type: 'purchase_order', order_number: 'PO-1001' }],
     ['where is po 1002?', { entity_type: 'purchase_order', order_number: 'PO-1002' }],
     ['email of customer Northwind Traders', { entity_type: 'customer', entity_name: 'Northwind Traders' }],

@@ -22,6 +22,8 @@ export const avatarDefinitionSchema = z.object({
   voiceId: z.string().trim().min(1).max(64).optional(),
   /** When this avatar's answers are also spoken (see VoicePolicy). Default `on-request`. */
   voice: z.enum(['off', 'on-request', 'always']).default('on-request'),
+  /** Tools the avatar may use: `entity_lookup` answers questions from the business database. */
+  tools: z.array(z.enum(['entity_lookup'])).default([]),
   /** Channels the avatar lives in from the start (residents), as `kind:id`, e.g. `terminal:lobby`. */
   residentIn: z
     .array(z.string().regex(/^[^:\s]+:\S+$/u, 'a channel as kind:id, e.g. terminal:lobby'))

@@ -69,4 +69,6 @@ export type {
   TroupeStore,
   VersionedMemory,
 } from './store.js';
+export { AGENT_EVENT_LOGS, LookupDesk, type LookupDeskOptions, type LookupTool } from './tools/lookupDesk.js';
+export { type LookupIntent, lookupIntent } from './tools/lookupIntent.js';
 export { TurnExecutor } from './turnExecutor.js';

@@ -5,6 +5,8 @@ import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
 import { createMemoryStore } from '../adapters/store/memoryStore.js';
 import type { Transport } from '../adapters/transport/transport.js';
 import type { SpeechSynthesizer } from '../adapters/voice/speechSynthesizer.js';
+import { compose } from '../composer/compose.js';
+import type { ComposerConfigOptions } from '../composer/composerConfig.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
 import { TroupeError } from '../errors/troupeError.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -30,6 +32,7 @@ import { type RetryPolicy, RoutingActor } from './routingActor.js';
 import type { RoutingOutcome } from './routingOutcome.js';
 import { type RuntimeEvent, runtimeEventSchema } from './runtimeEvents.js';
 import type { TroupeStore } from './store.js';
+import { LookupDesk, type LookupTool } from './tools/lookupDesk.js';
 import { TurnExecutor } from './turnExecutor.js';
 import { WakeupScheduler } from './wakeupScheduler.js';
 import { WorkTracker } from './workTracker.js';
@@ -67,6 +70,11 @@ export interface RuntimeOptions {
   retry?: Partial<RetryPolicy>;
   /** How many recent messages a prompt carries (default 30). */
   historyLimit?: number;
+  /**
+   * The lookup tool for avatars with `tools: ['entity_lookup']` (e.g. `createEntityLookup`), and
+   * where the composer reads its settings (`env: process.env` to follow changes without restart).
+   */
+  lookup?: { tool: LookupTool; composer?: ComposerConfigOptions; choiceTtlMs?: number };
   /** Resend unsettled outbox entries on start (default true). */
   recoverOnStart?: boolean;
 }
@@ -175,7 +183,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clock,
     logger: logger.child({ actor: 'relationships' }),
   });
+  const lookupDesk = options.lookup
+    ? new LookupDesk({
+        tool: options.lookup.tool,
+        compose,
+        ...(options.lookup.composer ? { composer: options.lookup.composer } : {}),
+        ...(options.lookup.choiceTtlMs !== undefined ? { choiceTtlMs: options.lookup.choiceTtlMs } : {}),
+        events: store.events,
+        logger: logger.child({ actor: 'lookup' }),
+      })
+    : undefined;
   const executor = new TurnExecutor({
+    ...(lookupDesk ? { lookupDesk } : {}),
+    toolUsers: new Set(avatars.filter((a) => a.tools.includes('entity_lookup')).map((a) => a.id)),
     model,
     history: store.history,
     relationships,

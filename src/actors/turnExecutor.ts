@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import type { TurnGenerationResult, TurnModel, TurnSituation } from '../adapters/llm/languageModelPort.js';
 import { buildTurnPrompt } from '../adapters/llm/prompts.js';
 import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
 import type { HistoryEntry, HistoryStore } from './historyStore.js';
 import { type RelationshipTracker, relationshipNote } from './relationshipTracker.js';
+import type { LookupDesk } from './tools/lookupDesk.js';
 
 /** What the turn executor needs. */
 export interface TurnExecutorOptions {
@@ -14,7 +16,17 @@ export interface TurnExecutorOptions {
   relationships?: RelationshipTracker;
   /** Every avatar by id (names for relationship notes). */
   avatars?: ReadonlyMap<string, AvatarProfile>;
+  /** The lookup tool, its composer and pending choices; used for avatars in `toolUsers`. */
+  lookupDesk?: LookupDesk;
+  /** Ids of avatars allowed to use the lookup tool. */
+  toolUsers?: ReadonlySet<string>;
 }
+
+const lookupInputSchema = z.object({
+  entity_type: z.enum(['vendor', 'customer', 'part', 'purchase_order']).describe('What to look up.'),
+  entity_name: z.string().optional().describe('The name as the person wrote it (vendors, customers, parts).'),
+  order_number: z.string().optional().describe('A purchase order number such as PO-1001.'),
+});
 
 /**
  * The domain executor of a channel's conversation: it writes turns with the model and owns the
@@ -42,6 +54,19 @@ export class TurnExecutor {
     situation: TurnSituation;
     signal?: AbortSignal;
   }): Promise<TurnGenerationResult> {
+    const desk = this.options.lookupDesk;
+    const usesTools = desk !== undefined && (this.options.toolUsers?.has(input.avatar.id) ?? false);
+    if (desk && usesTools) {
+      // A pick of a pending choice, or (for a model that cannot call tools) a plain lookup request.
+      const reply = await desk.answer({
+        channelKey: input.channelKey,
+        turn: input.turn,
+        recognise: this.options.model.readsPrompt === false,
+        names: [input.avatar.name, ...(input.avatar.aliases ?? [])],
+      });
+      if (reply)
+        return { text: reply.text, mentions: [], model: `tool:entity_lookup+${this.options.model.id}` };
+    }
     if (this.options.model.readsPrompt === false) {
       // A model that never reads the prompt is not worth the history read and prompt building.
       return this.options.model.generateTurn({
@@ -62,13 +87,37 @@ export class TurnExecutor {
       historyLimit: this.historyLimit,
       ...(note ? { notes: [note] } : {}),
     });
-    return this.options.model.generateTurn({
-      avatar: input.avatar,
-      turn: input.turn,
-      prompt,
-      situation: input.situation,
-      ...(input.signal ? { signal: input.signal } : {}),
-    });
+    // The model may call the lookup tool; what the person reads is the composed reply.
+    let composed: string | undefined;
+    const tools =
+      desk && usesTools
+        ? {
+            entity_lookup: {
+              description:
+                'Look up a vendor, customer, part or purchase order in the business database. Returns the answer to show the person.',
+              inputSchema: lookupInputSchema,
+              execute: async (query: z.infer<typeof lookupInputSchema>) => {
+                const reply = await desk.lookupFor({ channelKey: input.channelKey, turn: input.turn, query });
+                composed = reply.text;
+                return reply.text;
+              },
+            },
+          }
+        : undefined;
+    try {
+      const result = await this.options.model.generateTurn({
+        avatar: input.avatar,
+        turn: input.turn,
+        prompt,
+        situation: input.situation,
+        ...(tools ? { tools } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+      });
+      return composed !== undefined ? { ...result, text: composed, mentions: [] } : result;
+    } catch (error) {
+      if (composed !== undefined) return { text: composed, mentions: [], model: this.options.model.id };
+      throw error;
+    }
   }
 
   /** The avatar's history with the avatars this turn involves: who addressed it, thread partners, who is present. */

@@ -3,6 +3,7 @@ import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { createRuntime } from '../actors/runtime.js';
 import type { TroupeStore } from '../actors/store.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { ConfigError } from '../config/configError.js';
@@ -110,6 +111,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     if (error instanceof ConfigError || error instanceof TroupeError) return fail(error.code, error.message);
     throw error;
   }
+  const lookupTool = lazyEntityLookup(env, { logger });
   // Ids stay unique across sessions: the store keeps the floor, which remembers message ids.
   const transport = new TerminalTransport({ idPrefix: `${Date.now().toString(36)}-` });
   const runtime = createRuntime({
@@ -119,6 +121,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     transports: [transport],
     store,
     logger,
+    lookup: { tool: lookupTool, composer: { env } },
   });
 
   const input = options.input;
@@ -379,6 +382,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     await runtime.whenIdle();
     await runtime.stop();
     await store.close();
+    await lookupTool.close();
     printer.detach();
   }
   if (interactive) stdout('\r\u001b[2K'); // the prompt left behind by Ctrl+D

@@ -4,7 +4,12 @@ import type { InspectionEvent } from '../actors/inspectionEvent.js';
 import type { Outbox } from '../actors/outbox.js';
 import type { RetryPolicy } from '../actors/routingActor.js';
 import type { RoutingOutcome } from '../actors/routingOutcome.js';
-import { createRuntime, type PersistenceOptions, type Runtime } from '../actors/runtime.js';
+import {
+  createRuntime,
+  type PersistenceOptions,
+  type Runtime,
+  type RuntimeOptions,
+} from '../actors/runtime.js';
 import type { TroupeStore } from '../actors/store.js';
 import type { TurnModel } from '../adapters/llm/languageModelPort.js';
 import { MemoryHistory } from '../adapters/store/memoryHistory.js';
@@ -30,6 +35,8 @@ export interface TestRuntimeOptions {
   outbox?: Outbox;
   history?: MemoryHistory;
   persistence?: PersistenceOptions;
+  /** The lookup tool for avatars with `tools: ['entity_lookup']`. */
+  lookup?: RuntimeOptions['lookup'];
   retry?: Partial<RetryPolicy>;
   /** Start of simulated time (epoch ms). */
   startAt?: number;
@@ -139,6 +146,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     ...(options.speech ? { speech: options.speech } : {}),
     store: options.store ?? { outbox, history },
     ...(options.persistence ? { persistence: options.persistence } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
     logger: options.logger ?? silentLogger(),
     clock,
     ...(options.retry ? { retry: options.retry } : {}),

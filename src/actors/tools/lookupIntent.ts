@@ -35,7 +35,8 @@ export function lookupIntent(text: string): LookupIntent | undefined {
   let name = rawName;
   for (const [word, entity] of TYPE_WORDS) {
     const leading = new RegExp(`^\\s*(?:the\\s+)?${word.source}\\s+`, 'u');
-    if (leading.test(name)) {
+    // "parts for truck inc" is a name: no name starts with a preposition.
+    if (leading.test(name) && !/^\s*(?:for|of|and|&|4)\b/iu.test(name.replace(leading, ''))) {
       type = entity;
       name = name.replace(leading, '');
       break;

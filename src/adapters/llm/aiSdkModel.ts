@@ -108,7 +108,12 @@ export function createAiSdkTurnModel(options: AiSdkTurnModelOptions): TurnModel 
             abortSignal,
             ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
             ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-            ...(options.tools ? { tools: options.tools, stopWhen: stepCountIs(maxSteps) } : {}),
+            ...(options.tools || request.tools
+              ? {
+                  tools: { ...options.tools, ...(request.tools as ToolSet | undefined) },
+                  stopWhen: stepCountIs(maxSteps),
+                }
+              : {}),
           });
           const { avatar } = request;
           const { text, voiceRequested } = cleanReplyText(result.text, [

@@ -25,12 +25,24 @@ export interface TurnSituation {
   greetingMaxChars: number;
 }
 
+/**
+ * A tool a model may call during one turn (the AI SDK's tool shape: a description, a zod input
+ * schema, and `execute`).
+ */
+export interface TurnTool {
+  description: string;
+  inputSchema: unknown;
+  execute: (input: never) => Promise<unknown>;
+}
+
 /** Everything a model is asked for one avatar turn. */
 export interface TurnGenerationRequest {
   avatar: AvatarProfile;
   turn: TurnClaim;
   prompt: Prompt;
   situation: TurnSituation;
+  /** Tools for this turn (models that cannot call tools ignore them). */
+  tools?: Readonly<Record<string, TurnTool>>;
   signal?: AbortSignal;
 }
 

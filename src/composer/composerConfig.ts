@@ -1,0 +1,158 @@
+/**
+ * The composer's settings (seed 001, "Configuration"): list limits and the capabilities that
+ * decide whether the composer offers to create a missing record. They are read at every
+ * composition, so changing them needs no restart.
+ */
+import { z } from 'zod';
+import { ConfigError, type ConfigProblem } from '../config/configError.js';
+
+const flag = z.string().transform((raw, ctx) => {
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  ctx.addIssue({ code: 'custom', message: 'true or false (also 1/0, yes/no, on/off)' });
+  return z.NEVER;
+});
+
+const count = (min: number, max: number) =>
+  z.string().transform((raw, ctx) => {
+    const n = /^\s*\d+\s*$/u.test(raw) ? Number(raw) : Number.NaN;
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    ctx.addIssue({ code: 'custom', message: `a whole number from ${min} to ${max}` });
+    return z.NEVER;
+  });
+
+/**
+ * Every environment variable the composer reads, keyed by its name, with its config key, parser,
+ * default and what it does. Docs print their configuration table from this list.
+ */
+export const composerSettings = {
+  AI_RESPONSE_DISAMBIG_LIMIT: {
+    key: 'disambiguationLimit',
+    schema: count(1, 100),
+    default: 5,
+    doc: 'Most numbered options a disambiguation reply lists (1 to 100); a note says when more exist.',
+  },
+  AI_RESPONSE_TABLE_PREVIEW_LIMIT: {
+    key: 'tablePreviewLimit',
+    schema: count(1, 100),
+    default: 5,
+    doc: 'Most rows the table preview of a success reply shows (1 to 100); the reply says "showing N of total".',
+  },
+  AGENT_CAN_CREATE_VENDOR: {
+    key: 'canCreateVendor',
+    schema: flag,
+    default: false,
+    doc: 'When a vendor is not found, offer to create it (true) or point to Vendors → Add New (false).',
+  },
+  AGENT_CAN_CREATE_CUSTOMER: {
+    key: 'canCreateCustomer',
+    schema: flag,
+    default: false,
+    doc: 'When a customer is not found, offer to create it (true) or point to Customers → Add New (false).',
+  },
+  AGENT_CAN_CREATE_PART: {
+    key: 'canCreatePart',
+    schema: flag,
+    default: false,
+    doc: 'When a part is not found, offer to create it (true) or point to Parts → Add New (false).',
+  },
+} as const;
+
+type Settings = typeof composerSettings;
+
+/** Environment variable names the composer reads. */
+export type ComposerVariable = keyof Settings;
+
+/** The typed composer settings. */
+export type ComposerConfig = {
+  -readonly [K in ComposerVariable as Settings[K]['key']]: z.output<Settings[K]['schema']>;
+};
+
+/** What the composer runs with when nothing is set. */
+export const defaultComposerConfig: Readonly<ComposerConfig> = Object.freeze(
+  Object.fromEntries(Object.values(composerSettings).map((s) => [s.key, s.default])) as ComposerConfig,
+);
+
+/** An environment-like record, such as `process.env`. */
+export type EnvRecord = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Where the composer's settings come from: an environment-like record read at each composition
+ * (pass `process.env` itself, not a copy), or a function returning one, called at each composition.
+ */
+export type EnvSource = EnvRecord | (() => EnvRecord);
+
+/** Settings read from an environment, and the variables that were invalid (they took their defaults). */
+export interface ReadComposerConfig {
+  config: ComposerConfig;
+  problems: ConfigProblem[];
+}
+
+/**
+ * Reads the composer's settings from `env` without throwing: unset or blank variables take their
+ * defaults, and so do invalid ones, which are listed in `problems`.
+ */
+export function readComposerConfig(env: EnvRecord): ReadComposerConfig {
+  const config: Record<string, unknown> = { ...defaultComposerConfig };
+  const problems: ConfigProblem[] = [];
+  for (const [variable, setting] of Object.entries(composerSettings) as [
+    ComposerVariable,
+    Settings[ComposerVariable],
+  ][]) {
+    const raw = env[variable];
+    if (raw === undefined || raw.trim() === '') continue;
+    const parsed = setting.schema.safeParse(raw);
+    if (parsed.success) config[setting.key] = parsed.data;
+    else
+      problems.push({ variable, value: raw, expected: parsed.error.issues[0]?.message ?? 'a valid value' });
+  }
+  return { config: config as ComposerConfig, problems };
+}
+
+/**
+ * Parses the composer's settings from `env` (usually `process.env`). Unset or blank variables take
+ * their defaults.
+ * @throws ConfigError naming every invalid variable, its value and what is allowed.
+ */
+export function composerConfigFrom(env: EnvRecord): ComposerConfig {
+  const { config, problems } = readComposerConfig(env);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function limit(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback;
+}
+
+/** How {@link compose} gets its settings. */
+export interface ComposerConfigOptions {
+  /** Settings given directly; they win over `env`, key by key. */
+  config?: Partial<ComposerConfig>;
+  /**
+   * Read at every composition, so a long-running process sees a change on its next reply:
+   * pass `process.env` (the live object) or a function such as `() => process.env`.
+   */
+  env?: EnvSource;
+}
+
+/**
+ * The settings one composition uses: defaults, then `options.env` (read now), then
+ * `options.config`. Never throws: invalid environment values fall back to their defaults and are
+ * returned in `problems`; out-of-range limits given in `config` fall back to the defaults too.
+ */
+export function resolveComposerConfig(options: ComposerConfigOptions = {}): ReadComposerConfig {
+  const source = options.env;
+  const env = typeof source === 'function' ? source() : source;
+  const read = env ? readComposerConfig(env) : { config: { ...defaultComposerConfig }, problems: [] };
+  const given = options.config ?? {};
+  const merged = { ...read.config, ...given };
+  const config: ComposerConfig = {
+    disambiguationLimit: limit(merged.disambiguationLimit, read.config.disambiguationLimit),
+    tablePreviewLimit: limit(merged.tablePreviewLimit, read.config.tablePreviewLimit),
+    canCreateVendor: merged.canCreateVendor === true,
+    canCreateCustomer: merged.canCreateCustomer === true,
+    canCreatePart: merged.canCreatePart === true,
+  };
+  return { config, problems: read.problems };
+}

@@ -2,6 +2,7 @@ import type { AvatarDefinitionInput } from '../actors/avatarDefinition.js';
 import type { Clock } from '../actors/clock.js';
 import type { TurnModel } from '../adapters/llm/languageModelPort.js';
 import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
+import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { type TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { silentLogger } from '../logging/logger.js';
@@ -45,6 +46,7 @@ function withLatency(model: TurnModel, clock: () => Clock | undefined, latencyMs
   return {
     id: model.id,
     offline: model.offline,
+    ...(model.readsPrompt !== undefined ? { readsPrompt: model.readsPrompt } : {}),
     async generateTurn(request) {
       const c = clock();
       if (c && latencyMs > 0) await c.sleep(latencyMs, request.signal);
@@ -71,7 +73,12 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
     ...(a.persona !== undefined ? { persona: a.persona } : {}),
     ...(a.topics !== undefined ? { topics: a.topics } : {}),
     residentIn: a.present ? [channelKey] : [],
+    ...(a.tools ? { tools: a.tools } : {}),
   }));
+  // The demo ERP starts only if an avatar with the lookup tool is asked something.
+  const lookupTool = scenario.avatars.some((a) => a.tools?.includes('entity_lookup'))
+    ? lazyEntityLookup({}, { logger: silentLogger() })
+    : undefined;
   const humans = new Map(scenario.humans.map((h) => [h.id, h]));
   const transport = new TerminalTransport();
   let clock: Clock | undefined;
@@ -82,6 +89,7 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
     transports: [transport],
     channel,
     logger: silentLogger(),
+    ...(lookupTool ? { lookup: { tool: lookupTool } } : {}),
   });
   clock = t.clock;
   const start = t.clock.now();
@@ -181,6 +189,7 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
   }
   activity.unsubscribe();
   await t.stop();
+  await lookupTool?.close();
   printer.detach();
   return { stats: printer.stats, durationMs: Math.max(time, lastActivity - start) };
 }

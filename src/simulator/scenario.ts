@@ -41,6 +41,13 @@ const avatarSchema = z
       .boolean()
       .default(false)
       .meta({ description: 'In the channel from the start (otherwise summon or join it).' }),
+    tools: z
+      .array(z.enum(['entity_lookup']))
+      .optional()
+      .meta({
+        description:
+          'Tools the avatar may use. `entity_lookup` answers lookups from the business database when played through the runtime (`troupe tour`); the simulator answers with offline lines.',
+      }),
   })
   .meta({ description: 'An avatar in the roster.' });
 

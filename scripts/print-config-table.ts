@@ -1,7 +1,9 @@
 // Prints the README's configuration tables from their single sources of truth:
-// coordination knobs, then the language model, speech, and the store.
+// coordination knobs, then the language model, speech, the store, and the composer with its ERP.
 import { modelSettings } from '../src/adapters/llm/modelSettings.js';
+import { erpSettings } from '../src/adapters/sql/erpFromEnv.js';
 import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
+import { composerSettings } from '../src/composer/composerConfig.js';
 import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
 
@@ -18,4 +20,7 @@ for (const [name, s] of Object.entries(speechSettings))
 const store = [...header];
 for (const [name, s] of Object.entries(storeSettings))
   store.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
-process.stdout.write(`${[coordination, model, speech, store].map((t) => t.join('\n')).join('\n\n')}\n`);
+const composer = [...header];
+for (const [name, s] of Object.entries(composerSettings)) composer.push(`| \`${name}\` | \`${fmt(s.default)}\` | ${s.doc} |`);
+for (const [name, s] of Object.entries(erpSettings)) composer.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
+process.stdout.write(`${[coordination, model, speech, store, composer].map((t) => t.join('\n')).join('\n\n')}\n`);

@@ -252,20 +252,20 @@ function resolveEntity(mapping: EntityMapping, tables: TableColumns | undefined)
     if (required) problems.push(`column ${names.join(' / ')}`);
     return undefined;
   };
-  const placeholder = (spec: ColumnSpec): Column => ({
+  const assumedColumn = (spec: ColumnSpec): Column => ({
     key: keyOf(spec),
     name: keyOf(spec),
     type: undefined,
   });
   const searchSpecs = mapping.search;
   const displaySpec = mapping.display ?? searchSpecs[0] ?? '';
-  const id = pick(mapping.id, true) ?? placeholder(mapping.id);
-  const display = pick(displaySpec, true) ?? placeholder(displaySpec);
-  const search = searchSpecs.map((spec) => pick(spec, true) ?? placeholder(spec));
+  const id = pick(mapping.id, true) ?? assumedColumn(mapping.id);
+  const display = pick(displaySpec, true) ?? assumedColumn(displaySpec);
+  const search = searchSpecs.map((spec) => pick(spec, true) ?? assumedColumn(spec));
   const orderNumber =
     mapping.orderNumber === undefined
       ? undefined
-      : (pick(mapping.orderNumber, true) ?? placeholder(mapping.orderNumber));
+      : (pick(mapping.orderNumber, true) ?? assumedColumn(mapping.orderNumber));
   const context = (mapping.context ?? []).flatMap((spec) => pick(spec, false) ?? []);
   const filters = new Map<string, Column>();
   for (const [field, spec] of Object.entries(mapping.filters ?? {})) {

@@ -3,8 +3,8 @@
 import { modelSettings } from '../src/adapters/llm/modelSettings.js';
 import { erpSettings } from '../src/adapters/sql/erpFromEnv.js';
 import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
-import { composerSettings } from '../src/composer/composerConfig.js';
 import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
+import { composerSettings } from '../src/composer/composerConfig.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
 
 const fmt = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -21,6 +21,10 @@ const store = [...header];
 for (const [name, s] of Object.entries(storeSettings))
   store.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
 const composer = [...header];
-for (const [name, s] of Object.entries(composerSettings)) composer.push(`| \`${name}\` | \`${fmt(s.default)}\` | ${s.doc} |`);
-for (const [name, s] of Object.entries(erpSettings)) composer.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
-process.stdout.write(`${[coordination, model, speech, store, composer].map((t) => t.join('\n')).join('\n\n')}\n`);
+for (const [name, s] of Object.entries(composerSettings))
+  composer.push(`| \`${name}\` | \`${fmt(s.default)}\` | ${s.doc} |`);
+for (const [name, s] of Object.entries(erpSettings))
+  composer.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
+process.stdout.write(
+  `${[coordination, model, speech, store, composer].map((t) => t.join('\n')).join('\n\n')}\n`,
+);

@@ -8,6 +8,7 @@ import { loadCoordinationConfig } from '../config/loadCoordinationConfig.js';
 import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
+import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
 import { formatTranscript } from '../simulator/formatTranscript.js';
 import { runScenario } from '../simulator/runScenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
@@ -59,6 +60,7 @@ interface SimulateFlags {
 const diagramMachines = {
   thread: conversationThreadMachine,
   presence: avatarPresenceMachine,
+  choice: pendingChoiceMachine,
 } as const;
 
 /**

@@ -1,5 +1,6 @@
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
+import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
 import { statechartDiagram } from './statechartDiagram.js';
 
 /** The Markdown of `docs/statecharts.md`: every machine drawn from its own definition. */
@@ -10,7 +11,7 @@ export function renderStatechartsDoc(): string {
     '# Statecharts',
     '',
     'Generated from the machine definitions by `npm run statecharts` (a test fails when this file',
-    'is stale). `npx troupe diagram <thread|presence> [--format dot]` prints the same diagrams.',
+    'is stale). `npx troupe diagram <thread|presence|choice> [--format dot]` prints the same diagrams.',
     '',
     section(
       'Conversation thread',
@@ -21,6 +22,11 @@ export function renderStatechartsDoc(): string {
       'Avatar presence',
       '`src/machines/avatarPresence.machine.ts`. One per avatar and channel, kept as a snapshot (data) by the channel floor.',
       avatarPresenceMachine,
+    ),
+    section(
+      'Pending choice',
+      '`src/machines/pendingChoice.machine.ts`. One per channel and person after a disambiguation: a reply that picks an option resolves it (the lookup re-runs by id), anything else clears it, and it expires at its deadline.',
+      pendingChoiceMachine,
     ),
   ].join('\n');
 }

@@ -34,6 +34,7 @@ import { createRuntime } from '../src/actors/runtime.js';
 import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { silentLogger } from '../src/logging/logger.js';
+import { intArg } from './support/args.js';
 import { type BareStats, buildRoomFloors, replayBare } from './support/bareRoom.js';
 import { canMeasureHeap, settledHeap } from './support/heap.js';
 import { NullTransport } from './support/nullTransport.js';
@@ -79,16 +80,6 @@ const { values: args } = parseArgs({
 if (args.help) {
   process.stdout.write(HELP);
   process.exit(0);
-}
-
-function intArg(raw: string | undefined, fallback: number, name: string, min = 1): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw.replaceAll('_', '').trim());
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`--${name} takes a whole number of at least ${min} (got "${raw}")\n`);
-    process.exit(2);
-  }
-  return n;
 }
 
 const quick = args.quick;

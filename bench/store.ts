@@ -36,6 +36,7 @@ import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { ChannelFloor } from '../src/machines/channelFloor.js';
 import { floorSnapshotSchema } from '../src/machines/floorSnapshot.js';
+import { intArg } from './support/args.js';
 import { canMeasureHeap, settledHeap } from './support/heap.js';
 import { fixed, int, pct, ratio, table } from './support/report.js';
 import {
@@ -95,16 +96,6 @@ const { values: args } = parseArgs({
 if (args.help) {
   process.stdout.write(HELP);
   process.exit(0);
-}
-
-function intArg(raw: string | undefined, fallback: number, name: string, min = 1): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw.replaceAll('_', '').trim());
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`--${name} takes a whole number of at least ${min} (got "${raw}")\n`);
-    process.exit(2);
-  }
-  return n;
 }
 
 const quick = args.quick;

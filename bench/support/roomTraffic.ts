@@ -13,58 +13,19 @@
  */
 import type { AvatarDefinitionInput } from '../../src/actors/avatarDefinition.js';
 import { hashString, intIn, mulberry32, pick, type Rng } from './prng.js';
+import { START_AT, EMOJI as TRAFFIC_EMOJI, FIRST as TRAFFIC_FIRST } from './traffic.js';
 
 /** 2025-11-13T12:00:00Z, as the other benchmarks and the simulator. */
-export const ROOM_START_AT = Date.UTC(2025, 10, 13, 12, 0, 0);
+export const ROOM_START_AT = START_AT;
 
 /** The transport kind every channel of the benchmark uses. */
 export const ROOM_KIND = 'bench';
 
-const FIRST = [
-  'Luna',
-  'Orion',
-  'Zoë',
-  'Björn',
-  'Ximena',
-  'Kai',
-  'Amara',
-  'Théo',
-  'Saoirse',
-  'Mateo',
-  'Yuki',
-  'Nadia',
-  'Rafael',
-  'Ingrid',
-  'Kofi',
-  'Leilani',
-  'Dmitri',
-  'Priya',
-  'Søren',
-  'Aiyana',
-  'Caspian',
-  'Elif',
-  'Juniper',
-  'Hamid',
-];
+// The cast draws on the coordination benchmark's name pools (the first 24 first names and 16 emojis,
+// so room traffic stays what it was measured with).
+const FIRST = TRAFFIC_FIRST.slice(0, 24);
 const LAST = ['Vale', 'Holt', 'Marsh', 'Okafor', 'Moreau', 'Tanaka', 'Reyes', 'Novak'];
-const EMOJI = [
-  '🦊',
-  '🌙',
-  '⚡',
-  '🐙',
-  '🌵',
-  '🔥',
-  '🍄',
-  '🐝',
-  '🎻',
-  '🛸',
-  '🌊',
-  '🍋',
-  '🦉',
-  '🎲',
-  '🪐',
-  '🐢',
-];
+const EMOJI = TRAFFIC_EMOJI.slice(0, 16);
 const TOPICS = [
   'jazz',
   'chess',

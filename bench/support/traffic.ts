@@ -11,7 +11,8 @@ import { hashString, intIn, mulberry32, pick, type Rng } from './prng.js';
 /** 2025-11-13T12:00:00Z, the seed proposal's date (same origin as the simulator). */
 export const START_AT = Date.UTC(2025, 10, 13, 12, 0, 0);
 
-const FIRST = [
+/** First names of the benchmark casts (shared by every traffic generator). */
+export const FIRST = [
   'Luna',
   'Orion',
   'Zoë',
@@ -59,7 +60,8 @@ const FIRST = [
   'Ana Lucía',
   "D'Arcy",
 ];
-const LAST = [
+/** Family names of the benchmark casts. */
+export const LAST = [
   'Vale',
   'Holt',
   'Marsh',
@@ -74,7 +76,8 @@ const LAST = [
   'Nakamura',
 ];
 const TITLE = ['Captain', 'Doctor', 'Professor', 'Sir', 'Madame', 'Old'];
-const EMOJI = [
+/** Emojis the benchmark casts wear (and are addressed by). */
+export const EMOJI = [
   '🦊',
   '🌙',
   '⚡',

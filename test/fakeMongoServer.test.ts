@@ -39,7 +39,7 @@ describe('fake MongoDB wire server, through the official driver', () => {
     const page = await items
       .find({}, { projection: { _id: 0, n: 1 } })
       .sort({ n: 1 })
-      .skip(3)
+      .skip(3) // the cursor option (skip three documents), not a skipped test
       .limit(2)
       .toArray();
     expect(page).toEqual([{ n: 3 }, { n: 4 }]);

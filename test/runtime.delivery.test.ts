@@ -27,6 +27,23 @@ function modelAnswering(
   };
 }
 
+/** A ready response in `test:room` (a notice prepared at 0), with what a test changes. */
+function responseOf(
+  idempotencyKey: string,
+  text: string,
+  changes: Partial<OutgoingResponse> = {},
+): OutgoingResponse {
+  return {
+    idempotencyKey,
+    channel: { kind: 'test', id: 'room' },
+    text,
+    attachments: [],
+    origin: { kind: 'notice' },
+    preparedAt: 0,
+    ...changes,
+  };
+}
+
 const request: PreparationRequest = {
   idempotencyKey: 'k1',
   channel: { kind: 'test', id: 'room' },
@@ -37,14 +54,7 @@ const request: PreparationRequest = {
 
 describe('preparation', () => {
   it('given an existing response, it leaves it alone whatever the model wrote', () => {
-    const existing: OutgoingResponse = {
-      idempotencyKey: 'upstream',
-      channel: { kind: 'test', id: 'room' },
-      text: 'decided upstream',
-      attachments: [],
-      origin: { kind: 'notice' },
-      preparedAt: 5,
-    };
+    const existing: OutgoingResponse = responseOf('upstream', 'decided upstream', { preparedAt: 5 });
     const prepared = prepareOutgoingResponse({
       existing,
       generation: { text: 'the model said something else' },
@@ -244,14 +254,7 @@ describe('the delivery pipeline', () => {
 
   it('delivers a response an upstream system prepared exactly as given', async () => {
     const t = createTestRuntime();
-    const response: OutgoingResponse = {
-      idempotencyKey: 'upstream-1',
-      channel: { kind: 'test', id: 'room' },
-      text: 'Maintenance at noon.',
-      attachments: [],
-      origin: { kind: 'notice' },
-      preparedAt: 0,
-    };
+    const response: OutgoingResponse = responseOf('upstream-1', 'Maintenance at noon.');
     t.runtime.send({ type: 'response.send', response });
     t.runtime.send({ type: 'response.send', response }); // joins the delivery in progress
     await t.settle();
@@ -293,14 +296,7 @@ describe('routing is transport only', () => {
       clock: new SimulatedClock(),
       logger: silentLogger(),
     });
-    const outcome = await routing.route({
-      idempotencyKey: 'k',
-      channel: { kind: 'discord', id: '1' },
-      text: 'hi',
-      attachments: [],
-      origin: { kind: 'notice' },
-      preparedAt: 0,
-    });
+    const outcome = await routing.route(responseOf('k', 'hi', { channel: { kind: 'discord', id: '1' } }));
     expect(outcome.error?.code).toBe('TROUPE_TRANSPORT_MISSING');
     expect(outcome.error?.message).toMatch(/createRuntime\(\{ transports \}\)/);
   });
@@ -310,14 +306,9 @@ describe('the outbox across a crash', () => {
   it('resends an entry recorded but not settled exactly once, even if its part had gone out', async () => {
     const outbox = new MemoryOutbox();
     const transport = new RecordingTransport();
-    const response: OutgoingResponse = {
-      idempotencyKey: 'before-crash',
-      channel: { kind: 'test', id: 'room' },
-      text: 'I was about to say this.',
-      attachments: [],
+    const response: OutgoingResponse = responseOf('before-crash', 'I was about to say this.', {
       origin: { kind: 'answer', turnId: 't1', avatarId: 'nova' },
-      preparedAt: 0,
-    };
+    });
     // The process recorded the response and the transport took it, then the process died before
     // noting the part or settling.
     await outbox.record(response, 0);
@@ -341,14 +332,11 @@ describe('the outbox across a crash', () => {
   it('resumes a partly sent long response from the first part not taken', async () => {
     const outbox = new MemoryOutbox();
     const transport = new RecordingTransport({ limits: { maxTextLength: 40 } });
-    const response: OutgoingResponse = {
-      idempotencyKey: 'half',
-      channel: { kind: 'test', id: 'room' },
-      text: 'First part goes here. Second part goes here. Third part goes here.',
-      attachments: [],
-      origin: { kind: 'answer' },
-      preparedAt: 0,
-    };
+    const response: OutgoingResponse = responseOf(
+      'half',
+      'First part goes here. Second part goes here. Third part goes here.',
+      { origin: { kind: 'answer' } },
+    );
     await outbox.record(response, 0);
     const first = await transport.send({
       idempotencyKey: 'half#0',

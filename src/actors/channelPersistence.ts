@@ -1,6 +1,6 @@
 import { TroupeError } from '../errors/troupeError.js';
 import type { Logger } from '../logging/logger.js';
-import { type FloorSnapshot, floorSnapshotSchema } from '../machines/floorSnapshot.js';
+import type { FloorSnapshot } from '../machines/floorSnapshot.js';
 import type { Clock, TimerHandle } from './clock.js';
 import type { DocumentStore } from './store.js';
 
@@ -69,11 +69,12 @@ export class ChannelPersistence {
       this.versions.set(key, 0);
       return { kind: 'fresh' };
     }
-    const floor = floorSnapshotSchema.safeParse(stored.value?.floor);
+    // The floor itself is validated once, by ChannelFloor.restore (a bad one is quarantined there).
+    const floor = stored.value?.floor;
     const spoken = Array.isArray(stored.value?.spoken) ? stored.value.spoken : undefined;
     const seenRaw = stored.value?.seen;
     const seen = Array.isArray(seenRaw) ? seenRaw.filter((id): id is string => typeof id === 'string') : [];
-    if (!floor.success || !spoken) {
+    if (typeof floor !== 'object' || floor === null || !spoken) {
       await this.quarantine(key, stored.value, stored.version);
       return {
         kind: 'invalid',
@@ -84,7 +85,7 @@ export class ChannelPersistence {
       };
     }
     this.versions.set(key, stored.version);
-    return { kind: 'restored', document: { floor: floor.data, spoken, seen } };
+    return { kind: 'restored', document: { floor, spoken, seen } };
   }
 
   /** Moves a document the runtime cannot use aside, so a fresh state never overwrites it unseen. */

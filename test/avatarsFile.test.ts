@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAvatarsFile, parseAvatarsText } from '../src/cli/avatarsFile.js';
-import { isTroupeError } from '../src/errors/troupeError.js';
+import { isTroupeError } from '../src/ports/troupeError.js';
 
 async function file(name: string, text: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'troupe-avatars-'));

@@ -17,7 +17,7 @@ import {
   type ToolResultEnvelope,
 } from '../src/composer/index.js';
 import { ConfigError } from '../src/config/configError.js';
-import { isTroupeError } from '../src/errors/troupeError.js';
+import { isTroupeError } from '../src/ports/troupeError.js';
 
 const attempts = (exact: boolean, fuzzy: boolean, schema_refreshed: boolean) => ({
   exact,

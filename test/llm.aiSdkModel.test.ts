@@ -7,7 +7,7 @@ import { createAiSdkTurnModel } from '../src/adapters/llm/aiSdkModel.js';
 import { createConcurrencyLimit } from '../src/adapters/llm/concurrencyLimit.js';
 import { modelFromEnv } from '../src/adapters/llm/modelFromEnv.js';
 import { generateStructured } from '../src/adapters/llm/structuredOutput.js';
-import { TroupeError } from '../src/errors/troupeError.js';
+import { TroupeError } from '../src/ports/troupeError.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from './support/fakeOpenAiServer.js';
 import { capturingLogger, luna, requestFor, samplePrompt } from './support/llmFixtures.js';
 
@@ -53,7 +53,7 @@ describe('AI SDK turn model against a local OpenAI-compatible server', () => {
   it('sends the system prompt and messages and returns the reply', async () => {
     server.enqueue({ text: 'Sirius, of course.' });
     const result = await turnModel().generateTurn(requestFor());
-    expect(result).toMatchObject({ text: 'Sirius, of course.', mentions: [], voiceRequested: false });
+    expect(result).toMatchObject({ text: 'Sirius, of course.', mentions: [] });
     expect(result.model).toBe('openai:gpt-test');
     const [body] = server.chatRequests();
     expect(body?.model).toBe('gpt-test');
@@ -87,12 +87,11 @@ describe('AI SDK turn model against a local OpenAI-compatible server', () => {
     expect(all).not.toContain('sk-test-openai-key');
   });
 
-  it('honours the [voice] prefix and drops a label with its own name', async () => {
-    server.enqueue({ text: '[Voice]  Luna: Twinkle, twinkle!' }, { text: 'Moony: plain words' });
+  it('returns the reply as written: the [voice] prefix and a name label are left to preparation', async () => {
+    server.enqueue({ text: '  [Voice]  Luna: Twinkle, twinkle!\n' });
     const spoken = await turnModel().generateTurn(requestFor());
-    expect(spoken).toMatchObject({ text: 'Twinkle, twinkle!', voiceRequested: true });
-    const plain = await turnModel().generateTurn(requestFor());
-    expect(plain).toMatchObject({ text: 'plain words', voiceRequested: false });
+    expect(spoken.text).toBe('[Voice]  Luna: Twinkle, twinkle!');
+    expect(spoken.voiceRequested).toBeUndefined();
   });
 
   it('calls a tool, feeds the result back and answers', async () => {
@@ -129,7 +128,7 @@ describe('AI SDK turn model against a local OpenAI-compatible server', () => {
   });
 
   it('reports an empty reply as TROUPE_MODEL_EMPTY', async () => {
-    server.enqueue({ text: '  [voice]  ' });
+    server.enqueue({ text: '  \n  ' });
     const error = await failure(turnModel().generateTurn(requestFor()));
     expect(error.code).toBe('TROUPE_MODEL_EMPTY');
   });

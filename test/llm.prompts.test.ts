@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { ChannelHistoryEntry } from '../src/adapters/llm/channelHistory.js';
-import { historyMessages } from '../src/adapters/llm/historyMessages.js';
+import { createScriptedModel, SCRIPTED_MODEL_ID } from '../src/adapters/llm/scriptedModel.js';
+import { historyMessages } from '../src/delivery/historyMessages.js';
 import {
   buildTurnPrompt,
   personaInstructions,
   presenceNote,
   threadNote,
   VOICE_NOTE,
-} from '../src/adapters/llm/prompts.js';
-import { cleanReplyText } from '../src/adapters/llm/replyText.js';
-import { createScriptedModel, SCRIPTED_MODEL_ID } from '../src/adapters/llm/scriptedModel.js';
-import { splitVoicePrefix } from '../src/adapters/llm/voicePrefix.js';
+} from '../src/delivery/prompts.js';
+import { cleanReplyText } from '../src/delivery/replyText.js';
+import { splitVoicePrefix } from '../src/delivery/voicePrefix.js';
+import type { ChannelHistoryEntry } from '../src/ports/history.js';
 import { luna, requestFor, rex, turnFor } from './support/llmFixtures.js';
 
 let seq = 0;

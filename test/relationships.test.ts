@@ -4,8 +4,8 @@ import {
   type RelationshipDocument,
   relationshipNote,
 } from '../src/actors/relationshipTracker.js';
-import type { TurnGenerationRequest, TurnModel } from '../src/adapters/llm/languageModelPort.js';
 import { createScriptedModel } from '../src/adapters/llm/scriptedModel.js';
+import type { TurnGenerationRequest, TurnModel } from '../src/ports/model.js';
 import { createTestRuntime } from '../src/testing/index.js';
 
 describe('relationship tracking', () => {

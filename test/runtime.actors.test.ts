@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createRuntime } from '../src/actors/runtime.js';
-import type { TurnModel } from '../src/adapters/llm/languageModelPort.js';
+import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
+import type { TurnModel } from '../src/ports/model.js';
 import { createTestRuntime, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
 
 const room = { kind: 'test', id: 'room' };
@@ -97,8 +97,8 @@ describe('actors', () => {
       id: 'test:gated',
       offline: false,
       async generateTurn(request) {
-        if (request.turn.channelId === 'test:slow') await new Promise<void>((resolve) => (release = resolve));
-        return { text: `answer in ${request.turn.channelId}`, mentions: [], model: 'test:gated' };
+        if (request.channelKey === 'test:slow') await new Promise<void>((resolve) => (release = resolve));
+        return { text: `answer in ${request.channelKey}`, mentions: [], model: 'test:gated' };
       },
     };
     const transport = new RecordingTransport();

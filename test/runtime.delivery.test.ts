@@ -1,12 +1,12 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { OutgoingResponse } from '../src/actors/outgoingResponse.js';
-import { type PreparationRequest, prepareOutgoingResponse } from '../src/actors/preparation.js';
 import { RoutingActor } from '../src/actors/routingActor.js';
-import type { TurnGenerationRequest, TurnModel } from '../src/adapters/llm/languageModelPort.js';
 import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
-import type { SpeechSynthesizer } from '../src/adapters/voice/speechSynthesizer.js';
-import { TroupeError } from '../src/errors/troupeError.js';
+import { type PreparationRequest, prepareOutgoingResponse } from '../src/delivery/preparation.js';
 import { silentLogger } from '../src/logging/logger.js';
+import type { TurnGenerationRequest, TurnModel } from '../src/ports/model.js';
+import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
+import type { SpeechSynthesizer } from '../src/ports/speech.js';
+import { TroupeError } from '../src/ports/troupeError.js';
 import { createTestRuntime, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
 
 /** A model whose every answer the test decides. */
@@ -81,6 +81,27 @@ describe('preparation', () => {
       request: { ...request, voicePolicy: { mode: 'off' } },
     });
     expect(off?.voice).toBeUndefined();
+  });
+
+  it("drops a label with the speaker's own name, before or after the [voice] prefix, whatever model wrote it", () => {
+    const named = { ...request, speakerNames: ['Nova', 'Novie'] };
+    const spoken = prepareOutgoingResponse({
+      generation: { text: '[Voice]  Nova: Twinkle!' },
+      request: named,
+    });
+    expect(spoken?.text).toBe('Twinkle!');
+    expect(spoken?.voice).toEqual({ text: 'Twinkle!' });
+    const aliased = prepareOutgoingResponse({
+      generation: { text: '**novie:** [voice] hi' },
+      request: named,
+    });
+    expect([aliased?.text, aliased?.voice?.text]).toEqual(['hi', 'hi']);
+    const other = prepareOutgoingResponse({ generation: { text: 'Rex: hi' }, request: named });
+    expect([other?.text, other?.voice]).toEqual(['Rex: hi', undefined]);
+  });
+
+  it('given only a [voice] prefix, it prepares nothing (the feedback guarantee decides)', () => {
+    expect(prepareOutgoingResponse({ generation: { text: ' [voice] ' }, request })).toBeUndefined();
   });
 
   it('given blank model output, it prepares nothing', () => {

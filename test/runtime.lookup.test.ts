@@ -10,10 +10,10 @@ import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_EVENT_LOGS } from '../src/actors/tools/lookupDesk.js';
 import { createAiSdkTurnModel } from '../src/adapters/llm/aiSdkModel.js';
-import type { TurnModel } from '../src/adapters/llm/languageModelPort.js';
 import { createDemoErp } from '../src/adapters/sql/demoErp.js';
 import { createEntityLookup } from '../src/adapters/sql/entityLookup.js';
 import { silentLogger } from '../src/logging/logger.js';
+import type { TurnModel } from '../src/ports/model.js';
 import { createTestRuntime } from '../src/testing/index.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from './support/fakeOpenAiServer.js';
 

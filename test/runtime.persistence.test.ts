@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CHANNELS, QUARANTINE } from '../src/actors/channelPersistence.js';
-import type { TroupeStore } from '../src/actors/store.js';
-import type { TurnModel } from '../src/adapters/llm/languageModelPort.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import { TroupeError } from '../src/errors/troupeError.js';
+import type { TurnModel } from '../src/ports/model.js';
+import type { TroupeStore } from '../src/ports/store.js';
+import { TroupeError } from '../src/ports/troupeError.js';
 import { createTestRuntime, RecordingTransport } from '../src/testing/index.js';
 
 const room = { kind: 'test', id: 'room' };

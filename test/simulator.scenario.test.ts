@@ -204,7 +204,7 @@ describe('JSON Schema', () => {
 
 describe('formatDuration', () => {
   it('rounds to whole seconds before splitting minutes, so it never prints 60s', async () => {
-    const { formatDuration } = await import('../src/simulator/duration.js');
+    const { formatDuration } = await import('../src/config/duration.js');
     expect(formatDuration(299_600)).toBe('5m');
     expect(formatDuration(61_400)).toBe('1m 1s');
     expect(formatDuration(1_500)).toBe('1.5s');

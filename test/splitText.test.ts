@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitText } from '../src/adapters/transport/splitText.js';
-import { isTroupeError } from '../src/errors/troupeError.js';
+import { splitText } from '../src/delivery/splitText.js';
+import { isTroupeError } from '../src/ports/troupeError.js';
 
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
 

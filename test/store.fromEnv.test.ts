@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { TroupeStore } from '../src/actors/store.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import {
   defaultDataDir,
@@ -11,6 +10,7 @@ import {
   storeKindFromEnv,
   storeSettings,
 } from '../src/adapters/store/storeFromEnv.js';
+import type { TroupeStore } from '../src/ports/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-fromenv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

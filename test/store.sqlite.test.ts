@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TroupeStore } from '../src/actors/store.js';
 import {
   openSqliteStore,
   SQLITE_SCHEMA_VERSION,
   type SqliteStore,
   sqliteMigrations,
 } from '../src/adapters/store/sqliteStore.js';
+import type { TroupeStore } from '../src/ports/store.js';
 import { describeStoreContract } from './support/storeContract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-sqlite-'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type TerminalMessage, TerminalTransport } from '../src/adapters/terminal/terminalTransport.js';
-import { TransportError } from '../src/adapters/transport/transport.js';
+import { TransportError } from '../src/ports/transport.js';
 import { createTestRuntime } from '../src/testing/index.js';
 
 const nova = { avatarId: 'nova', name: 'Nova', emoji: '🔭' };

@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAiSdkSynthesizer } from '../src/adapters/voice/index.js';
-import { isTroupeError, type TroupeError } from '../src/errors/troupeError.js';
+import { isTroupeError, type TroupeError } from '../src/ports/troupeError.js';
 import { FAKE_MP3, type FakeSpeechServer, startFakeSpeechServer } from './support/fakeSpeechServer.js';
 
 async function failure(promise: Promise<unknown>): Promise<TroupeError> {

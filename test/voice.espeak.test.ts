@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEspeakSynthesizer, repairWavSizes } from '../src/adapters/voice/index.js';
-import { isTroupeError, type TroupeError } from '../src/errors/troupeError.js';
+import { isTroupeError, type TroupeError } from '../src/ports/troupeError.js';
 
 interface WavInfo {
   riffSize: number;

@@ -8,11 +8,11 @@
  * are timed, and separately the whole replay loop (which also writes the scripted replies).
  */
 
+import { scriptedReply } from '../../src/adapters/llm/scriptedReplies.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
+import { clipText } from '../../src/delivery/clipText.js';
 import { ChannelFloor } from '../../src/machines/channelFloor.js';
 import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
-import { scriptedReply } from '../../src/simulator/scriptedReplies.js';
-import { clipText } from '../../src/text/clipText.js';
 import type { RoomEvent, RoomTraffic } from './roomTraffic.js';
 
 export interface BareStats {

@@ -7,7 +7,7 @@ import type {
   TransportLimits,
   TransportMessage,
   TransportReceipt,
-} from '../../src/adapters/transport/transport.js';
+} from '../../src/ports/transport.js';
 
 export class NullTransport implements Transport {
   readonly kind: string;

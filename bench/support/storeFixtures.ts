@@ -11,10 +11,10 @@ import {
   toProfile,
 } from '../../src/actors/avatarDefinition.js';
 import type { ChannelDocument } from '../../src/actors/channelPersistence.js';
-import type { OutgoingResponse } from '../../src/actors/outgoingResponse.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
 import { ChannelFloor } from '../../src/machines/channelFloor.js';
 import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
+import type { OutgoingResponse } from '../../src/ports/outgoingResponse.js';
 import { hashString, intIn, mulberry32, pick, type Rng } from './prng.js';
 import { avatarPool } from './traffic.js';
 

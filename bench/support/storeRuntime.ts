@@ -4,16 +4,18 @@
  * (so the heap figures count the runtime, not a recording of what it sent).
  */
 import { SimulatedClock } from '../../src/actors/clock.js';
-import { channelFromKey, createRuntime, type Runtime } from '../../src/actors/runtime.js';
-import type { TroupeStore } from '../../src/actors/store.js';
+import { channelFromKey } from '../../src/actors/runtime.js';
+import type { Runtime } from '../../src/actors/runtimeOptions.js';
 import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
+import { createRuntime } from '../../src/createRuntime.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import type { TroupeStore } from '../../src/ports/store.js';
 import type {
   Transport,
   TransportLimits,
   TransportMessage,
   TransportReceipt,
-} from '../../src/adapters/transport/transport.js';
-import { silentLogger } from '../../src/logging/logger.js';
+} from '../../src/ports/transport.js';
 import { type Cast, STORE_KIND } from './storeFixtures.js';
 
 /** Takes every message at once and keeps only a count. */

@@ -1,19 +1,19 @@
-import type { TurnGenerationResult } from '../adapters/llm/languageModelPort.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { isTroupeError } from '../errors/troupeError.js';
+import { ensureFeedback } from '../delivery/feedbackGuarantee.js';
+import { type PreparationRequest, prepareOutgoingResponse } from '../delivery/preparation.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
 import type { FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
+import type { Clock, TimerHandle } from '../ports/clock.js';
+import type { TurnGenerationResult } from '../ports/model.js';
+import type { Outbox } from '../ports/outbox.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
+import type { RoutingOutcome } from '../ports/routingOutcome.js';
+import { isTroupeError } from '../ports/troupeError.js';
 import type { AvatarDefinition } from './avatarDefinition.js';
 import type { ChannelDocument, ChannelPersistence } from './channelPersistence.js';
-import type { Clock, TimerHandle } from './clock.js';
-import { ensureFeedback } from './feedbackGuarantee.js';
 import type { InspectionEvent } from './inspectionEvent.js';
-import type { Outbox } from './outbox.js';
-import type { ChannelRef } from './outgoingResponse.js';
-import { type PreparationRequest, prepareOutgoingResponse } from './preparation.js';
 import type { RoutingActor } from './routingActor.js';
-import type { RoutingOutcome } from './routingOutcome.js';
 import type { RuntimeEvent } from './runtimeEvents.js';
 import type { TurnExecutor } from './turnExecutor.js';
 import type { WorkTracker } from './workTracker.js';
@@ -242,9 +242,7 @@ export class ChannelActor {
               author: { kind: author.kind, id: author.id, name },
               text: event.text,
             })
-            .catch((error: unknown) =>
-              this.deps.logger.warn({ err: describe(error) }, 'history write failed'),
-            ),
+            .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'history write failed')),
         );
         this.apply({
           type: 'message',
@@ -299,7 +297,7 @@ export class ChannelActor {
             author: { kind: 'avatar', id: claim.avatarId, name: avatar?.name ?? claim.avatarId },
             text: awaited.text,
           })
-          .catch((error: unknown) => this.deps.logger.warn({ err: describe(error) }, 'history write failed')),
+          .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'history write failed')),
       );
       const addressee = claim.context.addressedById;
       if (addressee !== undefined && addressee !== claim.avatarId)
@@ -312,9 +310,7 @@ export class ChannelActor {
               text: awaited.text,
               at,
             })
-            .catch((error: unknown) =>
-              this.deps.logger.warn({ err: describe(error) }, 'relationship write failed'),
-            ),
+            .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'relationship write failed')),
         );
       this.delivering = claim.avatarId;
       try {
@@ -417,7 +413,7 @@ export class ChannelActor {
     this.deps.tracker.track(
       this.runTurn(claim, abort.signal).catch((error: unknown) => {
         // The pipeline handles every expected failure; this is a bug guard that keeps the floor sane.
-        this.deps.logger.error({ err: describe(error), turnId: claim.turnId }, 'turn pipeline crashed');
+        this.deps.logger.error({ err: error, turnId: claim.turnId }, 'turn pipeline crashed');
         if (this.turns.delete(claim.turnId))
           this.apply({
             type: 'turn.failed',
@@ -455,7 +451,7 @@ export class ChannelActor {
       errorCode = isTroupeError(error) ? error.code : 'TROUPE_MODEL_FAILED';
       if (!signal.aborted)
         deps.logger.warn(
-          { channel: deps.key, turnId: claim.turnId, code: errorCode, err: describe(error) },
+          { channel: deps.key, turnId: claim.turnId, code: errorCode, err: error },
           'generation failed',
         );
     }
@@ -565,6 +561,7 @@ export class ChannelActor {
       inboundVoice: trigger !== undefined && this.voiceNotes.has(trigger),
       ...(avatar?.voiceId !== undefined ? { voiceId: avatar.voiceId } : {}),
       voicePolicy: { mode: avatar?.voice ?? 'on-request' },
+      ...(avatar ? { speakerNames: [avatar.name, ...(avatar.aliases ?? [])] } : {}),
       ...(claim.context.maxChars !== undefined ? { maxChars: claim.context.maxChars } : {}),
       at,
     };
@@ -601,8 +598,4 @@ function remember(set: Set<string>, id: string, limit: number): void {
     const oldest = set.values().next().value;
     if (oldest !== undefined) set.delete(oldest);
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

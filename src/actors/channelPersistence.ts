@@ -1,8 +1,8 @@
-import { TroupeError } from '../errors/troupeError.js';
 import type { Logger } from '../logging/logger.js';
 import type { FloorSnapshot } from '../machines/floorSnapshot.js';
-import type { Clock, TimerHandle } from './clock.js';
-import type { DocumentStore } from './store.js';
+import type { Clock, TimerHandle } from '../ports/clock.js';
+import type { DocumentStore } from '../ports/store.js';
+import { TroupeError } from '../ports/troupeError.js';
 
 /** Where channel state lives in the store. */
 export const CHANNELS = 'channels';
@@ -158,14 +158,14 @@ export class ChannelPersistence {
       try {
         versions = await documents.putMany(CHANNELS, writes, at);
       } catch (error) {
-        if (!(error instanceof TroupeError) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
+        if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
         // One channel moved on elsewhere: write the others one by one, drop that one.
         versions = await Promise.all(
           writes.map((w) =>
             documents
               .put(CHANNELS, w.key, w.value, { expectedVersion: w.expectedVersion, at })
               .catch((e: unknown) => {
-                if (e instanceof TroupeError && e.code === 'TROUPE_STORE_CONFLICT') {
+                if (TroupeError.isInstance(e) && e.code === 'TROUPE_STORE_CONFLICT') {
                   logger.warn(
                     { channel: w.key },
                     'channel state changed in the store since it was loaded; reloading it',
@@ -188,18 +188,17 @@ export class ChannelPersistence {
     } catch (error) {
       // Keep what could not be written; the next flush tries again.
       for (const b of batch) if (!this.dirty.has(b.key)) this.dirty.set(b.key, { produce: b.produce });
-      const failure =
-        error instanceof TroupeError
-          ? error
-          : new TroupeError(
-              'TROUPE_STORE_UNAVAILABLE',
-              'Channel state could not be written; it stays in memory and is retried.',
-              {
-                retryable: true,
-                cause: error,
-              },
-            );
-      logger.error({ code: failure.code, channels: batch.length }, failure.message);
+      const failure = TroupeError.isInstance(error)
+        ? error
+        : new TroupeError(
+            'TROUPE_STORE_UNAVAILABLE',
+            'Channel state could not be written; it stays in memory and is retried.',
+            {
+              retryable: true,
+              cause: error,
+            },
+          );
+      logger.error({ err: failure, channels: batch.length }, failure.message);
       this.options.onError(failure, undefined);
       if (!this.timer) {
         this.timer = clock.setTimer(clock.now() + Math.max(1000, this.options.flushIntervalMs ?? 250), () => {

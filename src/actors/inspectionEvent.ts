@@ -1,5 +1,5 @@
 import type { FloorEffect } from '../machines/floorTypes.js';
-import type { RoutingOutcome } from './routingOutcome.js';
+import type { RoutingOutcome } from '../ports/routingOutcome.js';
 
 /**
  * What the runtime tells observers (the `inspection$` stream): every floor decision, every stage a

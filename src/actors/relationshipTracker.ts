@@ -1,7 +1,7 @@
+import { clipText } from '../delivery/clipText.js';
 import type { Logger } from '../logging/logger.js';
-import { clipText } from '../text/clipText.js';
-import type { Clock, TimerHandle } from './clock.js';
-import type { DocumentStore } from './store.js';
+import type { Clock, TimerHandle } from '../ports/clock.js';
+import type { DocumentStore } from '../ports/store.js';
 
 /** Where relationships live in the store: one document per avatar. */
 export const RELATIONSHIPS = 'relationships';
@@ -125,10 +125,7 @@ export class RelationshipTracker {
         this.cache.delete(id);
         this.versions.delete(id);
       }
-      this.options.logger.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'relationships not written',
-      );
+      this.options.logger.warn({ err: error }, 'relationships not written');
     }
   }
 

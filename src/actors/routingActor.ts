@@ -1,13 +1,13 @@
 import { Subject } from 'rxjs';
-import { splitText } from '../adapters/transport/splitText.js';
-import type { Transport, TransportMessage } from '../adapters/transport/transport.js';
-import type { SpeechSynthesizer } from '../adapters/voice/speechSynthesizer.js';
-import { isTroupeError } from '../errors/troupeError.js';
+import { splitText } from '../delivery/splitText.js';
 import type { Logger } from '../logging/logger.js';
-import type { Clock } from './clock.js';
-import type { Outbox, OutboxEntry } from './outbox.js';
-import { isSendable, type OutgoingResponse, outgoingResponseSchema } from './outgoingResponse.js';
-import type { RoutingOutcome, SentPart } from './routingOutcome.js';
+import type { Clock } from '../ports/clock.js';
+import type { Outbox, OutboxEntry } from '../ports/outbox.js';
+import { isSendable, type OutgoingResponse, outgoingResponseSchema } from '../ports/outgoingResponse.js';
+import type { RoutingOutcome, SentPart } from '../ports/routingOutcome.js';
+import type { SpeechSynthesizer } from '../ports/speech.js';
+import { type Transport, TransportError, type TransportMessage } from '../ports/transport.js';
+import { describe, isTroupeError } from '../ports/troupeError.js';
 
 /** How routing retries a failed send. */
 export interface RetryPolicy {
@@ -210,10 +210,7 @@ export class RoutingActor {
       await outbox
         .markPartSent(response.idempotencyKey, record)
         .catch((error: unknown) =>
-          logger.warn(
-            { key: response.idempotencyKey, err: describe(error) },
-            'outbox could not note a sent part',
-          ),
+          logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not note a sent part'),
         );
     }
     sent.sort((a, b) => a.index - b.index);
@@ -225,10 +222,7 @@ export class RoutingActor {
         ...(failure ? { error: failure } : {}),
       })
       .catch((error: unknown) =>
-        logger.warn(
-          { key: response.idempotencyKey, err: describe(error) },
-          'outbox could not settle an entry',
-        ),
+        logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not settle an entry'),
       );
     if (failure)
       logger.warn({ key: response.idempotencyKey, code: failure.code }, `send failed: ${failure.message}`);
@@ -333,7 +327,7 @@ export class RoutingActor {
                 : failure,
           };
         }
-        const hinted = (error as { retryAfterMs?: unknown }).retryAfterMs;
+        const hinted = TransportError.isInstance(error) ? error.retryAfterMs : undefined;
         const delay = Math.min(
           this.retry.maxDelayMs,
           typeof hinted === 'number' && hinted >= 0
@@ -390,8 +384,4 @@ function toFailure(error: unknown): Failure {
     message: `The transport failed unexpectedly: ${describe(error)}`,
     retryable: false,
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,131 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { filter, type Observable, Subject, type Subscription } from 'rxjs';
-import type { TurnModel } from '../adapters/llm/languageModelPort.js';
-import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
-import { createMemoryStore } from '../adapters/store/memoryStore.js';
-import type { Transport } from '../adapters/transport/transport.js';
-import type { SpeechSynthesizer } from '../adapters/voice/speechSynthesizer.js';
+import { filter, type Observable, Subject } from 'rxjs';
 import { compose } from '../composer/compose.js';
-import type { ComposerConfigOptions } from '../composer/composerConfig.js';
-import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
-import { TroupeError } from '../errors/troupeError.js';
-import { createLogger, type Logger } from '../logging/logger.js';
+import { prepareOutgoingResponse } from '../delivery/preparation.js';
+import { createLogger } from '../logging/logger.js';
 import { ChannelFloor, type FloorView } from '../machines/channelFloor.js';
 import { FloorSnapshotError } from '../machines/floorSnapshot.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
+import { TroupeError } from '../ports/troupeError.js';
 import { ActorRegistry } from './actorRegistry.js';
-import {
-  type AvatarDefinition,
-  type AvatarDefinitionInput,
-  avatarListSchema,
-  toProfile,
-} from './avatarDefinition.js';
+import { avatarListSchema, toProfile } from './avatarDefinition.js';
 import { ChannelActor, type ChannelStart } from './channelActor.js';
 import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
-import { type Clock, systemClock } from './clock.js';
-import type { HistoryStore } from './historyStore.js';
+import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
-import type { Outbox } from './outbox.js';
-import type { ChannelRef } from './outgoingResponse.js';
-import { prepareOutgoingResponse } from './preparation.js';
 import { RelationshipTracker } from './relationshipTracker.js';
-import { type RetryPolicy, RoutingActor } from './routingActor.js';
-import type { RoutingOutcome } from './routingOutcome.js';
+import { RoutingActor } from './routingActor.js';
 import { type RuntimeEvent, runtimeEventSchema } from './runtimeEvents.js';
-import type { TroupeStore } from './store.js';
-import { LookupDesk, type LookupTool } from './tools/lookupDesk.js';
+import type { ResolvedRuntimeOptions, Runtime, SendResult } from './runtimeOptions.js';
+import { LookupDesk } from './tools/lookupDesk.js';
 import { TurnExecutor } from './turnExecutor.js';
 import { WakeupScheduler } from './wakeupScheduler.js';
 import { WorkTracker } from './workTracker.js';
-
-/** Where the runtime keeps what must outlive a response: the outbox and channel history. */
-export interface RuntimeStore {
-  outbox: Outbox;
-  history: HistoryStore;
-}
-
-/** How a runtime is made. Everything but `avatars` has an embedded default. */
-export interface RuntimeOptions {
-  /** The avatars (validated; ids must be unique). */
-  avatars: readonly AvatarDefinitionInput[];
-  /** Coordination settings (seed 003); missing keys take the defaults. */
-  config?: Partial<CoordinationConfig>;
-  /** The language model. Default: the offline scripted model (the runtime logs once that it is offline). */
-  model?: TurnModel;
-  /** One transport per channel kind. */
-  transports?: readonly Transport[];
-  /** Text to speech for voice replies; without it, voice requests fall back to text. */
-  speech?: SpeechSynthesizer;
-  /**
-   * Where state lives: a {@link TroupeStore} (SQLite, MongoDB, memory), or just an outbox and
-   * history over an in-memory store. Default: in memory.
-   */
-  store?: TroupeStore | Partial<RuntimeStore>;
-  /** How actor state is persisted and idle actors are dropped from memory. */
-  persistence?: PersistenceOptions;
-  /** pino logger. Default: JSON on stderr at `info`. */
-  logger?: Logger;
-  /** Time. Default: the system clock; tests pass a `SimulatedClock`. */
-  clock?: Clock;
-  /** How routing retries failed sends. */
-  retry?: Partial<RetryPolicy>;
-  /** How many recent messages a prompt carries (default 30). */
-  historyLimit?: number;
-  /**
-   * The lookup tool for avatars with `tools: ['entity_lookup']` (e.g. `createEntityLookup`), and
-   * where the composer reads its settings (`env: process.env` to follow changes without restart).
-   */
-  lookup?: { tool: LookupTool; composer?: ComposerConfigOptions; choiceTtlMs?: number };
-  /** Resend unsettled outbox entries on start (default true). */
-  recoverOnStart?: boolean;
-}
-
-/** How the runtime persists channel actors. */
-export interface PersistenceOptions {
-  /** Longest a state change waits before it is written, batched with others (default 250 ms). */
-  flushIntervalMs?: number;
-  /** A channel actor idle this long is written to the store and dropped from memory (default 10 min). */
-  passivateAfterMs?: number;
-  /** Stored channel state (its presences and threads) untouched this long is deleted (default 14 days). */
-  idleExpiryMs?: number;
-}
-
-/** What {@link Runtime.send} says about an event. */
-export type SendResult = { accepted: true } | { accepted: false; error: TroupeError };
-
-/** A running Troupe runtime. */
-export interface Runtime {
-  /** Validates and applies one event; invalid events are rejected (also on `errors$`), never thrown. */
-  send(event: unknown): SendResult;
-  /** Feeds a stream of inbound events (from a transport adapter) into the runtime. */
-  connect(events$: Observable<unknown>): Subscription;
-  /** Every routing outcome, as it happens. */
-  readonly outcomes$: Observable<RoutingOutcome>;
-  /** Floor decisions, turn stages and actor lifecycle, as they happen. */
-  readonly inspection$: Observable<InspectionEvent>;
-  /** Rejected events and runtime failures, each with a stable code. */
-  readonly errors$: Observable<TroupeError>;
-  /** The avatars, validated. */
-  readonly avatars: readonly AvatarDefinition[];
-  /** The model turns are written with. */
-  readonly model: TurnModel;
-  /** The store in use. */
-  readonly store: TroupeStore;
-  /** A picture of a channel's floor, if its actor is active. */
-  view(channel: ChannelRef): FloorView | undefined;
-  /** Activates a channel (loading it from the store) and resolves with its floor's picture. */
-  open(channel: ChannelRef): Promise<FloorView>;
-  /** Channel actors currently active. */
-  activeChannels(): string[];
-  /** Resolves when no generation, send or history write is in flight. */
-  whenIdle(): Promise<void>;
-  /** Work in flight right now (generations, sends, writes). */
-  readonly inFlight: number;
-  /**
-   * Stops accepting events, waits for in-flight generations and sends (the outbox drained), then
-   * stops every actor. Idempotent.
-   */
-  stop(): Promise<void>;
-}
 
 /** The key of a channel: `kind:id`. */
 export function channelKey(channel: ChannelRef): string {
@@ -133,20 +28,13 @@ export function channelKey(channel: ChannelRef): string {
 }
 
 /**
- * Creates a runtime: one actor per channel in a registry, a routing actor over the transports,
- * the turn executor over the model and history, all wired by RxJS streams.
+ * Starts the runtime core on resolved options (the entry point, `createRuntime`, chooses the
+ * defaults): one actor per channel in a registry, a routing actor over the transports, the turn
+ * executor over the model and history, all wired by RxJS streams.
  *
- * @example
- * ```ts
- * const runtime = createRuntime({ avatars, transports: [myTransport] });
- * runtime.outcomes$.subscribe((o) => logger.info({ sent: o.sent, parts: o.parts }, 'delivered'));
- * runtime.send({ type: 'channel.message', channel: { kind: 'discord', id: '42' }, messageId: 'm1',
- *   author: { kind: 'human', id: 'u1', name: 'Ada' }, text: 'Hello @Nova' });
- * await runtime.stop();
- * ```
  * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
  */
-export function createRuntime(options: RuntimeOptions): Runtime {
+export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   const parsedAvatars = avatarListSchema.safeParse(options.avatars);
   if (!parsedAvatars.success) {
     throw new TroupeError(
@@ -159,11 +47,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const avatars = parsedAvatars.data;
   const avatarsById = new Map(avatars.map((a) => [a.id, a]));
   const roster = avatars.map(toProfile);
-  const config: CoordinationConfig = { ...defaultCoordinationConfig, ...options.config };
+  const { config, model, store } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger();
-  const model = options.model ?? createScriptedModel();
-  const store = resolveStore(options.store);
   const passivateAfterMs = options.persistence?.passivateAfterMs ?? 10 * 60_000;
   const idleExpiryMs = options.persistence?.idleExpiryMs ?? 14 * 24 * 3_600_000;
   const tracker = new WorkTracker();
@@ -259,7 +145,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     try {
       const loaded = await persistence.load(key);
       if (loaded.kind === 'invalid') {
-        logger.error({ channel: key, code: loaded.error.code }, loaded.error.message);
+        logger.error({ channel: key, err: loaded.error }, loaded.error.message);
         errors$.next(loaded.error);
         return fresh(key);
       }
@@ -268,12 +154,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const floor = ChannelFloor.restore(loaded.document.floor, { channelId: key, config, roster });
         return { floor, spoken: loaded.document.spoken, seen: loaded.document.seen ?? [], restored: true };
       } catch (error) {
-        if (!(error instanceof FloorSnapshotError)) throw error;
+        if (!FloorSnapshotError.isInstance(error)) throw error;
         const stored = await store.documents.get(CHANNELS, key);
         if (stored) await persistence.quarantine(key, stored.value, stored.version);
-        const failure = new TroupeError(error.code, error.message);
-        logger.error({ channel: key, code: failure.code }, failure.message);
-        errors$.next(failure);
+        logger.error({ channel: key, err: error }, error.message);
+        errors$.next(error);
         return fresh(key);
       }
     } catch (error) {
@@ -283,7 +168,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         `Channel ${key} could not be loaded from the store; it runs from a fresh state until the store is back.`,
         { retryable: true, cause: error },
       );
-      logger.error({ channel: key, code: failure.code }, failure.message);
+      logger.error({ channel: key, err: failure }, failure.message);
       errors$.next(failure);
       return fresh(key);
     }
@@ -317,10 +202,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         actor
           .start(() => load(key))
           .catch((error: unknown) => {
-            logger.error(
-              { channel: key, err: error instanceof Error ? error.message : String(error) },
-              'channel failed to start',
-            );
+            logger.error({ channel: key, err: error }, 'channel failed to start');
           }),
       );
     }
@@ -375,7 +257,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let sweepTimer = clock.setTimer(clock.now() + Math.min(passivateAfterMs, 60_000), sweep);
 
   const reject = (error: TroupeError): SendResult => {
-    logger.warn({ code: error.code }, error.message);
+    logger.warn({ err: error }, error.message);
     errors$.next(error);
     return { accepted: false, error };
   };
@@ -463,7 +345,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             cause: error,
           },
         );
-        logger.error({ code: failure.code }, failure.message);
+        logger.error({ err: failure }, failure.message);
         errors$.next(failure);
       }),
   );
@@ -479,7 +361,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             cause: error,
           },
         );
-        logger.error({ code: failure.code }, failure.message);
+        logger.error({ err: failure }, failure.message);
         errors$.next(failure);
         return [];
       }),
@@ -549,23 +431,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 export function channelFromKey(key: string): ChannelRef {
   const split = key.indexOf(':');
   return { kind: key.slice(0, split), id: key.slice(split + 1) };
-}
-
-/** A full store from what the caller gave: a store, parts of one, or nothing (memory). */
-function resolveStore(given: TroupeStore | Partial<RuntimeStore> | undefined): TroupeStore {
-  if (given && 'documents' in given) return given as TroupeStore;
-  const memory = createMemoryStore();
-  if (!given) return memory;
-  return {
-    kind: memory.kind,
-    documents: memory.documents,
-    memory: memory.memory,
-    events: memory.events,
-    processed: memory.processed,
-    outbox: given.outbox ?? memory.outbox,
-    history: given.history ?? memory.history,
-    close: () => memory.close(),
-  };
 }
 
 /** Inspection events of one type, typed. */

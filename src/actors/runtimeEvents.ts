@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { outgoingResponseSchema } from './outgoingResponse.js';
+import { outgoingResponseSchema } from '../ports/outgoingResponse.js';
 
 const id = z.string().trim().min(1).max(200);
 /** Epoch ms; when absent the runtime stamps the event with its clock. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { TurnGenerationResult, TurnModel, TurnSituation } from '../adapters/llm/languageModelPort.js';
-import { buildTurnPrompt } from '../adapters/llm/prompts.js';
+import { buildTurnPrompt } from '../delivery/prompts.js';
 import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
-import type { HistoryEntry, HistoryStore } from './historyStore.js';
+import type { HistoryEntry, HistoryStore } from '../ports/history.js';
+import type { TurnGenerationResult, TurnModel, TurnSituation } from '../ports/model.js';
 import { type RelationshipTracker, relationshipNote } from './relationshipTracker.js';
 import type { LookupDesk } from './tools/lookupDesk.js';
+import { turnBrief } from './turnBrief.js';
 
 /** What the turn executor needs. */
 export interface TurnExecutorOptions {
@@ -70,8 +71,9 @@ export class TurnExecutor {
     if (this.options.model.readsPrompt === false) {
       // A model that never reads the prompt is not worth the history read and prompt building.
       return this.options.model.generateTurn({
+        channelKey: input.channelKey,
         avatar: input.avatar,
-        turn: input.turn,
+        turn: turnBrief(input.turn),
         prompt: { system: '', messages: [] },
         situation: input.situation,
         ...(input.signal ? { signal: input.signal } : {}),
@@ -106,8 +108,9 @@ export class TurnExecutor {
         : undefined;
     try {
       const result = await this.options.model.generateTurn({
+        channelKey: input.channelKey,
         avatar: input.avatar,
-        turn: input.turn,
+        turn: turnBrief(input.turn),
         prompt,
         situation: input.situation,
         ...(tools ? { tools } : {}),

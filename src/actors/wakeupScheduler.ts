@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../ports/clock.js';
 
 /**
  * Wakes passivated channels at their deadlines with one clock timer, however many there are (a

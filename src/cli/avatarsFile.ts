@@ -6,7 +6,7 @@ import {
   avatarDefinitionSchema,
   avatarListSchema,
 } from '../actors/avatarDefinition.js';
-import { TroupeError } from '../errors/troupeError.js';
+import { TroupeError } from '../ports/troupeError.js';
 import { formatPath } from '../simulator/scenario.js';
 
 /** One thing wrong with an avatars file: where (`avatars[1].name`), on which line if known, and what. */

@@ -1,16 +1,16 @@
 import { createInterface } from 'node:readline';
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
-import { createRuntime } from '../actors/runtime.js';
-import type { TroupeStore } from '../actors/store.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { isTroupeError, TroupeError } from '../errors/troupeError.js';
+import { formatDuration } from '../config/duration.js';
+import { createRuntime } from '../createRuntime.js';
 import { createLogger } from '../logging/logger.js';
-import { formatDuration } from '../simulator/duration.js';
+import type { TroupeStore } from '../ports/store.js';
+import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { attachConversationPrinter, bolder, dimmer, shortThreadId } from './conversationPrinter.js';
 
@@ -97,7 +97,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   try {
     model = modelFromEnv(env, { logger });
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!ConfigError.isInstance(error)) throw error;
     return fail(error.code, error.message);
   }
 
@@ -108,7 +108,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   try {
     store = await openDefaultStore(env, { logger });
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof TroupeError) return fail(error.code, error.message);
+    if (TroupeError.isInstance(error)) return fail(error.code, error.message);
     throw error;
   }
   const lookupTool = lazyEntityLookup(env, { logger });

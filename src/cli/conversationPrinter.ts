@@ -1,10 +1,10 @@
 import type { Subscription } from 'rxjs';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
-import type { RoutingOutcome } from '../actors/routingOutcome.js';
-import type { Runtime } from '../actors/runtime.js';
+import type { Runtime } from '../actors/runtimeOptions.js';
 import type { TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import { formatDuration } from '../config/duration.js';
 import type { FloorEffect, TurnClaim } from '../machines/floorTypes.js';
-import { formatDuration } from '../simulator/duration.js';
+import type { RoutingOutcome } from '../ports/routingOutcome.js';
 
 /** ANSI dim, only when colour is on. */
 export const dimmer = (color: boolean) => (text: string) => (color ? `\u001b[2m${text}\u001b[22m` : text);

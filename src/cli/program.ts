@@ -9,6 +9,7 @@ import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiag
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
 import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
+import { describe } from '../ports/troupeError.js';
 import { formatTranscript } from '../simulator/formatTranscript.js';
 import { runScenario } from '../simulator/runScenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
@@ -75,7 +76,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     try {
       return loadCoordinationConfig(io.env);
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
+      if (!ConfigError.isInstance(error)) throw error;
       io.stderr(`error ${error.code}: ${error.message}\n`);
       exitCode = EXIT_BAD_INPUT;
       return undefined;
@@ -86,7 +87,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     try {
       return await loadScenarioFile(file);
     } catch (error) {
-      if (!(error instanceof ScenarioError)) throw error;
+      if (!ScenarioError.isInstance(error)) throw error;
       io.stderr(`error ${error.message}\n`);
       exitCode = EXIT_BAD_INPUT;
       return undefined;
@@ -212,7 +213,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       // Help and version are "errors" to commander; their code is 0.
       return error.exitCode === 0 ? EXIT_OK : EXIT_FAILURE;
     }
-    io.stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : describe(error)}\n`);
     return EXIT_FAILURE;
   }
   return exitCode;

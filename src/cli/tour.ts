@@ -1,12 +1,12 @@
 import type { AvatarDefinitionInput } from '../actors/avatarDefinition.js';
-import type { Clock } from '../actors/clock.js';
-import type { TurnModel } from '../adapters/llm/languageModelPort.js';
 import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { type TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { formatDuration, formatSimTime } from '../config/duration.js';
 import { silentLogger } from '../logging/logger.js';
-import { formatDuration, formatSimTime } from '../simulator/duration.js';
+import type { Clock } from '../ports/clock.js';
+import type { TurnModel } from '../ports/model.js';
 import { type Scenario, scenarioConfigOverrides } from '../simulator/scenario.js';
 import { createTestRuntime } from '../testing/createTestRuntime.js';
 import {

@@ -7,7 +7,7 @@
  * keys in `query` and in each candidate are kept (the seed allows them).
  */
 import { z } from 'zod';
-import { TroupeError } from '../errors/troupeError.js';
+import { TroupeError } from '../ports/troupeError.js';
 
 /** The four kinds of answer a tool can give. */
 export const envelopeTypes = ['success', 'disambiguation', 'empty', 'error'] as const;

@@ -3,7 +3,7 @@
  * for booleans, grouped numbers (but identifiers as they are), ISO dates without midnight
  * timestamps, one line per value, long text clipped.
  */
-import { clipText } from '../text/clipText.js';
+import { clipText } from '../delivery/clipText.js';
 
 /** What an absent value (null, undefined) is shown as. */
 export const missingValue = '—';

@@ -1,21 +1,18 @@
 import { z } from 'zod';
+import { parseDurationMs } from './duration.js';
 
 /** Milliseconds, written either as a plain integer (`180000`) or with a unit (`180s`, `3m`, `1h`, `250ms`). */
 const durationMs = z.union([z.number(), z.string()]).transform((raw, ctx) => {
-  if (typeof raw === 'number') {
-    if (Number.isInteger(raw) && raw >= 0) return raw;
-    ctx.addIssue({ code: 'custom', message: 'a whole number of milliseconds, 0 or more' });
-    return z.NEVER;
-  }
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(raw);
-  if (!match) {
-    ctx.addIssue({ code: 'custom', message: 'a duration such as 180000, 180s, 3m or 1h' });
-    return z.NEVER;
-  }
-  const unit = (match[2] ?? 'ms').toLowerCase();
-  const factor = unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1;
-  const value = Math.round(Number(match[1]) * factor);
-  return value;
+  const ms = parseDurationMs(raw);
+  if (ms !== undefined) return ms;
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      typeof raw === 'number'
+        ? 'a whole number of milliseconds, 0 or more'
+        : 'a duration such as 180000, 180s, 3m or 1h',
+  });
+  return z.NEVER;
 });
 
 const flag = z.union([z.boolean(), z.string()]).transform((raw, ctx) => {
@@ -200,6 +197,15 @@ export type CoordinationVariable = keyof Settings;
 /** The typed coordination config that the channel floor and its machines receive. */
 export type CoordinationConfig = {
   -readonly [K in CoordinationVariable as Settings[K]['key']]: z.output<Settings[K]['schema']>;
+};
+
+/**
+ * Coordination settings as a program may write them: any subset of {@link CoordinationConfig},
+ * with durations as milliseconds or strings (`'3m'`) and flags as booleans or strings, exactly as
+ * the environment variables accept them.
+ */
+export type CoordinationConfigInput = {
+  -readonly [K in CoordinationVariable as Settings[K]['key']]?: z.input<Settings[K]['schema']>;
 };
 
 /** Defaults for every knob: what Troupe runs with when nothing is set. */

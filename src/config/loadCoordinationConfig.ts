@@ -1,6 +1,7 @@
 import { ConfigError, type ConfigProblem } from './configError.js';
 import {
   type CoordinationConfig,
+  type CoordinationConfigInput,
   type CoordinationVariable,
   coordinationSettings,
   defaultCoordinationConfig,
@@ -30,4 +31,49 @@ export function loadCoordinationConfig(
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { ...(config as CoordinationConfig), ...overrides };
+}
+
+/**
+ * Validates coordination settings given in code (`createRuntime({ config })`) with the same rules
+ * as the environment: missing keys take their defaults; an unknown key or a bad value throws a
+ * {@link ConfigError} naming every problem, with the option and its variable.
+ */
+export function resolveCoordinationConfig(input: unknown = {}): CoordinationConfig {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ConfigError([
+      { variable: 'config', value: String(input), expected: 'an object of coordination settings' },
+    ]);
+  }
+  const byKey = new Map(
+    (
+      Object.entries(coordinationSettings) as [
+        CoordinationVariable,
+        (typeof coordinationSettings)[CoordinationVariable],
+      ][]
+    ).map(([variable, setting]) => [setting.key as string, { variable, setting }]),
+  );
+  const config: Record<string, unknown> = { ...defaultCoordinationConfig };
+  const problems: ConfigProblem[] = [];
+  for (const [key, raw] of Object.entries(input as CoordinationConfigInput)) {
+    if (raw === undefined) continue;
+    const known = byKey.get(key);
+    if (!known) {
+      problems.push({
+        variable: `config.${key}`,
+        value: String(raw),
+        expected: `one of the coordination settings (${[...byKey.keys()].join(', ')})`,
+      });
+      continue;
+    }
+    const parsed = known.setting.schema.safeParse(raw);
+    if (parsed.success) config[key] = parsed.data;
+    else
+      problems.push({
+        variable: `config.${key} (${known.variable})`,
+        value: typeof raw === 'string' ? raw : JSON.stringify(raw),
+        expected: parsed.error.issues[0]?.message ?? 'a valid value',
+      });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config as CoordinationConfig;
 }

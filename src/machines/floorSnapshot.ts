@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { runtimeErrorCodes } from '../ports/errorCodes.js';
+import { TroupeError } from '../ports/troupeError.js';
 
 /** Identifies a persisted channel floor; anything else is a foreign document. */
 export const FLOOR_SNAPSHOT_FORMAT = 'troupe.channel-floor';
@@ -48,14 +50,28 @@ export const floorSnapshotSchema = z.object({
 /** See {@link floorSnapshotSchema}. */
 export type FloorSnapshot = z.infer<typeof floorSnapshotSchema>;
 
+const FLOOR_SNAPSHOT_ERROR = Symbol.for('troupe.error.floor-snapshot');
+
 /** A persisted floor that cannot be restored: not ours, from a newer version, or damaged. */
-export class FloorSnapshotError extends Error {
-  readonly code = 'TROUPE_SNAPSHOT_INVALID' as const;
+export class FloorSnapshotError extends TroupeError {
+  declare readonly code: typeof runtimeErrorCodes.snapshotInvalid;
 
   constructor(channelId: string, reason: string) {
     super(
+      runtimeErrorCodes.snapshotInvalid,
       `The stored state of channel ${channelId} cannot be restored (${reason}); the channel starts fresh.`,
+      { details: { channelId } },
     );
     this.name = 'FloorSnapshotError';
+    Object.defineProperty(this, FLOOR_SNAPSHOT_ERROR, { value: true });
+  }
+
+  /** True for a {@link FloorSnapshotError} from any copy of Troupe. */
+  static override isInstance(error: unknown): error is FloorSnapshotError {
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      (error as Record<symbol, unknown>)[FLOOR_SNAPSHOT_ERROR] === true
+    );
   }
 }

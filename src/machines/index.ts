@@ -1,8 +1,11 @@
 /**
- * Troupe's pure coordination core: the machines and the channel floor. No I/O, no clocks, no
+ * `troupe/machines`: Troupe's pure coordination core — the machines, the channel floor, and
+ * statechart diagrams of the machines (Mermaid, DOT, SCXML) for design review. No I/O, no clocks, no
  * environment — time comes from events, configuration is passed in.
  * @packageDocumentation
  */
+
+export { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
 export { type Attention, attentionAt, boostAttention } from './attention.js';
 export {
   type AvatarPresenceContext,
@@ -22,8 +25,10 @@ export {
   threadDeadline,
 } from './conversationThread.machine.js';
 export { isFarewell } from './farewell.js';
+export { type FloorSnapshot, FloorSnapshotError, floorSnapshotSchema } from './floorSnapshot.js';
 export type * from './floorTypes.js';
 export { type InitiativeScore, initiativeScore, wordsOf } from './initiative.js';
 export { createMachineStepper, type MachineStepper } from './machineStepper.js';
 export { createMentionMatcher, type MentionMatcher } from './mentionMatcher.js';
+export { pendingChoiceMachine } from './pendingChoice.machine.js';
 export { rungOrder, rungRanks, type ThreadPriority } from './rungOrder.js';

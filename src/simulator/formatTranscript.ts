@@ -1,6 +1,6 @@
-import { formatDuration, formatSimTime } from './duration.js';
+import { clip } from '../adapters/llm/scriptedReplies.js';
+import { formatDuration, formatSimTime } from '../config/duration.js';
 import type { SimulationResult, TranscriptEntry } from './runScenario.js';
-import { clip } from './scriptedReplies.js';
 
 /** How to render a simulation for people. */
 export interface FormatOptions {

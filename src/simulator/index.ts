@@ -1,4 +1,21 @@
-export { DURATION_HINT, durationSchema, formatDuration, formatSimTime, parseDurationMs } from './duration.js';
+/**
+ * `troupe/simulator`: scenario files (YAML/JSON) played against the coordination core on a
+ * simulated clock, with transcripts and summaries.
+ * @packageDocumentation
+ */
+
+export {
+  type ScriptedReply,
+  type ScriptedReplyInput,
+  scriptedReply,
+} from '../adapters/llm/scriptedReplies.js';
+export {
+  DURATION_HINT,
+  durationSchema,
+  formatDuration,
+  formatSimTime,
+  parseDurationMs,
+} from '../config/duration.js';
 export { type FormatOptions, formatSummary, formatTranscript } from './formatTranscript.js';
 export {
   type AvatarMessageEntry,
@@ -24,5 +41,4 @@ export {
   scenarioSchema,
 } from './scenario.js';
 export { renderScenarioJsonSchema, SCENARIO_SCHEMA_PATH, scenarioJsonSchema } from './scenarioJsonSchema.js';
-export { type ScriptedReply, type ScriptedReplyInput, scriptedReply } from './scriptedReplies.js';
 export type { PromptSummary, SimulationSummary, ThreadSummary } from './summary.js';

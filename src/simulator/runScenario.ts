@@ -1,3 +1,4 @@
+import { scriptedReply } from '../adapters/llm/scriptedReplies.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
 import { ChannelFloor, type ChannelFloorOptions, type FloorView } from '../machines/channelFloor.js';
 import type {
@@ -13,7 +14,6 @@ import type {
   TurnKind,
 } from '../machines/floorTypes.js';
 import { type Scenario, type ScenarioFailure, type ScriptStep, scenarioConfigOverrides } from './scenario.js';
-import { scriptedReply } from './scriptedReplies.js';
 import { buildSummary, type SimulationSummary } from './summary.js';
 import { TimerQueue } from './timerQueue.js';
 

@@ -6,7 +6,9 @@ import {
   type CoordinationVariable,
   coordinationSettings,
 } from '../config/coordinationConfig.js';
-import { durationSchema } from './duration.js';
+import { durationSchema } from '../config/duration.js';
+import type { ScenarioErrorCode } from '../ports/errorCodes.js';
+import { TroupeError } from '../ports/troupeError.js';
 
 type Settings = typeof coordinationSettings;
 
@@ -294,29 +296,36 @@ export interface ScenarioProblem {
   message: string;
 }
 
-/** Stable codes for scenario failures. */
-export type ScenarioErrorCode =
-  | 'TROUPE_SCENARIO_UNREADABLE'
-  | 'TROUPE_SCENARIO_SYNTAX'
-  | 'TROUPE_SCENARIO_INVALID';
+export type { ScenarioErrorCode };
+
+const SCENARIO_ERROR = Symbol.for('troupe.error.scenario');
 
 /**
  * A scenario file that cannot be used: unreadable, not YAML/JSON, or not a valid scenario.
  * The message names the file and every problem with its path, so it can be fixed in one go.
  */
-export class ScenarioError extends Error {
-  readonly code: ScenarioErrorCode;
+export class ScenarioError extends TroupeError {
+  declare readonly code: ScenarioErrorCode;
   readonly file: string | undefined;
   readonly problems: readonly ScenarioProblem[];
 
   constructor(code: ScenarioErrorCode, file: string | undefined, problems: readonly ScenarioProblem[]) {
     const where = file ?? '<scenario>';
     const lines = problems.map((p) => (p.path ? `  ${p.path}: ${p.message}` : `  ${p.message}`));
-    super(`${code}: ${where}\n${lines.join('\n')}`);
+    super(code, `${code}: ${where}\n${lines.join('\n')}`, { details: { file: where } });
     this.name = 'ScenarioError';
-    this.code = code;
+    Object.defineProperty(this, SCENARIO_ERROR, { value: true });
     this.file = file;
     this.problems = problems;
+  }
+
+  /** True for a {@link ScenarioError} from any copy of Troupe. */
+  static override isInstance(error: unknown): error is ScenarioError {
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      (error as Record<symbol, unknown>)[SCENARIO_ERROR] === true
+    );
   }
 }
 

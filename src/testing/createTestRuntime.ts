@@ -1,24 +1,20 @@
 import type { AvatarDefinitionInput } from '../actors/avatarDefinition.js';
 import { SimulatedClock } from '../actors/clock.js';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
-import type { Outbox } from '../actors/outbox.js';
 import type { RetryPolicy } from '../actors/routingActor.js';
-import type { RoutingOutcome } from '../actors/routingOutcome.js';
-import {
-  createRuntime,
-  type PersistenceOptions,
-  type Runtime,
-  type RuntimeOptions,
-} from '../actors/runtime.js';
-import type { TroupeStore } from '../actors/store.js';
-import type { TurnModel } from '../adapters/llm/languageModelPort.js';
+import type { PersistenceOptions, Runtime, RuntimeOptions } from '../actors/runtimeOptions.js';
 import { MemoryHistory } from '../adapters/store/memoryHistory.js';
 import { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
-import type { Transport } from '../adapters/transport/transport.js';
-import type { SpeechSynthesizer } from '../adapters/voice/speechSynthesizer.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { TroupeError } from '../errors/troupeError.js';
+import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
+import type { TurnModel } from '../ports/model.js';
+import type { Outbox } from '../ports/outbox.js';
+import type { RoutingOutcome } from '../ports/routingOutcome.js';
+import type { SpeechSynthesizer } from '../ports/speech.js';
+import type { TroupeStore } from '../ports/store.js';
+import type { Transport } from '../ports/transport.js';
+import { TroupeError } from '../ports/troupeError.js';
 import { RecordingTransport } from './recordingTransport.js';
 
 /** How a test runtime is made; everything has a deterministic default. */

@@ -1,10 +1,11 @@
+import type { DeliveryErrorCode } from '../ports/errorCodes.js';
 import {
   type Transport,
   TransportError,
   type TransportLimits,
   type TransportMessage,
   type TransportReceipt,
-} from '../adapters/transport/transport.js';
+} from '../ports/transport.js';
 
 /** A message the recording transport took. */
 export interface RecordedMessage extends TransportMessage {
@@ -14,7 +15,8 @@ export interface RecordedMessage extends TransportMessage {
 
 /** A failure to inject: thrown for the next matching sends. */
 export interface InjectedFailure {
-  code?: string;
+  /** A delivery code (default `TROUPE_TRANSPORT_UNAVAILABLE`). */
+  code?: DeliveryErrorCode;
   retryable?: boolean;
   retryAfterMs?: number;
   /** How many sends fail (default 1). */

@@ -32,22 +32,18 @@ import {
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { CHANNELS, type ChannelDocument } from '../../src/actors/channelPersistence.js';
-import { createRuntime } from '../../src/actors/runtime.js';
-import type { DocumentStore, DocumentWrite, StoredDocument, TroupeStore } from '../../src/actors/store.js';
-import type {
-  TurnGenerationRequest,
-  TurnGenerationResult,
-  TurnModel,
-} from '../../src/adapters/llm/languageModelPort.js';
 import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
+import { createRuntime } from '../../src/createRuntime.js';
+import type { FloorView } from '../../src/machines/channelFloor.js';
+import type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from '../../src/ports/model.js';
+import type { DocumentStore, DocumentWrite, StoredDocument, TroupeStore } from '../../src/ports/store.js';
 import type {
   Transport,
   TransportLimits,
   TransportMessage,
   TransportReceipt,
-} from '../../src/adapters/transport/transport.js';
-import type { FloorView } from '../../src/machines/channelFloor.js';
+} from '../../src/ports/transport.js';
 import {
   type AttemptLine,
   between,
@@ -260,7 +256,7 @@ function slowModel(seed: number, run: number): TurnModel {
     id: inner.id,
     offline: inner.offline,
     async generateTurn(request: TurnGenerationRequest): Promise<TurnGenerationResult> {
-      const random = prng(hash(`${seed}:${run}:${request.turn.channelId}:${request.turn.turnId}`));
+      const random = prng(hash(`${seed}:${run}:${request.channelKey}:${request.turn.turnId}`));
       await sleep(between(random, 5, 40), request.signal);
       return inner.generateTurn(request);
     },

@@ -4,7 +4,7 @@
  * files it leaves behind for the test to check.
  */
 import type { AvatarDefinitionInput } from '../../src/actors/avatarDefinition.js';
-import type { PersistenceOptions } from '../../src/actors/runtime.js';
+import type { PersistenceOptions } from '../../src/actors/runtimeOptions.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
 import type { FloorEffect } from '../../src/machines/floorTypes.js';
 

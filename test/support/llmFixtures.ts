@@ -1,8 +1,8 @@
 /** Shared fixtures for the language-model tests: an avatar, turns, requests and a log capture. */
 import { pino } from 'pino';
-import type { Prompt, TurnGenerationRequest } from '../../src/adapters/llm/languageModelPort.js';
 import type { Logger } from '../../src/logging/logger.js';
 import type { AvatarProfile, TurnClaim, TurnContext } from '../../src/machines/floorTypes.js';
+import type { Prompt, TurnGenerationRequest } from '../../src/ports/model.js';
 
 export const luna: AvatarProfile = {
   id: 'av-luna',
@@ -53,6 +53,7 @@ export function requestFor(
   overrides: Partial<TurnGenerationRequest> = {},
 ): TurnGenerationRequest {
   return {
+    channelKey: 'test:1',
     avatar,
     turn: turnFor(avatar),
     prompt: samplePrompt,

@@ -10,11 +10,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HistoryEntry } from '../../src/actors/historyStore.js';
-import type { OutboxEntry } from '../../src/actors/outbox.js';
-import type { OutgoingResponse } from '../../src/actors/outgoingResponse.js';
-import type { SentPart } from '../../src/actors/routingOutcome.js';
-import type { StoredDocument, TroupeStore } from '../../src/actors/store.js';
+import type { HistoryEntry } from '../../src/ports/history.js';
+import type { OutboxEntry } from '../../src/ports/outbox.js';
+import type { OutgoingResponse } from '../../src/ports/outgoingResponse.js';
+import type { SentPart } from '../../src/ports/routingOutcome.js';
+import type { StoredDocument, TroupeStore } from '../../src/ports/store.js';
 
 export interface StoreContractOptions {
   /** Opens a new store on the data of `closed` (already closed by the suite). */
@@ -768,7 +768,7 @@ export function describeStoreContract(
         const settlement = {
           at: 70,
           sent: false,
-          error: { code: 'TROUPE_TRANSPORT_REJECTED', message: 'Missing Access', retryable: false },
+          error: { code: 'TROUPE_TRANSPORT_FORBIDDEN' as const, message: 'Missing Access', retryable: false },
         };
         await store.outbox.settle(failed, settlement);
         expect((await store.outbox.get(failed))?.settled).toEqual(settlement);

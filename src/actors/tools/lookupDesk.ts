@@ -4,18 +4,9 @@ import type { Logger } from '../../logging/logger.js';
 import type { TurnClaim } from '../../machines/floorTypes.js';
 import { createMachineStepper } from '../../machines/machineStepper.js';
 import { type PendingChoiceContext, pendingChoiceMachine } from '../../machines/pendingChoice.machine.js';
-import type { EventLog } from '../store.js';
+import type { LookupTool } from '../../ports/lookupTool.js';
+import type { EventLog } from '../../ports/store.js';
 import { type LookupIntent, lookupIntent } from './lookupIntent.js';
-
-/** The lookup tool as the desk uses it: anything that turns a query into an envelope. */
-export interface LookupTool {
-  lookup(input: {
-    entity_type: string;
-    entity_name?: string;
-    order_number?: string;
-    id?: string | number;
-  }): Promise<unknown>;
-}
 
 /** What the desk needs. */
 export interface LookupDeskOptions {
@@ -100,7 +91,7 @@ export class LookupDesk {
       envelope = await tool.lookup(query);
     } catch (error) {
       // The tool promises not to throw; if it does, the person still gets a composed error.
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'lookup tool threw');
+      logger.warn({ err: error }, 'lookup tool threw');
       envelope = {
         type: 'error',
         source: 'database',
@@ -126,11 +117,11 @@ export class LookupDesk {
     }
     await events
       .append(AGENT_EVENT_LOGS, { ...reply.telemetry }, turn.claimedAt)
-      .catch((error: unknown) => logger.warn({ err: String(error) }, 'telemetry not written'));
+      .catch((error: unknown) => logger.warn({ err: error }, 'telemetry not written'));
     for (const counter of reply.counters)
       await events
         .increment(counter)
-        .catch((error: unknown) => logger.warn({ err: String(error) }, 'counter not written'));
+        .catch((error: unknown) => logger.warn({ err: error }, 'counter not written'));
     return reply;
   }
 }

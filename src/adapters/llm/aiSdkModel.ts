@@ -6,19 +6,18 @@ import {
   stepCountIs,
   type ToolSet,
 } from 'ai';
-import { TroupeError } from '../../errors/troupeError.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import { type ConcurrencyLimit, createConcurrencyLimit } from './concurrencyLimit.js';
 import type {
   PromptMessage,
   TokenUsage,
   TurnGenerationRequest,
   TurnGenerationResult,
   TurnModel,
-} from './languageModelPort.js';
+} from '../../ports/model.js';
+import { TroupeError } from '../../ports/troupeError.js';
+import { type ConcurrencyLimit, createConcurrencyLimit } from './concurrencyLimit.js';
 import { runModelCall } from './modelCall.js';
 import { modelErrorCodes } from './modelErrors.js';
-import { cleanReplyText } from './replyText.js';
 
 /** Defaults for model calls: 30 s per call, 2 retries, 4 calls in flight, 3 steps with tools. */
 export const modelCallDefaults = {
@@ -73,8 +72,8 @@ export function toTokenUsage(usage: LanguageModelUsage): TokenUsage {
  * server). Each turn is one `generateText` call with the request's prompt (system + messages),
  * under a per-call timeout combined with the request's signal, AI SDK retries for retryable
  * failures, and a FIFO concurrency limit. With `tools`, the model may call them for up to
- * `maxSteps` steps and then answer. The reply is cleaned (a `[voice]` prefix sets
- * `voiceRequested`; a leading `Name:` label of the avatar's own name goes) and usage is logged.
+ * `maxSteps` steps and then answer. The reply is returned as written (trimmed;
+ * preparation handles a `[voice]` prefix and a leading `Name:` label) and usage is logged.
  * Failures are `TROUPE_MODEL_*` {@link TroupeError}s; a blank reply is `TROUPE_MODEL_EMPTY`.
  */
 export function createAiSdkTurnModel(options: AiSdkTurnModelOptions): TurnModel {
@@ -116,10 +115,9 @@ export function createAiSdkTurnModel(options: AiSdkTurnModelOptions): TurnModel 
               : {}),
           });
           const { avatar } = request;
-          const { text, voiceRequested } = cleanReplyText(result.text, [
-            avatar.name,
-            ...(avatar.aliases ?? []),
-          ]);
+          // The reply goes out as written: preparation reads a `[voice]` prefix and drops a
+          // leading label with the avatar's own name, for every model alike.
+          const text = result.text.trim();
           if (text === '') {
             const stillCalling =
               result.finishReason === 'tool-calls'
@@ -133,7 +131,7 @@ export function createAiSdkTurnModel(options: AiSdkTurnModelOptions): TurnModel 
           }
           const usage = toTokenUsage(result.totalUsage);
           return {
-            value: { text, mentions: [], voiceRequested, model: id, usage },
+            value: { text, mentions: [], model: id, usage },
             usage,
             steps: result.steps.length,
             finishReason: result.finishReason,

@@ -1,6 +1,6 @@
 import type { Logger } from '../../logging/logger.js';
+import type { TokenUsage } from '../../ports/model.js';
 import type { ConcurrencyLimit } from './concurrencyLimit.js';
-import type { TokenUsage } from './languageModelPort.js';
 import { toModelError } from './modelErrors.js';
 
 /** How one model call is run: its id for logs and errors, its budget and its share of the limit. */

@@ -5,28 +5,10 @@ import {
   NoOutputGeneratedError,
   RetryError,
 } from 'ai';
-import { isTroupeError, TroupeError } from '../../errors/troupeError.js';
+import { type ModelErrorCode, modelErrorCodes } from '../../ports/errorCodes.js';
+import { isTroupeError, TroupeError } from '../../ports/troupeError.js';
 
-/** Every error code the language-model layer reports. */
-export const modelErrorCodes = {
-  /** No answer within the call's timeout (also HTTP 408). Retryable. */
-  timeout: 'TROUPE_MODEL_TIMEOUT',
-  /** HTTP 429: the provider asks us to slow down. Retryable. */
-  rateLimited: 'TROUPE_MODEL_RATE_LIMITED',
-  /** Connection refused or reset, or HTTP 5xx. Retryable. */
-  unavailable: 'TROUPE_MODEL_UNAVAILABLE',
-  /** HTTP 401 or 403, or no API key: a person must fix the key. Not retryable. */
-  auth: 'TROUPE_MODEL_AUTH',
-  /** The model answered with blank text. Retryable (another sample may do better). */
-  empty: 'TROUPE_MODEL_EMPTY',
-  /** The caller's signal aborted the call. Not retryable. */
-  aborted: 'TROUPE_MODEL_ABORTED',
-  /** Anything else (bad request, unknown model, output that does not fit the schema). */
-  failed: 'TROUPE_MODEL_FAILED',
-} as const;
-
-/** One of {@link modelErrorCodes}. */
-export type ModelErrorCode = (typeof modelErrorCodes)[keyof typeof modelErrorCodes];
+export { type ModelErrorCode, modelErrorCodes };
 
 /** What {@link toModelError} knows about the call that failed. */
 export interface ModelErrorContext {

@@ -3,11 +3,11 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { ConfigError, type ConfigProblem } from '../../config/configError.js';
+import { formatDuration } from '../../config/duration.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import { formatDuration } from '../../simulator/duration.js';
+import type { TurnModel } from '../../ports/model.js';
 import { createAiSdkTurnModel } from './aiSdkModel.js';
 import { type ConcurrencyLimit, createConcurrencyLimit } from './concurrencyLimit.js';
-import type { TurnModel } from './languageModelPort.js';
 import { defaultModelIds, type ModelProvider, type ModelVariable, modelSettings } from './modelSettings.js';
 import { createScriptedModel } from './scriptedModel.js';
 

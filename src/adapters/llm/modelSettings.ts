@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDurationMs } from '../../simulator/duration.js';
+import { parseDurationMs } from '../../config/duration.js';
 
 /** Where turns are generated: a hosted provider, any OpenAI-compatible server, or offline. */
 export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible' | 'offline';

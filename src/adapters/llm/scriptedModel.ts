@@ -1,5 +1,5 @@
-import { scriptedReply } from '../../simulator/scriptedReplies.js';
-import type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from './languageModelPort.js';
+import type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from '../../ports/model.js';
+import { scriptedReply } from './scriptedReplies.js';
 
 /** Id of the offline scripted model, as logs and the start-up banner show it. */
 export const SCRIPTED_MODEL_ID = 'offline:scripted';

@@ -1,9 +1,9 @@
 import { generateText, type LanguageModel, Output } from 'ai';
 import type { z } from 'zod';
 import { type Logger, silentLogger } from '../../logging/logger.js';
+import type { Prompt } from '../../ports/model.js';
 import { modelCallDefaults, toModelMessages, toTokenUsage } from './aiSdkModel.js';
 import type { ConcurrencyLimit } from './concurrencyLimit.js';
-import type { Prompt } from './languageModelPort.js';
 import { runModelCall } from './modelCall.js';
 
 /** What {@link generateStructured} needs. */

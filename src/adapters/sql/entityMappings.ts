@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TroupeError } from '../../errors/troupeError.js';
+import { TroupeError } from '../../ports/troupeError.js';
 
 /**
  * A column the lookup needs, as one name or as alternates in order of preference

@@ -1,5 +1,9 @@
+/**
+ * `troupe/sql`: the entity lookup tool over PostgreSQL (pg) or PGlite, its mappings and the ERP
+ * connection from the environment. The demo ERP (PGlite) is `troupe/demo-erp`, loaded on demand.
+ * @packageDocumentation
+ */
 export { asRole, type ConnectionPool, type TransactionRunner } from './asRole.js';
-export { createDemoErp, type DemoErpOptions, demoErpReaderRole, demoErpSeedSql } from './demoErp.js';
 export {
   createEntityLookup,
   type EntityLookup,
@@ -26,6 +30,7 @@ export {
   erpDatabaseFromEnv,
   erpSettings,
 } from './erpFromEnv.js';
+export { lazyEntityLookup } from './lazyEntityLookup.js';
 export {
   classifySqlError,
   escapeLike,

@@ -1,5 +1,5 @@
-import type { LookupTool } from '../../actors/tools/lookupDesk.js';
 import type { Logger } from '../../logging/logger.js';
+import type { LookupTool } from '../../ports/lookupTool.js';
 import { createEntityLookup, type EntityLookup } from './entityLookup.js';
 import { type ErpDatabase, erpDatabaseFromEnv } from './erpFromEnv.js';
 

@@ -1,4 +1,4 @@
-import { TroupeError } from '../../errors/troupeError.js';
+import { TroupeError } from '../../ports/troupeError.js';
 
 /**
  * JSON handling shared by the store adapters: every value is checked and turned into JSON text

@@ -1,6 +1,6 @@
-import type { Outbox, OutboxEntry, OutboxSettlement } from '../../actors/outbox.js';
-import type { OutgoingResponse } from '../../actors/outgoingResponse.js';
-import type { SentPart } from '../../actors/routingOutcome.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
+import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
+import type { SentPart } from '../../ports/routingOutcome.js';
 
 /**
  * An outbox in memory: for tests and for embedding without disk. It survives nothing, but it

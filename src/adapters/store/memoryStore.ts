@@ -1,7 +1,7 @@
-import type { HistoryEntry, HistoryStore } from '../../actors/historyStore.js';
-import type { Outbox, OutboxEntry, OutboxSettlement } from '../../actors/outbox.js';
-import type { OutgoingResponse } from '../../actors/outgoingResponse.js';
-import type { SentPart } from '../../actors/routingOutcome.js';
+import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
+import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
+import type { SentPart } from '../../ports/routingOutcome.js';
 import type {
   DocumentStore,
   DocumentWrite,
@@ -12,8 +12,8 @@ import type {
   StoredDocument,
   TroupeStore,
   VersionedMemory,
-} from '../../actors/store.js';
-import { TroupeError } from '../../errors/troupeError.js';
+} from '../../ports/store.js';
+import { TroupeError } from '../../ports/troupeError.js';
 import { checkIncrement, checkNumber, compareKeys, decodeJson, encodeJson } from './jsonValue.js';
 import { MemoryHistory } from './memoryHistory.js';
 

@@ -1,6 +1,6 @@
 import type { ClientSession, Collection } from 'mongodb';
-import type { DocumentStore, DocumentWrite, StoredDocument } from '../../actors/store.js';
-import { TroupeError } from '../../errors/troupeError.js';
+import type { DocumentStore, DocumentWrite, StoredDocument } from '../../ports/store.js';
+import { TroupeError } from '../../ports/troupeError.js';
 import { checkNumber, decodeJson, encodeJson } from './jsonValue.js';
 import { type Context, checkName, conflict, limitOf, numberOf } from './mongoContext.js';
 import { isDuplicateKey } from './mongoErrors.js';
@@ -288,10 +288,10 @@ export class MongoDocuments implements DocumentStore {
       );
       const reason = error instanceof Error ? error.message : String(error);
       throw new TroupeError(
-        error instanceof TroupeError ? error.code : 'TROUPE_STORE_UNAVAILABLE',
+        TroupeError.isInstance(error) ? error.code : 'TROUPE_STORE_UNAVAILABLE',
         `${reason} The batch was partly written and ${stuck.map((k) => `"${collection}/${k}"`).join(', ')} could not be rolled back (written again meanwhile, or the server went away).`,
         {
-          retryable: error instanceof TroupeError ? error.retryable : true,
+          retryable: TroupeError.isInstance(error) ? error.retryable : true,
           cause: error,
           details: { collection, partiallyWritten: stuck },
         },

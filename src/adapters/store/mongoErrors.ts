@@ -8,7 +8,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { TroupeError } from '../../errors/troupeError.js';
+import { TroupeError } from '../../ports/troupeError.js';
 
 /** MongoDB's duplicate-key error code (a unique index refused a write). */
 export const DUPLICATE_KEY = 11000;
@@ -63,7 +63,7 @@ export function isTransient(error: unknown): boolean {
  * too large for a BSON document is `TROUPE_STORE_INVALID_VALUE`.
  */
 export function storeError(error: unknown, hosts: string, action: string): TroupeError {
-  if (error instanceof TroupeError) return error;
+  if (TroupeError.isInstance(error)) return error;
   const reason = cleanMessage(error);
   const code = error instanceof MongoError ? error.code : undefined;
   if (

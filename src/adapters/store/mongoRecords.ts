@@ -1,16 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Collection, ObjectId } from 'mongodb';
-import type { HistoryEntry, HistoryStore } from '../../actors/historyStore.js';
-import type { Outbox, OutboxEntry, OutboxSettlement } from '../../actors/outbox.js';
-import type { OutgoingResponse } from '../../actors/outgoingResponse.js';
-import type { SentPart } from '../../actors/routingOutcome.js';
+import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
+import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
+import type { SentPart } from '../../ports/routingOutcome.js';
 import type {
   EventLog,
   LoggedEvent,
   MemoryRecord,
   ProcessedIds,
   VersionedMemory,
-} from '../../actors/store.js';
+} from '../../ports/store.js';
 import { checkIncrement, checkNumber, decodeJson, encodeJson } from './jsonValue.js';
 import { type Context, checkName, conflict, corrupt, limitOf, numberOf } from './mongoContext.js';
 import { cleanMessage, isDuplicateKey } from './mongoErrors.js';

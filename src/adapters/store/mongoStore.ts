@@ -6,9 +6,9 @@ import {
   type MongoClientOptions,
   MongoServerError,
 } from 'mongodb';
-import type { TroupeStore } from '../../actors/store.js';
-import { TroupeError } from '../../errors/troupeError.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
+import type { TroupeStore } from '../../ports/store.js';
+import { TroupeError } from '../../ports/troupeError.js';
 import { Context, MONGO_COLLECTIONS, type Names } from './mongoContext.js';
 import { MongoDocuments } from './mongoDocuments.js';
 import { cleanMessage, isTransient, redactUri, storeError } from './mongoErrors.js';

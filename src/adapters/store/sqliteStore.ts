@@ -1,10 +1,11 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type { HistoryEntry, HistoryStore } from '../../actors/historyStore.js';
-import type { Outbox, OutboxEntry, OutboxSettlement } from '../../actors/outbox.js';
-import type { OutgoingResponse } from '../../actors/outgoingResponse.js';
-import type { SentPart } from '../../actors/routingOutcome.js';
+import type { Logger } from '../../logging/logger.js';
+import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
+import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
+import type { SentPart } from '../../ports/routingOutcome.js';
 import type {
   DocumentStore,
   DocumentWrite,
@@ -15,9 +16,8 @@ import type {
   StoredDocument,
   TroupeStore,
   VersionedMemory,
-} from '../../actors/store.js';
-import { TroupeError } from '../../errors/troupeError.js';
-import type { Logger } from '../../logging/logger.js';
+} from '../../ports/store.js';
+import { TroupeError } from '../../ports/troupeError.js';
 import { checkIncrement, checkNumber, decodeJson, encodeJson } from './jsonValue.js';
 
 /** Options of {@link openSqliteStore}. */
@@ -163,7 +163,7 @@ class SqliteConnection {
       this.schemaVersion = migrate(this.db, path, options.logger);
     } catch (error) {
       this.db.close();
-      throw error instanceof TroupeError ? error : openError(path, error);
+      throw TroupeError.isInstance(error) ? error : openError(path, error);
     }
     this.inTransaction = this.db.transaction((work: () => unknown) => work());
     options.logger?.debug({ path, schemaVersion: this.schemaVersion }, 'SQLite store opened');
@@ -183,7 +183,7 @@ class SqliteConnection {
     try {
       return work();
     } catch (error) {
-      if (error instanceof TroupeError) throw error;
+      if (TroupeError.isInstance(error)) throw error;
       const failure = driverError(error, `${operation} on ${this.where}`);
       this.options.logger?.warn({ operation, code: failure.code, cause: String(error) }, failure.message);
       throw failure;

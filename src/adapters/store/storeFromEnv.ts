@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { TroupeStore } from '../../actors/store.js';
 import { ConfigError } from '../../config/configError.js';
 import type { Logger } from '../../logging/logger.js';
+import type { TroupeStore } from '../../ports/store.js';
 import { createMemoryStore, type MemoryStoreOptions } from './memoryStore.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqliteStore.js';
 

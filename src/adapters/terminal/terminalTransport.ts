@@ -4,7 +4,7 @@ import {
   type TransportLimits,
   type TransportMessage,
   type TransportReceipt,
-} from '../transport/transport.js';
+} from '../../ports/transport.js';
 
 /** Who wrote a terminal message. */
 export type TerminalAuthor =

@@ -5,9 +5,9 @@ import {
   RetryError,
   type SpeechModel,
 } from 'ai';
-import { isTroupeError, TroupeError } from '../../errors/troupeError.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from './speechSynthesizer.js';
+import type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from '../../ports/speech.js';
+import { isTroupeError, TroupeError } from '../../ports/troupeError.js';
 import { checkIntegerOption, checkVoiceId, prepareSpeechText } from './speechText.js';
 
 /** Options for {@link createAiSdkSynthesizer}. */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { TroupeError } from '../../errors/troupeError.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from './speechSynthesizer.js';
+import type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from '../../ports/speech.js';
+import { TroupeError } from '../../ports/troupeError.js';
 import { checkIntegerOption, checkVoiceId, prepareSpeechText } from './speechText.js';
 
 /** Options for {@link createEspeakSynthesizer}. */

@@ -1,3 +1,8 @@
+/**
+ * `troupe/voice`: text to speech for voice replies — espeak-ng (offline) and AI SDK speech
+ * models — chosen from the environment or built directly.
+ * @packageDocumentation
+ */
 export { type AiSdkSynthesizerOptions, createAiSdkSynthesizer } from './aiSdkSynthesizer.js';
 export {
   createEspeakSynthesizer,
@@ -5,5 +10,4 @@ export {
   repairWavSizes,
 } from './espeakSynthesizer.js';
 export { speechFromEnv, speechSettings } from './speechFromEnv.js';
-export type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from './speechSynthesizer.js';
 export { checkVoiceId, clipAtWordBoundary, prepareSpeechText, VOICE_ID_PATTERN } from './speechText.js';

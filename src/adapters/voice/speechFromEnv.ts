@@ -2,9 +2,9 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/configError.js';
 import type { Logger } from '../../logging/logger.js';
+import type { SpeechSynthesizer } from '../../ports/speech.js';
 import { createAiSdkSynthesizer } from './aiSdkSynthesizer.js';
 import { createEspeakSynthesizer } from './espeakSynthesizer.js';
-import type { SpeechSynthesizer } from './speechSynthesizer.js';
 import { VOICE_ID_PATTERN } from './speechText.js';
 
 /** The environment variables that choose a text-to-speech engine, with defaults and docs. */

@@ -1,4 +1,4 @@
-import { TroupeError } from '../../errors/troupeError.js';
+import { TroupeError } from '../../ports/troupeError.js';
 
 /** Voice ids the adapters accept: letters, digits, `-`, `+` and `_` (e.g. `en-us`, `en-us+f3`, `alloy`). */
 export const VOICE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_+-]{0,63}$/;

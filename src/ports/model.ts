@@ -1,4 +1,59 @@
-import type { AvatarProfile, TurnClaim } from '../../machines/floorTypes.js';
+/**
+ * Who the model speaks as: the avatar's name, other names, persona and topics. Nothing else of
+ * the runtime's avatar definition reaches a model.
+ */
+export interface ModelPersona {
+  /** Stable id (platform mentions carry it). */
+  id: string;
+  /** Display name. */
+  name: string;
+  emoji?: string;
+  /** Other names the avatar answers to. */
+  aliases?: string[];
+  /** A sentence or two of persona. */
+  persona?: string;
+  /** Topics the avatar cares about. */
+  topics?: string[];
+}
+
+/** What kind of utterance a turn is: an answer, a summon greeting, or a summon follow-up. */
+export type TurnKindBrief = 'response' | 'greeting' | 'follow-up';
+
+/**
+ * What a generator needs to know about the moment a turn was granted: who addressed the avatar,
+ * who else is present, where it stands in its thread. The coordination core's own bookkeeping
+ * (ladder rung, budget lane, anchors) stays behind.
+ */
+export interface TurnBriefContext {
+  /** The words being answered, if any. */
+  triggerText?: string;
+  /** Name of whoever wrote the message being answered. */
+  addressedByName?: string;
+  addressedById?: string;
+  /** Other avatars present in the channel (names). */
+  presentNames: string[];
+  /** Other participants of the thread (names), if the turn is in a thread. */
+  threadPartnerNames: string[];
+  /** 1-based turn number within the thread once delivered, and the thread's limit. */
+  threadTurn?: number;
+  threadMaxTurns?: number;
+  /** True when this is the last turn the budget or thread allows: wrap up rather than ask. */
+  closing: boolean;
+  /** Longest text this turn may deliver (greetings). */
+  maxChars?: number;
+}
+
+/** One turn as a model sees it. */
+export interface TurnBrief {
+  /** Unique per channel; a deterministic model may seed on it. */
+  turnId: string;
+  kind: TurnKindBrief;
+  /** The thread this turn belongs to, if any. */
+  threadId?: string;
+  /** The message being answered, if any (to tell whether the history already holds it). */
+  triggerMessageId?: string;
+  context: TurnBriefContext;
+}
 
 /** One message of a chat prompt. `name` is the speaker's display name, for multi-party chats. */
 export interface PromptMessage {
@@ -37,8 +92,12 @@ export interface TurnTool {
 
 /** Everything a model is asked for one avatar turn. */
 export interface TurnGenerationRequest {
-  avatar: AvatarProfile;
-  turn: TurnClaim;
+  /** The channel the turn is spoken in (`kind:id`), for logs and per-channel policies. */
+  channelKey: string;
+  /** Who speaks. */
+  avatar: ModelPersona;
+  /** The turn, as a brief (never the coordination core's claim). */
+  turn: TurnBrief;
   prompt: Prompt;
   situation: TurnSituation;
   /** Tools for this turn (models that cannot call tools ignore them). */

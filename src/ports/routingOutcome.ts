@@ -1,3 +1,4 @@
+import type { TroupeErrorCode } from './errorCodes.js';
 import type { ChannelRef, ResponseOrigin } from './outgoingResponse.js';
 
 /** One message the transport took (a long text goes out as several parts). */
@@ -30,7 +31,7 @@ export interface RoutingOutcome {
   /** True when the outbox showed this key was already settled, so nothing was sent again. */
   duplicate: boolean;
   /** Why it was not (fully) sent. */
-  error?: { code: string; message: string; retryable: boolean };
+  error?: { code: TroupeErrorCode; message: string; retryable: boolean };
   /** When routing finished (epoch ms). */
   at: number;
 }

@@ -1,10 +1,10 @@
-import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
-import { clipText } from '../text/clipText.js';
+import { clipText } from '../../delivery/clipText.js';
+import type { ModelPersona, TurnBrief } from '../../ports/model.js';
 
 /** What the offline scripted "model" needs to write one turn. */
 export interface ScriptedReplyInput {
-  turn: TurnClaim;
-  avatar: AvatarProfile;
+  turn: TurnBrief;
+  avatar: ModelPersona;
   /** Whether an id belongs to an avatar (replies to avatars mention them back, to keep talking). */
   isAvatar: (id: string) => boolean;
   /** Longest greeting allowed (`config.greetingMaxChars`). */
@@ -57,7 +57,7 @@ function capitalise(text: string): string {
 export const clip = clipText;
 
 /** "a dreamy astronomer" from "a dreamy astronomer, always looking up." */
-function personaShort(avatar: AvatarProfile): string {
+function personaShort(avatar: ModelPersona): string {
   // A full stop ends the clause only before a capital or the end ("a retired T. rex" stays whole).
   const first = avatar.persona?.split(/[,;!?—(]|\.(?=\s+\p{Lu}|\s*$)/u)[0]?.trim();
   if (!first) return 'a friendly avatar';

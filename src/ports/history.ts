@@ -23,3 +23,6 @@ export interface HistoryReader {
 
 /** A history store: both sides of the port. */
 export type HistoryStore = HistoryWriter & HistoryReader;
+
+/** A line of history as prompt building reads it: the channel is implied. */
+export type ChannelHistoryEntry = Omit<HistoryEntry, 'channelId'>;

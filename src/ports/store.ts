@@ -1,4 +1,4 @@
-import type { HistoryStore } from './historyStore.js';
+import type { HistoryStore } from './history.js';
 import type { Outbox } from './outbox.js';
 
 /** A stored document: a JSON value under a collection and key, with a version for compare-and-set. */

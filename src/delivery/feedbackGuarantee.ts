@@ -1,4 +1,4 @@
-import { isSendable, type OutgoingResponse } from './outgoingResponse.js';
+import { isSendable, type OutgoingResponse } from '../ports/outgoingResponse.js';
 import type { PreparationRequest } from './preparation.js';
 
 /** The reply a person gets when they asked and nothing else was produced. */

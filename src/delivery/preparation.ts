@@ -1,6 +1,6 @@
-import { splitVoicePrefix } from '../adapters/llm/voicePrefix.js';
-import { clipText } from '../text/clipText.js';
-import type { ChannelRef, OutgoingResponse, ResponseOrigin, Speaker } from './outgoingResponse.js';
+import type { ChannelRef, OutgoingResponse, ResponseOrigin, Speaker } from '../ports/outgoingResponse.js';
+import { clipText } from './clipText.js';
+import { cleanReplyText } from './replyText.js';
 
 /** When a reply is spoken as well as written. */
 export interface VoicePolicy {
@@ -23,6 +23,11 @@ export interface PreparationRequest {
   /** The speaker's preferred voice (engine-specific id). */
   voiceId?: string;
   voicePolicy: VoicePolicy;
+  /**
+   * The speaker's own names (name and aliases): a reply that starts with one as a label
+   * (`Luna: …`, copied from the history format) has it dropped. Default: the speaker's name.
+   */
+  speakerNames?: readonly string[];
   /** Longest text this turn may deliver (greetings); a longer reply is cut at a word. */
   maxChars?: number;
   at: number;
@@ -32,7 +37,11 @@ export interface PreparationRequest {
 export interface PreparationInput {
   /** An upstream system already decided what to send: it is left alone. */
   existing?: OutgoingResponse;
-  /** What the model wrote (voice prefix already split off by the model adapter or here). */
+  /**
+   * What the model wrote, as written: a `[voice]` prefix and a label with the speaker's own name
+   * are handled here, the one place for every model. `voiceRequested` is for models that ask
+   * another way (a voice tool).
+   */
   generation?: { text: string; voiceRequested?: boolean };
   /** Why generation failed. Only the code is used: raw messages never reach users. */
   error?: { code: string };
@@ -88,8 +97,11 @@ export function prepareOutgoingResponse(input: PreparationInput): OutgoingRespon
   }
   if (!input.generation) return undefined;
   // A model that wrote the prefix itself asked to be heard.
-  const split = splitVoicePrefix(input.generation.text);
-  const trimmed = split.text.trim();
+  const split = cleanReplyText(
+    input.generation.text,
+    request.speakerNames ?? (request.speaker ? [request.speaker.name] : []),
+  );
+  const trimmed = split.text;
   const text = request.maxChars === undefined ? trimmed : clipText(trimmed, request.maxChars);
   if (text === '') return undefined;
   const asked = split.voiceRequested || input.generation.voiceRequested === true;

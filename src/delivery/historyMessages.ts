@@ -1,5 +1,5 @@
-import type { ChannelHistoryEntry } from './channelHistory.js';
-import type { PromptMessage } from './languageModelPort.js';
+import type { ChannelHistoryEntry } from '../ports/history.js';
+import type { PromptMessage } from '../ports/model.js';
 
 /** Most history messages a turn prompt carries by default. */
 export const DEFAULT_HISTORY_LIMIT = 20;

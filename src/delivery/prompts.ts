@@ -1,7 +1,6 @@
-import type { AvatarProfile, TurnClaim } from '../../machines/floorTypes.js';
-import type { ChannelHistoryEntry } from './channelHistory.js';
+import type { ChannelHistoryEntry } from '../ports/history.js';
+import type { ModelPersona, Prompt, PromptMessage, TurnBrief } from '../ports/model.js';
 import { DEFAULT_HISTORY_CHARS, DEFAULT_HISTORY_LIMIT, historyMessages } from './historyMessages.js';
-import type { Prompt, PromptMessage } from './languageModelPort.js';
 
 /** "A", "A and B", "A, B and C". */
 function listNames(names: readonly string[]): string {
@@ -19,7 +18,7 @@ function distinct(names: readonly string[]): string[] {
  * topics; stay in character; keep replies chat-short; and speak only for itself, never writing
  * lines for other participants.
  */
-export function personaInstructions(avatar: AvatarProfile): string {
+export function personaInstructions(avatar: ModelPersona): string {
   const aliases = distinct(avatar.aliases ?? []);
   const topics = distinct(avatar.topics ?? []);
   const lines = [
@@ -50,7 +49,7 @@ export function presenceNote(names: readonly string[]): string {
  * response (to whom); the conversation thread it belongs to (partners, turn N of M); and, when the
  * turn is `closing`, that it is the last one, so the avatar wraps up and may say goodbye.
  */
-export function threadNote(turn: TurnClaim): string {
+export function threadNote(turn: TurnBrief): string {
   const { context } = turn;
   const lines: string[] = [];
   if (turn.kind === 'greeting') {
@@ -90,8 +89,8 @@ export const VOICE_NOTE =
 
 /** What {@link buildTurnPrompt} needs. */
 export interface TurnPromptInput {
-  avatar: AvatarProfile;
-  turn: TurnClaim;
+  avatar: ModelPersona;
+  turn: TurnBrief;
   /** Recent channel history, any order (sorted by time); the avatar's own lines included. */
   history: readonly ChannelHistoryEntry[];
   /** Others present in the channel; defaults to the turn's `context.presentNames`. */

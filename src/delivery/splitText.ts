@@ -1,4 +1,4 @@
-import { TroupeError } from '../../errors/troupeError.js';
+import { TroupeError } from '../ports/troupeError.js';
 
 /** The smallest limit {@link splitText} accepts: room for a reopened code fence and some text. */
 export const MIN_SPLIT_LENGTH = 20;

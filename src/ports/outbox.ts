@@ -1,3 +1,4 @@
+import type { TroupeErrorCode } from './errorCodes.js';
 import type { OutgoingResponse } from './outgoingResponse.js';
 import type { SentPart } from './routingOutcome.js';
 
@@ -5,7 +6,7 @@ import type { SentPart } from './routingOutcome.js';
 export interface OutboxSettlement {
   at: number;
   sent: boolean;
-  error?: { code: string; message: string; retryable: boolean };
+  error?: { code: TroupeErrorCode; message: string; retryable: boolean };
 }
 
 /** One response in the outbox: recorded before the first send, settled after the last. */

@@ -1,4 +1,5 @@
-import { TroupeError } from '../../errors/troupeError.js';
+import type { DeliveryErrorCode } from './errorCodes.js';
+import { TroupeError, type TroupeErrorOptions } from './troupeError.js';
 
 /** One message for a transport: a single part of an {@link OutgoingResponse}, already split to fit. */
 export interface TransportMessage {
@@ -41,6 +42,8 @@ export interface Transport {
   send(message: TransportMessage, signal?: AbortSignal): Promise<TransportReceipt>;
 }
 
+const TRANSPORT_ERROR = Symbol.for('troupe.error.transport');
+
 /**
  * A failed send. `retryable` says whether trying again may help (rate limits, timeouts, 5xx);
  * `retryAfterMs` is the platform's own hint and is honoured over the backoff.
@@ -49,17 +52,22 @@ export class TransportError extends TroupeError {
   readonly retryAfterMs: number | undefined;
 
   constructor(
-    code: string,
+    code: DeliveryErrorCode,
     message: string,
-    options: {
-      retryable?: boolean;
-      retryAfterMs?: number;
-      cause?: unknown;
-      details?: Record<string, unknown>;
-    } = {},
+    options: TroupeErrorOptions & { retryAfterMs?: number } = {},
   ) {
     super(code, message, options);
     this.name = 'TransportError';
+    Object.defineProperty(this, TRANSPORT_ERROR, { value: true });
     this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** True for a {@link TransportError} from any copy of Troupe. */
+  static override isInstance(error: unknown): error is TransportError {
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      (error as Record<symbol, unknown>)[TRANSPORT_ERROR] === true
+    );
   }
 }

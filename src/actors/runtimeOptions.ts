@@ -1,0 +1,122 @@
+import type { Observable, Subscription } from 'rxjs';
+import type { ComposerConfigOptions } from '../composer/composerConfig.js';
+import type { CoordinationConfig, CoordinationConfigInput } from '../config/coordinationConfig.js';
+import type { Logger } from '../logging/logger.js';
+import type { FloorView } from '../machines/channelFloor.js';
+import type { Clock } from '../ports/clock.js';
+import type { HistoryStore } from '../ports/history.js';
+import type { LookupTool } from '../ports/lookupTool.js';
+import type { TurnModel } from '../ports/model.js';
+import type { Outbox } from '../ports/outbox.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
+import type { RoutingOutcome } from '../ports/routingOutcome.js';
+import type { SpeechSynthesizer } from '../ports/speech.js';
+import type { TroupeStore } from '../ports/store.js';
+import type { Transport } from '../ports/transport.js';
+import type { TroupeError } from '../ports/troupeError.js';
+import type { AvatarDefinition, AvatarDefinitionInput } from './avatarDefinition.js';
+import type { InspectionEvent } from './inspectionEvent.js';
+import type { RetryPolicy } from './routingActor.js';
+
+/** Where the runtime keeps what must outlive a response: the outbox and channel history. */
+export interface RuntimeStore {
+  outbox: Outbox;
+  history: HistoryStore;
+}
+
+/** How a runtime is made. Everything but `avatars` has an embedded default. */
+export interface RuntimeOptions {
+  /** The avatars (validated; ids must be unique). */
+  avatars: readonly AvatarDefinitionInput[];
+  /**
+   * Coordination settings (seed 003); missing keys take the defaults. Validated with the same
+   * rules as the environment variables: durations may be written `180000`, `180s` or `3m`.
+   */
+  config?: CoordinationConfigInput;
+  /** The language model. Default: the offline scripted model (the runtime logs once that it is offline). */
+  model?: TurnModel;
+  /** One transport per channel kind. */
+  transports?: readonly Transport[];
+  /** Text to speech for voice replies; without it, voice requests fall back to text. */
+  speech?: SpeechSynthesizer;
+  /**
+   * Where state lives: a {@link TroupeStore} (SQLite, MongoDB, memory), or just an outbox and
+   * history over an in-memory store. Default: in memory.
+   */
+  store?: TroupeStore | Partial<RuntimeStore>;
+  /** How actor state is persisted and idle actors are dropped from memory. */
+  persistence?: PersistenceOptions;
+  /** pino logger. Default: JSON on stderr at `info`. */
+  logger?: Logger;
+  /** Time. Default: the system clock; tests pass a `SimulatedClock`. */
+  clock?: Clock;
+  /** How routing retries failed sends. */
+  retry?: Partial<RetryPolicy>;
+  /** How many recent messages a prompt carries (default 30). */
+  historyLimit?: number;
+  /**
+   * The lookup tool for avatars with `tools: ['entity_lookup']` (e.g. `createEntityLookup`), and
+   * where the composer reads its settings (`env: process.env` to follow changes without restart).
+   */
+  lookup?: { tool: LookupTool; composer?: ComposerConfigOptions; choiceTtlMs?: number };
+  /** Resend unsettled outbox entries on start (default true). */
+  recoverOnStart?: boolean;
+}
+
+/** How the runtime persists channel actors. */
+export interface PersistenceOptions {
+  /** Longest a state change waits before it is written, batched with others (default 250 ms). */
+  flushIntervalMs?: number;
+  /** A channel actor idle this long is written to the store and dropped from memory (default 10 min). */
+  passivateAfterMs?: number;
+  /** Stored channel state (its presences and threads) untouched this long is deleted (default 14 days). */
+  idleExpiryMs?: number;
+}
+
+/** What {@link Runtime.send} says about an event. */
+export type SendResult = { accepted: true } | { accepted: false; error: TroupeError };
+
+/** A running Troupe runtime. */
+export interface Runtime {
+  /** Validates and applies one event; invalid events are rejected (also on `errors$`), never thrown. */
+  send(event: unknown): SendResult;
+  /** Feeds a stream of inbound events (from a transport adapter) into the runtime. */
+  connect(events$: Observable<unknown>): Subscription;
+  /** Every routing outcome, as it happens. */
+  readonly outcomes$: Observable<RoutingOutcome>;
+  /** Floor decisions, turn stages and actor lifecycle, as they happen. */
+  readonly inspection$: Observable<InspectionEvent>;
+  /** Rejected events and runtime failures, each with a stable code. */
+  readonly errors$: Observable<TroupeError>;
+  /** The avatars, validated. */
+  readonly avatars: readonly AvatarDefinition[];
+  /** The model turns are written with. */
+  readonly model: TurnModel;
+  /** The store in use. */
+  readonly store: TroupeStore;
+  /** A picture of a channel's floor, if its actor is active. */
+  view(channel: ChannelRef): FloorView | undefined;
+  /** Activates a channel (loading it from the store) and resolves with its floor's picture. */
+  open(channel: ChannelRef): Promise<FloorView>;
+  /** Channel actors currently active. */
+  activeChannels(): string[];
+  /** Resolves when no generation, send or history write is in flight. */
+  whenIdle(): Promise<void>;
+  /** Work in flight right now (generations, sends, writes). */
+  readonly inFlight: number;
+  /**
+   * Stops accepting events, waits for in-flight generations and sends (the outbox drained), then
+   * stops every actor. Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * What the runtime core runs on once the entry point has chosen every default: a model, a whole
+ * store and a validated coordination config.
+ */
+export type ResolvedRuntimeOptions = Omit<RuntimeOptions, 'model' | 'store' | 'config'> & {
+  model: TurnModel;
+  store: TroupeStore;
+  config: CoordinationConfig;
+};

@@ -1,0 +1,49 @@
+import { startRuntime } from './actors/runtime.js';
+import type { Runtime, RuntimeOptions, RuntimeStore } from './actors/runtimeOptions.js';
+import { createScriptedModel } from './adapters/llm/scriptedModel.js';
+import { createMemoryStore } from './adapters/store/memoryStore.js';
+import { resolveCoordinationConfig } from './config/loadCoordinationConfig.js';
+import type { TroupeStore } from './ports/store.js';
+
+/**
+ * Creates a runtime: one actor per channel in a registry, a routing actor over the transports,
+ * the turn executor over the model and history, all wired by RxJS streams. This entry point
+ * chooses the embedded defaults: the offline scripted model when no `model` is given (the
+ * runtime logs once that it is offline) and an in-memory store when no `store` is given.
+ *
+ * @example
+ * ```ts
+ * const runtime = createRuntime({ avatars, transports: [myTransport], config: { threadTtlMs: '3m' } });
+ * runtime.outcomes$.subscribe((o) => logger.info({ sent: o.sent, parts: o.parts }, 'delivered'));
+ * runtime.send({ type: 'channel.message', channel: { kind: 'discord', id: '42' }, messageId: 'm1',
+ *   author: { kind: 'human', id: 'u1', name: 'Ada' }, text: 'Hello @Nova' });
+ * await runtime.stop();
+ * ```
+ * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
+ * @throws ConfigError `TROUPE_CONFIG_INVALID` when `config` names an unknown setting or a bad value.
+ */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  return startRuntime({
+    ...options,
+    config: resolveCoordinationConfig(options.config ?? {}),
+    model: options.model ?? createScriptedModel(),
+    store: resolveStore(options.store),
+  });
+}
+
+/** A full store from what the caller gave: a store, parts of one, or nothing (memory). */
+function resolveStore(given: TroupeStore | Partial<RuntimeStore> | undefined): TroupeStore {
+  if (given && 'documents' in given) return given as TroupeStore;
+  const memory = createMemoryStore();
+  if (!given) return memory;
+  return {
+    kind: memory.kind,
+    documents: memory.documents,
+    memory: memory.memory,
+    events: memory.events,
+    processed: memory.processed,
+    outbox: given.outbox ?? memory.outbox,
+    history: given.history ?? memory.history,
+    close: () => memory.close(),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * Every error code Troupe reports, collected per domain. A code is stable: programs branch on
+ * it, docs name it, and it never changes meaning. {@link TroupeErrorCode} is the union of all.
+ */
+
+/** The runtime's front door: events, avatars, the runtime's own lifecycle. */
+export const runtimeErrorCodes = {
+  /** An inbound event failed validation; the message names every bad field. */
+  eventInvalid: 'TROUPE_EVENT_INVALID',
+  /** The avatar definitions did not validate (or ids repeat). */
+  avatarsInvalid: 'TROUPE_AVATARS_INVALID',
+  /** An avatars file could not be found. */
+  avatarsNotFound: 'TROUPE_AVATARS_NOT_FOUND',
+  /** An avatars file could not be read or parsed. */
+  avatarsUnreadable: 'TROUPE_AVATARS_UNREADABLE',
+  /** An event names an avatar id nobody defined. */
+  avatarUnknown: 'TROUPE_AVATAR_UNKNOWN',
+  /** The runtime is stopping and accepts nothing more. */
+  stopped: 'TROUPE_RUNTIME_STOPPED',
+  /** An inbound event stream errored and was disconnected. */
+  streamFailed: 'TROUPE_STREAM_FAILED',
+  /** A channel reference (kind or id) is not usable. */
+  channelInvalid: 'TROUPE_CHANNEL_INVALID',
+  /** A display name is empty or too long. */
+  nameInvalid: 'TROUPE_NAME_INVALID',
+  /** A stored channel floor is foreign, newer or damaged (it is quarantined). */
+  snapshotInvalid: 'TROUPE_SNAPSHOT_INVALID',
+  /** A machine uses a construct the compiled engine does not run. */
+  machineUnsupported: 'TROUPE_MACHINE_UNSUPPORTED',
+  /** The installed xstate is not the version the compiled engine was checked against. */
+  xstateUnsupported: 'TROUPE_XSTATE_UNSUPPORTED',
+} as const;
+
+/** Preparation, routing and transports. */
+export const deliveryErrorCodes = {
+  /** Something handed to routing is not a valid OutgoingResponse. */
+  responseInvalid: 'TROUPE_RESPONSE_INVALID',
+  /** A response with nothing to send (no text, voice or attachment). */
+  responseEmpty: 'TROUPE_RESPONSE_EMPTY',
+  /** The outbox could not record a response, so it was not sent (sending unrecorded could double it). */
+  outboxUnavailable: 'TROUPE_OUTBOX_UNAVAILABLE',
+  /** No transport is registered for the channel's kind. */
+  transportMissing: 'TROUPE_TRANSPORT_MISSING',
+  /** The platform refused or failed the send. */
+  transportFailed: 'TROUPE_TRANSPORT_FAILED',
+  /** The platform refused for lack of permission (not retryable: a person must grant it). */
+  transportForbidden: 'TROUPE_TRANSPORT_FORBIDDEN',
+  /** The platform could not be reached (retryable). */
+  transportUnavailable: 'TROUPE_TRANSPORT_UNAVAILABLE',
+  /** The platform asked us to slow down (retryable; honours retry-after). */
+  transportRateLimited: 'TROUPE_TRANSPORT_RATE_LIMITED',
+  /** A send took longer than its timeout and was cancelled (retryable). */
+  transportTimeout: 'TROUPE_TRANSPORT_TIMEOUT',
+  /** The send was cancelled (the runtime stopped past its deadline). */
+  transportAborted: 'TROUPE_TRANSPORT_ABORTED',
+  /** The transport cannot carry this kind of message. */
+  transportUnsupported: 'TROUPE_TRANSPORT_UNSUPPORTED',
+  /** A transport's limits are unusable (e.g. a text limit too small to split into). */
+  transportLimitInvalid: 'TROUPE_TRANSPORT_LIMIT_INVALID',
+} as const;
+
+/** The language-model layer. */
+export const modelErrorCodes = {
+  /** No answer within the call's timeout (also HTTP 408). Retryable. */
+  timeout: 'TROUPE_MODEL_TIMEOUT',
+  /** HTTP 429: the provider asks us to slow down. Retryable. */
+  rateLimited: 'TROUPE_MODEL_RATE_LIMITED',
+  /** Connection refused or reset, or HTTP 5xx. Retryable. */
+  unavailable: 'TROUPE_MODEL_UNAVAILABLE',
+  /** HTTP 401 or 403, or no API key: a person must fix the key. Not retryable. */
+  auth: 'TROUPE_MODEL_AUTH',
+  /** The model answered with blank text. Retryable (another sample may do better). */
+  empty: 'TROUPE_MODEL_EMPTY',
+  /** The caller's signal aborted the call. Not retryable. */
+  aborted: 'TROUPE_MODEL_ABORTED',
+  /** Anything else (bad request, unknown model, output that does not fit the schema). */
+  failed: 'TROUPE_MODEL_FAILED',
+} as const;
+
+/** Text to speech. */
+export const speechErrorCodes = {
+  failed: 'TROUPE_SPEECH_FAILED',
+  aborted: 'TROUPE_SPEECH_ABORTED',
+  empty: 'TROUPE_SPEECH_EMPTY',
+  invalidVoice: 'TROUPE_SPEECH_INVALID_VOICE',
+  auth: 'TROUPE_SPEECH_AUTH',
+  unavailable: 'TROUPE_SPEECH_UNAVAILABLE',
+  optionsInvalid: 'TROUPE_SPEECH_OPTIONS_INVALID',
+} as const;
+
+/** Stores (memory, SQLite, MongoDB). */
+export const storeErrorCodes = {
+  /** The store cannot be reached or opened (retryable). */
+  unavailable: 'TROUPE_STORE_UNAVAILABLE',
+  /** Someone else wrote first (compare-and-set); nothing was written. */
+  conflict: 'TROUPE_STORE_CONFLICT',
+  /** Stored data is damaged or from an unknown schema. */
+  corrupt: 'TROUPE_STORE_CORRUPT',
+  /** A value is not storable JSON. */
+  invalidValue: 'TROUPE_STORE_INVALID_VALUE',
+} as const;
+
+/** Configuration, from the environment or from code. */
+export const configErrorCodes = {
+  invalid: 'TROUPE_CONFIG_INVALID',
+} as const;
+
+/** The answer composer and the entity lookup tool. */
+export const toolErrorCodes = {
+  /** A tool result envelope did not validate. */
+  envelopeInvalid: 'TROUPE_ENVELOPE_INVALID',
+  /** An entity mapping (table and column names) is unusable. */
+  sqlMappingInvalid: 'TROUPE_SQL_MAPPING_INVALID',
+} as const;
+
+/** The scenario simulator. */
+export const scenarioErrorCodes = {
+  invalid: 'TROUPE_SCENARIO_INVALID',
+  syntax: 'TROUPE_SCENARIO_SYNTAX',
+  unreadable: 'TROUPE_SCENARIO_UNREADABLE',
+} as const;
+
+/** `troupe/testing`. */
+export const testingErrorCodes = {
+  /** A test runtime's work did not settle within its bound. */
+  notSettled: 'TROUPE_TEST_NOT_SETTLED',
+} as const;
+
+type CodesOf<T> = T[keyof T];
+
+/** One of the model layer's codes. */
+export type ModelErrorCode = CodesOf<typeof modelErrorCodes>;
+/** One of the delivery codes (routing, transports, outbox). */
+export type DeliveryErrorCode = CodesOf<typeof deliveryErrorCodes>;
+/** One of the store codes. */
+export type StoreErrorCode = CodesOf<typeof storeErrorCodes>;
+/** One of the speech codes. */
+export type SpeechErrorCode = CodesOf<typeof speechErrorCodes>;
+/** One of the scenario codes. */
+export type ScenarioErrorCode = CodesOf<typeof scenarioErrorCodes>;
+
+/** Every code a {@link TroupeError} may carry. */
+export type TroupeErrorCode =
+  | CodesOf<typeof runtimeErrorCodes>
+  | DeliveryErrorCode
+  | ModelErrorCode
+  | SpeechErrorCode
+  | StoreErrorCode
+  | CodesOf<typeof configErrorCodes>
+  | CodesOf<typeof toolErrorCodes>
+  | ScenarioErrorCode
+  | CodesOf<typeof testingErrorCodes>;
+
+/** Every code, for docs and for checking a code read from outside (a stored outcome, a log). */
+export const troupeErrorCodes: readonly TroupeErrorCode[] = [
+  runtimeErrorCodes,
+  deliveryErrorCodes,
+  modelErrorCodes,
+  speechErrorCodes,
+  storeErrorCodes,
+  configErrorCodes,
+  toolErrorCodes,
+  scenarioErrorCodes,
+  testingErrorCodes,
+].flatMap((codes) => Object.values(codes) as TroupeErrorCode[]);

@@ -1,0 +1,12 @@
+/**
+ * The lookup tool as the runtime uses it: anything that turns a query into a tool result envelope
+ * (the SQL entity lookup is one). The envelope is validated by the composer, not trusted here.
+ */
+export interface LookupTool {
+  lookup(input: {
+    entity_type: string;
+    entity_name?: string;
+    order_number?: string;
+    id?: string | number;
+  }): Promise<unknown>;
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/configError.js';
 import { resolveCoordinationConfig } from '../src/config/loadCoordinationConfig.js';
@@ -105,5 +106,12 @@ describe('createRuntime({ config }) validates like the environment', () => {
       'config.threadTTL',
     ]);
     expect(error.message).toContain('a duration such as 180000, 180s, 3m or 1h');
+  });
+});
+
+describe('the error docs', () => {
+  it('name every code', () => {
+    const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
+    expect(troupeErrorCodes.filter((code) => !doc.includes(`\`${code}\``))).toEqual([]);
   });
 });

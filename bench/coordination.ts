@@ -1,12 +1,14 @@
 /**
  * Coordination benchmark: many channels × avatars with mixed human and bot traffic, mentions and
- * summons, through three implementations of the channel floor, in the same run and on the same
+ * summons, through the channel floor on both of its engines, in the same run and on the same
  * traffic:
  *
  *   compiled  `new ChannelFloor({ engine: 'compiled' })`, the production default: the presence and
  *             thread machines' own definitions run as plain step functions (src/machines/compiledMachine.ts);
- *   xstate    `new ChannelFloor({ engine: 'xstate' })`: real XState snapshots stepped per event;
- *   baseline  bench/baselineFloor.ts, the same decision written with plain mutable records.
+ *   xstate    `new ChannelFloor({ engine: 'xstate' })`: real XState snapshots stepped per event.
+ *
+ * (A hand-written plain-object floor, ported by hand after every behaviour change, was the third
+ * until it was retired; its last figures are in the README's performance section.)
  *
  * Prints figures; never asserts timings. The targets are checked against the compiled engine.
  *
@@ -23,7 +25,6 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { ChannelFloor } from '../src/machines/channelFloor.js';
-import { BaselineFloor } from './baselineFloor.js';
 import { type ColdMatcher, measureColdMatchers } from './support/cold.js';
 import { buildFloors, createStats, drive, type FloorFactory, type FloorLike } from './support/driver.js';
 import {
@@ -133,19 +134,14 @@ const t0 = performance.now();
 const log = (line: string) =>
   process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
 
-// ---------------------------------------------------------------- the three floors
+// ---------------------------------------------------------------- the two engines
 
-type ImplName = 'compiled' | 'xstate' | 'baseline';
+type ImplName = 'compiled' | 'xstate';
 const IMPLS: { name: ImplName; factory: FloorFactory }[] = [
   { name: 'compiled', factory: (o) => new ChannelFloor({ ...o, engine: 'compiled' }) },
   { name: 'xstate', factory: (o) => new ChannelFloor({ ...o, engine: 'xstate' }) },
-  { name: 'baseline', factory: (o) => new BaselineFloor(o) },
 ];
-const PAIRS: readonly (readonly [ImplName, ImplName])[] = [
-  ['compiled', 'baseline'],
-  ['xstate', 'baseline'],
-  ['compiled', 'xstate'],
-];
+const PAIRS: readonly (readonly [ImplName, ImplName])[] = [['compiled', 'xstate']];
 const xstateInSweep = xstateScales.length > 0;
 const implsInSweep = IMPLS.filter((i) => i.name !== 'xstate' || xstateInSweep);
 
@@ -251,8 +247,8 @@ function batchesFor(name: ImplName, channels: number, batches: number): number {
 /**
  * One scale: `channels` floors alive and interleaved at once. Every scale runs the same kind of
  * channel (same per-channel traffic length); smaller scales run several batches of fresh channels
- * so every scale sees enough traffic. Heap is measured on the first batch. The three floors run
- * one after the other (compiled, xstate, baseline) on the same traffic.
+ * so every scale sees enough traffic. Heap is measured on the first batch. The two engines run
+ * one after the other (compiled, then xstate) on the same traffic.
  */
 function measureScale(channels: number): ScaleResult {
   const batches = Math.max(1, Math.ceil(itemsPerScale / (channels * perChannel)));
@@ -470,7 +466,7 @@ if (args.json) {
   p(
     'Troupe coordination benchmark: the channel floor on its compiled engine (the default), the same floor stepping',
   );
-  p('real XState snapshots, and a plain-object baseline, on the same traffic');
+  p('real XState snapshots, on the same traffic');
   p(`node ${environment.node} (V8 ${environment.v8}), flags: ${environment.execArgv.join(' ') || '(none)'}`);
   p(
     `${environment.cpu}, ${environment.cores} cores; all work on the main thread; seed ${seed}; took ${fixed(elapsedS)} s`,
@@ -494,14 +490,13 @@ if (args.json) {
         `${int(r.threadsOpened)} threads opened, ${int(r.byKind.tick)} ticks, ${fixed(r.events / r.messages, 2)} floor events per message.`,
     );
   }
-  p('Floors, run in this order at every scale, after a warm-up of all of them:');
+  p('Engines, run in this order at every scale, after a warm-up of both:');
   p(
     "  compiled  ChannelFloor, engine 'compiled' (production default): the machines' definitions as plain step functions",
   );
   p(
     "  xstate    ChannelFloor, engine 'xstate': real XState snapshots stepped per event (machine.transition)",
   );
-  p('  baseline  bench/baselineFloor.ts: the same decision on plain mutable records');
   const xstateNote = scaleResults.flatMap((s) => {
     const x = s.impls.xstate;
     if (!x) return [`not run at ${int(s.channels)} channels`];
@@ -648,22 +643,9 @@ if (args.json) {
         return r ? m.get(r) : nan;
       };
       const rat = (a: ImplName, b: ImplName) => (m.ratio ? ratio(v(a), v(b)) : '');
-      return [
-        m.label,
-        m.fmt(v('compiled')),
-        m.fmt(v('xstate')),
-        m.fmt(v('baseline')),
-        rat('compiled', 'baseline'),
-        rat('xstate', 'baseline'),
-        rat('compiled', 'xstate'),
-      ];
+      return [m.label, m.fmt(v('compiled')), m.fmt(v('xstate')), rat('compiled', 'xstate')];
     });
-    p(
-      table(
-        ['', 'compiled', 'xstate', 'baseline', 'compiled/baseline', 'xstate/baseline', 'compiled/xstate'],
-        rows,
-      ),
-    );
+    p(table(['', 'compiled', 'xstate', 'compiled/xstate'], rows));
     p();
   }
 
@@ -679,7 +661,7 @@ if (args.json) {
     p(
       `Per-message cost vs avatars per channel (${int(sweepChannels)} channels, ${perChannel} inbound items each; steady figures;`,
     );
-    p('c/b = compiled/baseline, x/b = xstate/baseline, c/x = compiled/xstate):');
+    p('c/x = compiled/xstate):');
     p(
       table(
         [
@@ -687,9 +669,6 @@ if (args.json) {
           'presences',
           'compiled µs/msg',
           'xstate µs/msg',
-          'baseline µs/msg',
-          'c/b',
-          'x/b',
           'c/x',
           'compiled p99 µs',
           'claims/msg',
@@ -703,9 +682,6 @@ if (args.json) {
             int(s.presences),
             us2(u('compiled')),
             us2(u('xstate')),
-            us2(u('baseline')),
-            ratio(u('compiled'), u('baseline')),
-            ratio(u('xstate'), u('baseline')),
             ratio(u('compiled'), u('xstate')),
             us1(c.steady.latency.p99),
             us2(c.claims / c.messages),
@@ -726,7 +702,7 @@ if (args.json) {
 
   p();
   p(
-    'Agreement (all floors fed the same inbound traffic by the same driver). Decisions: share of triggers for which',
+    'Agreement (both engines fed the same inbound traffic by the same driver). Decisions: share of triggers for which',
   );
   p(
     'both claimed the same (avatar, rung) set. Streams: channels whose whole effect stream (every effect, reasons',

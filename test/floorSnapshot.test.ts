@@ -3,13 +3,16 @@
  * floor it was taken from, on random traffic, with both engines; bad snapshots are refused with a
  * code.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { ChannelFloor, type ChannelFloorOptions } from '../src/machines/channelFloor.js';
 import type { FloorEngineName } from '../src/machines/floorEngine.js';
 import type { FloorEffect, FloorEvent } from '../src/machines/floorTypes.js';
-import { FloorDriver, trafficArb } from './support/floorTraffic.js';
+import { FloorDriver, trafficArb, trafficRoster } from './support/floorTraffic.js';
+
+const fixture = (name: string): unknown => JSON.parse(readFileSync(`test/fixtures/${name}`, 'utf8'));
 
 /**
  * A floor that, after every event, is thrown away and restored from the JSON of its snapshot:
@@ -108,4 +111,27 @@ describe('floor snapshots', () => {
     expect(restored.view().present.map((p) => p.id)).toEqual(['luna']);
     expect(restored.view().inFlight).toEqual([]);
   });
+
+  // A document written by the v1 code, kept as it was stored: a channel stored before an upgrade
+  // must come back deciding as it would have (the expected effects were recorded by that code).
+  for (const engine of ['compiled', 'xstate'] as FloorEngineName[]) {
+    it(`restores a stored v1 document and decides as the code that wrote it did (${engine})`, () => {
+      const stored = fixture('channelFloor.v1.json');
+      const replay = fixture('channelFloor.v1.replay.json') as {
+        events: FloorEvent[];
+        effects: FloorEffect[][];
+        after: unknown;
+      };
+      const options = {
+        channelId: 'ch',
+        config: defaultCoordinationConfig,
+        roster: [...trafficRoster],
+        engine,
+      };
+      const floor = ChannelFloor.restore(stored, options);
+      expect(floor.view().inFlight.map((c) => c.turnId)).toEqual(['ch:t1', 'ch:t5', 'ch:t6']);
+      expect(replay.events.map((e) => floor.handle(e))).toEqual(replay.effects);
+      expect(floor.snapshot()).toEqual(replay.after);
+    });
+  }
 });

@@ -1,18 +1,21 @@
 /**
  * The bare coordination core on the delivery benchmark's traffic: one {@link ChannelFloor} per
  * channel, built as the runtime builds it (the whole cast as roster, the residents present), fed the
- * same rounds, with every claimed turn completed at once (turn.generated, then turn.delivered with
- * the offline scripted model's text) and a `tick` whenever a round's time passes the floor's
- * `nextDeadline()`, as the runtime's timers would. What the runtime does around the floor (validation,
- * history, prompts, preparation, routing, outbox, promises) is left out; only the calls into the floor
- * are timed, and separately the whole replay loop (which also writes the scripted replies).
+ * same rounds through the {@link FloorDriver} the channel actor uses (on a simulated clock per
+ * channel), with every claimed turn completed at once (turn.generated, then turn.delivered with the
+ * offline scripted model's text) and the driver's tick firing at the floor's `nextDeadline()` as time
+ * passes. What the runtime does around the floor (validation, history, prompts, preparation, routing,
+ * outbox, promises) is left out; only the calls into the floor are timed, and separately the whole
+ * replay loop (which also writes the scripted replies).
  */
 
+import { SimulatedClock } from '../../src/actors/clock.js';
 import { scriptedReply } from '../../src/adapters/llm/scriptedReplies.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
 import { clipText } from '../../src/delivery/clipText.js';
 import { ChannelFloor } from '../../src/machines/channelFloor.js';
-import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
+import { type DrivenFloor, FloorDriver } from '../../src/machines/floorDriver.js';
+import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
 import type { RoomEvent, RoomTraffic } from './roomTraffic.js';
 
 export interface BareStats {
@@ -32,8 +35,10 @@ export interface BareStats {
 
 interface Room {
   floor: ChannelFloor;
-  spoken: Map<string, number>;
-  lastTickAt: number;
+  clock: SimulatedClock;
+  driver: FloorDriver;
+  /** Turns released before they were completed. */
+  released: Set<string>;
 }
 
 /** Builds the floors for `traffic` at its first round's time (the runtime activates them then). */
@@ -68,118 +73,94 @@ export function replayBare(
   const byId = new Map(roster.map((a) => [a.id, a]));
   const avatarNames = roster.flatMap((a) => [a.name, ...(a.aliases ?? [])]);
   const isAvatar = (id: string) => byId.has(id);
-  const rooms: Room[] = floors.map((floor) => ({
-    floor,
-    spoken: new Map(),
-    lastTickAt: Number.NEGATIVE_INFINITY,
-  }));
+  const start = traffic.rounds[0]?.at ?? 0;
   let seq = 0;
 
-  const handle = (room: Room, event: FloorEvent): FloorEffect[] => {
-    const t0 = performance.now();
-    const effects = room.floor.handle(event);
-    stats.floorMs += performance.now() - t0;
-    stats.events++;
-    return effects;
-  };
-  const deadline = (room: Room): number | undefined => {
-    const t0 = performance.now();
-    const d = room.floor.nextDeadline();
-    stats.floorMs += performance.now() - t0;
-    return d;
-  };
-  const credit = (room: Room, threadId: string, avatarId: string) => {
-    const key = `${threadId}\u0000${avatarId}`;
-    room.spoken.set(key, (room.spoken.get(key) ?? 0) + 1);
+  /** The floor as the driver sees it: every call into it timed. */
+  const timed = (floor: ChannelFloor): DrivenFloor => ({
+    handle(event) {
+      const t0 = performance.now();
+      const effects = floor.handle(event);
+      stats.floorMs += performance.now() - t0;
+      stats.events++;
+      if (event.type === 'tick') stats.ticks++;
+      return effects;
+    },
+    nextDeadline() {
+      const t0 = performance.now();
+      const d = floor.nextDeadline();
+      stats.floorMs += performance.now() - t0;
+      return d;
+    },
+  });
+
+  /** A claimed turn, completed at once: generated, then delivered with the scripted text (or failed). */
+  const complete = (room: Room, claim: TurnClaim) => {
+    const at = room.clock.now();
+    if (room.released.has(claim.turnId)) return;
+    room.driver.apply({ type: 'turn.generated', at, turnId: claim.turnId });
+    if (room.released.has(claim.turnId)) return;
+    const avatar = byId.get(claim.avatarId) ?? { id: claim.avatarId, name: claim.avatarId };
+    const maxChars = claim.context.maxChars;
+    const reply = scriptedReply({
+      turn: claim,
+      avatar,
+      isAvatar,
+      greetingMaxChars: Math.min(maxChars ?? config.greetingMaxChars, maxChars ?? Number.POSITIVE_INFINITY),
+      spokenInThread:
+        claim.threadId !== undefined ? room.driver.spokenInThread(claim.threadId, claim.avatarId) : 0,
+      avatarNames,
+    });
+    const text = maxChars === undefined ? reply.text.trim() : clipText(reply.text.trim(), maxChars);
+    if (text === '') {
+      stats.failed++;
+      room.driver.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'empty' });
+      return;
+    }
+    stats.delivered++;
+    room.driver.apply({
+      type: 'turn.delivered',
+      at,
+      turnId: claim.turnId,
+      messageId: `bare-${++seq}`,
+      text,
+      ...(reply.mentions.length > 0 ? { mentions: reply.mentions } : {}),
+    });
   };
 
-  /** Applies one event and completes every turn it leads to, first claimed first, at `at`. */
-  const run = (room: Room, first: FloorEvent, at: number) => {
-    const queue: TurnClaim[] = [];
+  // One simulated clock per room, moved only when the room gets an event (as an idle channel's
+  // timers wait for it): ticks due by then fire first, at their deadlines, and every turn an event
+  // leads to completes at once, first claimed first.
+  const rooms: Room[] = floors.map((floor) => {
+    const clock = new SimulatedClock(start);
     const released = new Set<string>();
-    const take = (event: FloorEvent, effects: FloorEffect[], delivering?: string) => {
-      for (const e of effects) {
-        switch (e.type) {
-          case 'turn.claimed':
-            stats.claims++;
-            queue.push(e.turn);
-            break;
-          case 'turn.released':
-            released.add(e.turnId);
-            break;
-          case 'thread.opened': {
-            // As the channel actor does: whoever's message opened the thread spoke in it once.
-            const opener =
-              event.type === 'message' && event.author.kind === 'avatar'
-                ? event.author.id
-                : event.type === 'turn.delivered'
-                  ? delivering
-                  : undefined;
-            if (opener !== undefined) credit(room, e.threadId, opener);
-            break;
-          }
-          case 'turn.consumed':
-            if (e.threadId !== undefined) credit(room, e.threadId, e.avatarId);
-            break;
-          default:
-            break;
-        }
-      }
+    const room: Room = {
+      floor,
+      clock,
+      released,
+      driver: new FloorDriver({
+        floor: timed(floor),
+        clock,
+        onClaim: (claim) => {
+          stats.claims++;
+          clock.setTimer(clock.now(), () => complete(room, claim));
+        },
+        onRelease: (release) => released.add(release.turnId),
+      }),
     };
-    take(first, handle(room, first));
-    for (let i = 0; i < queue.length; i++) {
-      const claim = queue[i] as TurnClaim;
-      if (released.has(claim.turnId)) continue;
-      const generated: FloorEvent = { type: 'turn.generated', at, turnId: claim.turnId };
-      take(generated, handle(room, generated));
-      if (released.has(claim.turnId)) continue;
-      const avatar = byId.get(claim.avatarId) ?? { id: claim.avatarId, name: claim.avatarId };
-      const maxChars = claim.context.maxChars;
-      const reply = scriptedReply({
-        turn: claim,
-        avatar,
-        isAvatar,
-        greetingMaxChars: Math.min(maxChars ?? config.greetingMaxChars, maxChars ?? Number.POSITIVE_INFINITY),
-        spokenInThread:
-          claim.threadId !== undefined
-            ? (room.spoken.get(`${claim.threadId}\u0000${claim.avatarId}`) ?? 0)
-            : 0,
-        avatarNames,
-      });
-      const text = maxChars === undefined ? reply.text.trim() : clipText(reply.text.trim(), maxChars);
-      if (text === '') {
-        stats.failed++;
-        const failed: FloorEvent = { type: 'turn.failed', at, turnId: claim.turnId, reason: 'empty' };
-        take(failed, handle(room, failed));
-        continue;
-      }
-      stats.delivered++;
-      const delivered: FloorEvent = {
-        type: 'turn.delivered',
-        at,
-        turnId: claim.turnId,
-        messageId: `bare-${++seq}`,
-        text,
-        ...(reply.mentions.length > 0 ? { mentions: reply.mentions } : {}),
-      };
-      take(delivered, handle(room, delivered), claim.avatarId);
-    }
-  };
+    return room;
+  });
 
   const cpu0 = process.cpuUsage();
   const w0 = performance.now();
   for (const round of traffic.rounds) {
     for (const { channel, event } of round.events) {
       const room = rooms[channel] as Room;
-      // Ticks due by now, at their deadlines (the runtime's timers fire there).
-      for (let d = deadline(room); d !== undefined && d <= round.at; d = deadline(room)) {
-        if (d <= room.lastTickAt) break; // a deadline a tick did not move: nothing more is due
-        room.lastTickAt = d;
-        stats.ticks++;
-        run(room, { type: 'tick', at: d }, d);
-      }
+      room.clock.advanceSync(round.at - room.clock.now());
       stats.inbound++;
-      run(room, floorEvent(event), round.at);
+      room.driver.apply(floorEvent(event));
+      room.clock.advanceSync(0);
+      room.released.clear();
     }
   }
   stats.wallMs = performance.now() - w0;

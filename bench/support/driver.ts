@@ -1,23 +1,32 @@
 /**
  * Drives many channel floors through pre-generated traffic in simulated time and times every floor
- * call. The driver plays the rest of the runtime: it delivers every claimed turn (turn.generated,
- * then turn.delivered with a scripted text, or turn.failed) after a simulated latency, and sends a
- * `tick` whenever simulated time passes the floor's `nextDeadline()`.
+ * call. Each floor runs under the {@link FloorDriver} the channel actor uses, on a simulated clock
+ * of its own; the benchmark plays the rest of the runtime: it delivers every claimed turn
+ * (turn.generated, then turn.delivered with a scripted text, or turn.failed) after a simulated
+ * latency, and the driver's tick fires at the floor's `nextDeadline()` as time passes.
  *
  * Channels are interleaved round-robin (channel 0's k-th inbound item, channel 1's, ..., then the
  * k+1-th), so consecutive calls touch different floors, as a busy process would. Everything the
  * driver does between floor calls (scheduling, scripting replies, bookkeeping) is outside the timed
  * windows.
  */
+
+import { SimulatedClock } from '../../src/actors/clock.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
 import type { ChannelFloorOptions } from '../../src/machines/channelFloor.js';
-import type { AvatarProfile, FloorEvent, Rung, TurnClaim } from '../../src/machines/floorTypes.js';
-import type { FloorLike as SimulatedFloor } from '../../src/simulator/runScenario.js';
+import { type DrivenFloor, FloorDriver } from '../../src/machines/floorDriver.js';
+import type {
+  AvatarProfile,
+  FloorEffect,
+  FloorEvent,
+  Rung,
+  TurnClaim,
+} from '../../src/machines/floorTypes.js';
 import { hashString } from './prng.js';
 import { type ChannelSpec, type Inbound, scriptTurn, turnTiming } from './traffic.js';
 
-/** What the benchmark needs from a floor: what the simulator drives, without `view()`. */
-export type FloorLike = Omit<SimulatedFloor, 'view'>;
+/** What the benchmark needs from a floor: what the floor driver drives. */
+export type FloorLike = DrivenFloor;
 
 export type FloorFactory = (options: ChannelFloorOptions) => FloorLike;
 
@@ -54,19 +63,15 @@ export function buildFloors(
   );
 }
 
-interface Pending {
-  at: number;
-  kind: 'generated' | 'delivered' | 'failed';
-  claim: TurnClaim;
-}
-
 interface ChannelRun {
-  floor: FloorLike;
   spec: ChannelSpec;
   roster: Map<string, AvatarProfile>;
   present: string[];
-  pending: Pending[];
-  deadline: number | undefined;
+  /** The channel's own simulated time: it moves when the channel gets its next inbound item. */
+  clock: SimulatedClock;
+  driver: FloorDriver;
+  /** Turns the floor released before they were played out. */
+  released: Set<string>;
   lastTickAt: number;
   lastAvatarMessage: { messageId: string; avatarId: string } | undefined;
   /** Events so far that made the floor scan a text (messages and delivered turns). */
@@ -205,175 +210,164 @@ export function drive(
   const decisions = stats.decisions;
   const streams = stats.streams;
 
-  const runs: ChannelRun[] = channels.map((spec, i) => ({
-    floor: floors[i] as FloorLike,
-    spec,
-    roster: new Map(spec.roster.map((a) => [a.id, a])),
-    present: [...spec.present],
-    pending: [],
-    deadline: undefined,
-    lastTickAt: Number.NEGATIVE_INFINITY,
-    lastAvatarMessage: undefined,
-    scans: 0,
-    stream: hashString(spec.channelId),
-  }));
-
-  const schedule = (ch: ChannelRun, p: Pending) => {
-    const q = ch.pending;
-    let i = q.length;
-    while (i > 0 && (q[i - 1] as Pending).at > p.at) i--;
-    q.splice(i, 0, p);
-  };
-
-  const dispatch = (ch: ChannelRun, event: FloorEvent) => {
-    const floor = ch.floor;
-    const t0 = performance.now();
-    const effects = floor.handle(event);
-    const t1 = performance.now();
-    ch.deadline = floor.nextDeadline();
-    const t2 = performance.now();
-    const n = stats.events++;
-    if (n === capacity) {
-      capacity *= 2;
-      const l = new Float64Array(capacity);
-      l.set(latencies);
-      latencies = l;
-      const k = new Uint8Array(capacity);
-      k.set(kinds);
-      kinds = k;
-      stats.latencies = latencies;
-      stats.kinds = kinds;
-    }
-    latencies[n] = t1 - t0;
-    const code = KIND_CODE[event.type] ?? 0;
-    let cold = false;
-    if (event.type === 'message' || event.type === 'turn.delivered') cold = ++ch.scans <= 2;
-    kinds[n] = cold ? code | COLD : code;
-    if (cold) {
-      stats.coldEvents++;
-      stats.coldMs += t1 - t0;
-    }
-    stats.handleMs += t1 - t0;
-    stats.floorMs += t2 - t0;
-    stats.byKind[EVENT_KINDS[code] as EventKind]++;
-
-    // Untimed bookkeeping from here on.
-    let key: string | undefined;
-    if (event.type === 'message') {
-      stats.messages++;
-      stats.humanMessages++;
-      key = event.messageId;
-    } else if (event.type === 'turn.delivered') {
-      stats.messages++;
-      stats.delivered++;
-      key = event.messageId;
-    } else if (event.type === 'summon' && event.messageId !== undefined) {
-      key = `${event.messageId}#greeting`;
-    }
-    if (decisions && key !== undefined && !decisions.has(key)) decisions.set(key, '');
-    if (streams) ch.stream = hashString(canonical(effects), ch.stream);
-    for (const e of effects) {
-      switch (e.type) {
-        case 'turn.claimed': {
-          const claim = e.turn;
-          stats.claims++;
-          stats.claimsByRung[claim.rung] = (stats.claimsByRung[claim.rung] ?? 0) + 1;
-          if (decisions) {
-            const k = decisionKey(claim);
-            const prev = decisions.get(k);
-            decisions.set(
-              k,
-              prev ? `${prev},${claim.avatarId}:${claim.rung}` : `${claim.avatarId}:${claim.rung}`,
-            );
-          }
-          const timing = turnTiming(options.seed, claim.turnId);
-          schedule(ch, { at: claim.claimedAt + timing.generateMs, kind: 'generated', claim });
-          break;
-        }
-        case 'turn.released':
-          for (let i = ch.pending.length - 1; i >= 0; i--) {
-            if ((ch.pending[i] as Pending).claim.turnId === e.turnId) ch.pending.splice(i, 1);
-          }
-          break;
-        case 'candidate.suppressed':
-          stats.suppressed++;
-          break;
-        case 'thread.opened':
-          stats.threadsOpened++;
-          break;
-        case 'thread.ended':
-          stats.threadsEnded++;
-          break;
-        case 'presence.summoned':
-          if (!ch.present.includes(e.avatarId)) ch.present.push(e.avatarId);
-          break;
-        case 'presence.dismissed': {
-          const i = ch.present.indexOf(e.avatarId);
-          if (i >= 0) ch.present.splice(i, 1);
-          break;
-        }
-        case 'event.rejected':
-          stats.rejected[e.code] = (stats.rejected[e.code] ?? 0) + 1;
-          break;
-        default:
-          break;
+  /** The floor as the driver sees it: every call into it timed, and the call's bookkeeping after. */
+  const timed = (floor: FloorLike, run: () => ChannelRun): DrivenFloor => ({
+    handle(event) {
+      const t0 = performance.now();
+      const effects = floor.handle(event);
+      const ch = run();
+      const t1 = performance.now();
+      const n = stats.events++;
+      if (n === capacity) {
+        capacity *= 2;
+        const l = new Float64Array(capacity);
+        l.set(latencies);
+        latencies = l;
+        const k = new Uint8Array(capacity);
+        k.set(kinds);
+        kinds = k;
+        stats.latencies = latencies;
+        stats.kinds = kinds;
       }
+      latencies[n] = t1 - t0;
+      const code = KIND_CODE[event.type] ?? 0;
+      let cold = false;
+      if (event.type === 'message' || event.type === 'turn.delivered') cold = ++ch.scans <= 2;
+      kinds[n] = cold ? code | COLD : code;
+      if (cold) {
+        stats.coldEvents++;
+        stats.coldMs += t1 - t0;
+      }
+      stats.handleMs += t1 - t0;
+      stats.floorMs += t1 - t0;
+      stats.byKind[EVENT_KINDS[code] as EventKind]++;
+
+      // Untimed bookkeeping from here on (the effects themselves: see onEffect).
+      let key: string | undefined;
+      if (event.type === 'message') {
+        stats.messages++;
+        stats.humanMessages++;
+        key = event.messageId;
+      } else if (event.type === 'turn.delivered') {
+        stats.messages++;
+        stats.delivered++;
+        key = event.messageId;
+      } else if (event.type === 'summon' && event.messageId !== undefined) {
+        key = `${event.messageId}#greeting`;
+      } else if (event.type === 'tick') {
+        ch.lastTickAt = event.at;
+      }
+      if (decisions && key !== undefined && !decisions.has(key)) decisions.set(key, '');
+      if (streams) ch.stream = hashString(canonical(effects), ch.stream);
+      return effects;
+    },
+    nextDeadline() {
+      const t0 = performance.now();
+      const d = floor.nextDeadline();
+      stats.floorMs += performance.now() - t0;
+      return d;
+    },
+  });
+
+  const onEffect = (ch: ChannelRun, e: FloorEffect) => {
+    switch (e.type) {
+      case 'turn.claimed': {
+        const claim = e.turn;
+        stats.claims++;
+        stats.claimsByRung[claim.rung] = (stats.claimsByRung[claim.rung] ?? 0) + 1;
+        if (decisions) {
+          const k = decisionKey(claim);
+          const prev = decisions.get(k);
+          decisions.set(
+            k,
+            prev ? `${prev},${claim.avatarId}:${claim.rung}` : `${claim.avatarId}:${claim.rung}`,
+          );
+        }
+        break;
+      }
+      case 'turn.released':
+        ch.released.add(e.turnId);
+        break;
+      case 'candidate.suppressed':
+        stats.suppressed++;
+        break;
+      case 'thread.opened':
+        stats.threadsOpened++;
+        break;
+      case 'thread.ended':
+        stats.threadsEnded++;
+        break;
+      case 'presence.summoned':
+        if (!ch.present.includes(e.avatarId)) ch.present.push(e.avatarId);
+        break;
+      case 'presence.dismissed': {
+        const i = ch.present.indexOf(e.avatarId);
+        if (i >= 0) ch.present.splice(i, 1);
+        break;
+      }
+      case 'event.rejected':
+        stats.rejected[e.code] = (stats.rejected[e.code] ?? 0) + 1;
+        break;
+      default:
+        break;
     }
   };
 
-  const fire = (ch: ChannelRun, p: Pending) => {
-    const claim = p.claim;
-    if (p.kind === 'generated') {
-      dispatch(ch, { type: 'turn.generated', at: p.at, turnId: claim.turnId });
-      const timing = turnTiming(options.seed, claim.turnId);
-      schedule(ch, { at: p.at + timing.deliverMs, kind: timing.fails ? 'failed' : 'delivered', claim });
-      return;
-    }
-    if (p.kind === 'failed') {
-      dispatch(ch, { type: 'turn.failed', at: p.at, turnId: claim.turnId, reason: 'scripted failure' });
-      return;
-    }
-    // The text is scripted when it is delivered, from who is present now.
-    const script = scriptTurn(options.seed, claim, ch.present, ch.roster);
-    const messageId = `${claim.turnId}:m`;
-    dispatch(ch, {
-      type: 'turn.delivered',
-      at: p.at,
-      turnId: claim.turnId,
-      messageId,
-      text: script.text,
-      ...(script.mentions ? { mentions: script.mentions } : {}),
-      ...(script.replyTo ? { replyTo: script.replyTo } : {}),
+  /** A claimed turn: generated after its latency, then delivered (scripted from who is present then) or failed. */
+  const play = (ch: ChannelRun, claim: TurnClaim) => {
+    const timing = turnTiming(options.seed, claim.turnId);
+    ch.clock.setTimer(claim.claimedAt + timing.generateMs, () => {
+      if (ch.released.has(claim.turnId)) return;
+      ch.driver.apply({ type: 'turn.generated', at: ch.clock.now(), turnId: claim.turnId });
+      ch.clock.setTimer(ch.clock.now() + timing.deliverMs, () => {
+        if (ch.released.has(claim.turnId)) return;
+        const at = ch.clock.now();
+        if (timing.fails) {
+          ch.driver.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'scripted failure' });
+          return;
+        }
+        const script = scriptTurn(options.seed, claim, ch.present, ch.roster);
+        const messageId = `${claim.turnId}:m`;
+        ch.driver.apply({
+          type: 'turn.delivered',
+          at,
+          turnId: claim.turnId,
+          messageId,
+          text: script.text,
+          ...(script.mentions ? { mentions: script.mentions } : {}),
+          ...(script.replyTo ? { replyTo: script.replyTo } : {}),
+        });
+        ch.lastAvatarMessage = { messageId, avatarId: claim.avatarId };
+      });
     });
-    ch.lastAvatarMessage = { messageId, avatarId: claim.avatarId };
   };
 
-  /** Delivers scheduled turns and ticks due at or before `until`, in time order. */
-  const pump = (ch: ChannelRun, until: number) => {
-    for (;;) {
-      const next = ch.pending[0];
-      const pAt = next ? next.at : Number.POSITIVE_INFINITY;
-      let dAt = ch.deadline ?? Number.POSITIVE_INFINITY;
-      if (dAt <= ch.lastTickAt) {
-        // A tick at this deadline already happened and it did not move: nothing more is due.
-        stats.staleDeadlines++;
-        ch.deadline = undefined;
-        dAt = Number.POSITIVE_INFINITY;
-      }
-      if (
-        Math.min(pAt, dAt) > until ||
-        (pAt === Number.POSITIVE_INFINITY && dAt === Number.POSITIVE_INFINITY)
-      )
-        return;
-      if (dAt < pAt) {
-        ch.lastTickAt = dAt;
-        dispatch(ch, { type: 'tick', at: dAt });
-      } else {
-        ch.pending.shift();
-        fire(ch, next as Pending);
-      }
-    }
-  };
+  const runs: ChannelRun[] = channels.map((spec, i) => {
+    const clock = new SimulatedClock(spec.inbound[0]?.event.at ?? 0);
+    const ch: ChannelRun = {
+      spec,
+      roster: new Map(spec.roster.map((a) => [a.id, a])),
+      present: [...spec.present],
+      clock,
+      driver: new FloorDriver({
+        floor: timed(floors[i] as FloorLike, () => ch),
+        clock,
+        onEffect: (effect) => onEffect(ch, effect),
+        onClaim: (claim) => play(ch, claim),
+        // A deadline a tick does not move would keep the channel ticking forever: count it, stop ticking.
+        onStuckDeadline: () => {
+          stats.staleDeadlines++;
+          ch.driver.stop();
+        },
+      }),
+      released: new Set(),
+      lastTickAt: Number.NEGATIVE_INFINITY,
+      lastAvatarMessage: undefined,
+      scans: 0,
+      stream: hashString(spec.channelId),
+    };
+    return ch;
+  });
 
   const resolve = (ch: ChannelRun, inbound: Inbound): FloorEvent => {
     const last = ch.lastAvatarMessage;
@@ -389,12 +383,13 @@ export function drive(
     for (const ch of runs) {
       const inbound = ch.spec.inbound[k];
       if (!inbound) continue;
-      pump(ch, inbound.event.at);
-      dispatch(ch, resolve(ch, inbound));
+      // Turns and ticks due by the time the item arrives happen first, in time order.
+      ch.clock.advanceSync(inbound.event.at - ch.clock.now());
+      ch.driver.apply(resolve(ch, inbound));
     }
   }
   // Let every channel settle: deliver what is in flight and run out the deadlines.
-  for (const ch of runs) pump(ch, Number.POSITIVE_INFINITY);
+  for (const ch of runs) while (ch.clock.fireNext()) {}
   stats.wallMs += performance.now() - w0;
   const cpu = process.cpuUsage(cpu0);
   stats.cpuMs += (cpu.user + cpu.system) / 1000;

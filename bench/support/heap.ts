@@ -162,7 +162,9 @@ export function measureThreads(
   const afterEnd = settledHeap();
   let residueMeasured = true;
   for (const floor of floors) {
-    const ended = (floor as unknown as { endedThreads?: Map<string, unknown> }).endedThreads;
+    // The floor's state record is private; the measurement reaches in to empty the bounded map.
+    const ended = (floor as unknown as { state?: { endedThreads?: Map<string, unknown> } }).state
+      ?.endedThreads;
     if (ended instanceof Map) ended.clear();
     else residueMeasured = false;
   }

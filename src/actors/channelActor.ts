@@ -3,8 +3,9 @@ import { ensureFeedback } from '../delivery/feedbackGuarantee.js';
 import { type PreparationRequest, prepareOutgoingResponse } from '../delivery/preparation.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
+import { FloorDriver, type TurnRelease } from '../machines/floorDriver.js';
 import type { FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
-import type { Clock, TimerHandle } from '../ports/clock.js';
+import type { Clock } from '../ports/clock.js';
 import type { TurnGenerationResult } from '../ports/model.js';
 import type { Outbox } from '../ports/outbox.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
@@ -80,15 +81,12 @@ const MESSAGES_STORED = 100;
 export class ChannelActor {
   private readonly turns = new Map<string, TurnInFlight>();
   private readonly awaiting = new Map<string, AwaitedAnswer>();
-  /** `${threadId}\0${avatarId}` → turns the avatar spoke in the thread. */
-  private readonly spoken = new Map<string, number>();
   private readonly voiceNotes = new Set<string>();
   private readonly seenMessages = new Set<string>();
-  private tick: { handle: TimerHandle; due: number } | undefined;
-  /** The avatar whose delivery is being applied (set only during that `turn.delivered`). */
-  private delivering: string | undefined;
   private stopped = false;
   private floor: ChannelFloor | undefined;
+  /** Applies events to the floor, acts on its effects and keeps its tick armed (set with the floor). */
+  private driver: FloorDriver | undefined;
   /** Work that arrived while the channel was loading, in order. */
   private mailbox: (() => void)[] = [];
   private lastActivity: number;
@@ -119,14 +117,21 @@ export class ChannelActor {
     const start = await load();
     if (this.stopped) return;
     this.floor = start.floor;
-    for (const [threadId, avatarId, n] of start.spoken ?? [])
-      this.spoken.set(`${threadId}\u0000${avatarId}`, n);
+    this.driver = new FloorDriver({
+      floor: start.floor,
+      clock: this.deps.clock,
+      spoken: start.spoken ?? [],
+      onEffect: (effect) => this.onEffect(effect),
+      onClaim: (turn) => this.startTurn(turn),
+      onRelease: (release) => this.abortTurn(release),
+      onApplied: () => this.deps.persistence?.markDirty(this.deps.key, () => this.document()),
+    });
     for (const id of start.seen ?? []) remember(this.seenMessages, id, MESSAGES_REMEMBERED);
     if (start.restored) await this.resumeInFlight();
     const queued = this.mailbox;
     this.mailbox = [];
     for (const work of queued) work();
-    this.armTick();
+    this.driver.armTick();
   }
 
   /** True once the floor is loaded. */
@@ -152,11 +157,7 @@ export class ChannelActor {
   /** The stored form of the channel right now. */
   document(): { document: ChannelDocument; wakeAt: number | undefined } {
     const floor = this.floorOrThrow();
-    const spoken: [string, string, number][] = [];
-    for (const [k, n] of this.spoken) {
-      const [threadId = '', avatarId = ''] = k.split('\u0000');
-      spoken.push([threadId, avatarId, n]);
-    }
+    const spoken = this.driver?.spokenCounts() ?? [];
     const snapshot = floor.snapshot();
     // Turns in flight must resume as soon as a restarted runtime can: wake at once.
     const wakeAt = snapshot.inFlight.length > 0 ? snapshot.now : floor.nextDeadline();
@@ -312,19 +313,14 @@ export class ChannelActor {
             })
             .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'relationship write failed')),
         );
-      this.delivering = claim.avatarId;
-      try {
-        this.apply({
-          type: 'turn.delivered',
-          at,
-          turnId: claim.turnId,
-          messageId: first.messageId,
-          text: awaited.text,
-          ...(awaited.mentions.length > 0 ? { mentions: awaited.mentions } : {}),
-        });
-      } finally {
-        this.delivering = undefined;
-      }
+      this.apply({
+        type: 'turn.delivered',
+        at,
+        turnId: claim.turnId,
+        messageId: first.messageId,
+        text: awaited.text,
+        ...(awaited.mentions.length > 0 ? { mentions: awaited.mentions } : {}),
+      });
     } else {
       this.apply({
         type: 'turn.failed',
@@ -355,56 +351,26 @@ export class ChannelActor {
   /** Cancels timers and in-flight generations; the actor accepts nothing afterwards. */
   stop(): void {
     this.stopped = true;
-    if (this.tick) this.deps.clock.clearTimer(this.tick.handle);
-    this.tick = undefined;
+    this.driver?.stop();
     for (const turn of this.turns.values()) turn.abort.abort(new Error('runtime stopped'));
   }
 
+  /** Applies an event through the driver (which persists, and re-arms the tick). */
   private apply(event: FloorEvent): void {
-    const floor = this.floorOrThrow();
-    const effects = floor.handle(event);
-    for (const effect of effects) this.onEffect(event, effect);
-    this.armTick();
-    this.deps.persistence?.markDirty(this.deps.key, () => this.document());
+    if (!this.driver) throw new Error(`channel ${this.deps.key} is not loaded yet`);
+    this.driver.apply(event);
   }
 
-  private onEffect(event: FloorEvent, effect: FloorEffect): void {
+  private onEffect(effect: FloorEffect): void {
     this.deps.inspect({ type: 'floor.effect', at: effect.at, channelKey: this.deps.key, effect });
-    switch (effect.type) {
-      case 'turn.claimed':
-        this.startTurn(effect.turn);
-        break;
-      case 'turn.released': {
-        const turn = this.turns.get(effect.turnId);
-        this.turns.delete(effect.turnId);
-        turn?.abort.abort(new Error(`turn released: ${effect.reason}`));
-        break;
-      }
-      case 'thread.opened': {
-        // Whoever's message opened the thread has spoken in it once already.
-        const opener =
-          event.type === 'message' && event.author.kind === 'avatar'
-            ? event.author.id
-            : event.type === 'turn.delivered'
-              ? this.delivering
-              : undefined;
-        if (opener !== undefined) this.credit(effect.threadId, opener);
-        break;
-      }
-      case 'turn.consumed':
-        if (effect.threadId !== undefined) this.credit(effect.threadId, effect.avatarId);
-        break;
-      case 'event.rejected':
-        this.deps.logger.info({ channel: this.deps.key, code: effect.code }, effect.message);
-        break;
-      default:
-        break;
-    }
+    if (effect.type === 'event.rejected')
+      this.deps.logger.info({ channel: this.deps.key, code: effect.code }, effect.message);
   }
 
-  private credit(threadId: string, avatarId: string): void {
-    const key = `${threadId}\u0000${avatarId}`;
-    this.spoken.set(key, (this.spoken.get(key) ?? 0) + 1);
+  private abortTurn(release: TurnRelease): void {
+    const turn = this.turns.get(release.turnId);
+    this.turns.delete(release.turnId);
+    turn?.abort.abort(new Error(`turn released: ${release.reason}`));
   }
 
   private startTurn(claim: TurnClaim): void {
@@ -441,7 +407,7 @@ export class ChannelActor {
           avatarNames: [...deps.avatars.values()].flatMap((a) => [a.name, ...(a.aliases ?? [])]),
           spokenInThread:
             claim.threadId !== undefined
-              ? (this.spoken.get(`${claim.threadId}\u0000${claim.avatarId}`) ?? 0)
+              ? (this.driver?.spokenInThread(claim.threadId, claim.avatarId) ?? 0)
               : 0,
           greetingMaxChars: claim.context.maxChars ?? deps.config.greetingMaxChars,
         },
@@ -565,20 +531,6 @@ export class ChannelActor {
       ...(claim.context.maxChars !== undefined ? { maxChars: claim.context.maxChars } : {}),
       at,
     };
-  }
-
-  private armTick(): void {
-    if (this.stopped || !this.floor) return;
-    const due = this.floor.nextDeadline();
-    if (due === this.tick?.due) return;
-    if (this.tick) this.deps.clock.clearTimer(this.tick.handle);
-    this.tick = undefined;
-    if (due === undefined) return;
-    const handle = this.deps.clock.setTimer(due, () => {
-      this.tick = undefined;
-      if (!this.stopped) this.apply({ type: 'tick', at: this.deps.clock.now() });
-    });
-    this.tick = { handle, due };
   }
 }
 

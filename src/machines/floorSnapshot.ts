@@ -1,24 +1,163 @@
+import type { StateValue } from 'xstate';
 import { z } from 'zod';
 import { runtimeErrorCodes } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
+import type { AvatarPresenceContext } from './avatarPresence.machine.js';
+import type { ConversationThreadContext } from './conversationThread.machine.js';
+import type { Budget, ClaimSpec, DeferredAnswer, PendingFollowUp } from './floor/floorState.js';
+import type {
+  BudgetLane,
+  Rung,
+  ThreadMode,
+  ThreadOutcome,
+  TurnClaim,
+  TurnContext,
+  TurnKind,
+} from './floorTypes.js';
 
 /** Identifies a persisted channel floor; anything else is a foreign document. */
 export const FLOOR_SNAPSHOT_FORMAT = 'troupe.channel-floor';
 /** Bumped when the shape changes; older versions are migrated, newer ones refused. */
 export const FLOOR_SNAPSHOT_VERSION = 1;
 
-const stateValue: z.ZodType<string | Record<string, unknown>> = z.union([
-  z.string(),
-  z.record(z.string(), z.unknown()),
+// Each schema is annotated with the type it reads, so the compiler checks that what a snapshot
+// restores is exactly what the floor keeps (no casts on restore).
+
+const rung: z.ZodType<Rung> = z.enum([
+  'reply',
+  'thread',
+  'summon',
+  'affinity',
+  'mention',
+  'round-robin',
+  'initiative',
+  'greeting',
+  'follow-up',
 ]);
-const machineState = z.object({ value: stateValue, context: z.record(z.string(), z.unknown()) });
-const claimSpec = z.record(z.string(), z.unknown());
+const turnKind: z.ZodType<TurnKind> = z.enum(['greeting', 'follow-up', 'response']);
+const budgetLane: z.ZodType<BudgetLane> = z.enum(['main', 'cascade', 'scheduled']);
+const threadMode: z.ZodType<ThreadMode> = z.enum(['mention', 'summon', 'reply']);
+const threadOutcome: z.ZodType<ThreadOutcome> = z.enum(['expired', 'exhausted', 'concluded']);
+
+const stateValue: z.ZodType<StateValue> = z.union([
+  z.string(),
+  z.record(
+    z.string(),
+    z.lazy(() => stateValue),
+  ),
+]);
+
+const presenceContext: z.ZodType<AvatarPresenceContext> = z.object({
+  channelId: z.string(),
+  avatarId: z.string(),
+  // Stored as it was; a restored floor's presences take the current configuration's instead.
+  settings: z.object({
+    perAvatarCooldownMs: z.number(),
+    recentSummonCooldownMs: z.number(),
+    stickyAffinityTtlMs: z.number(),
+    attentionHalfLifeMs: z.number(),
+    summonConversationDurationMs: z.number(),
+  }),
+  now: z.number(),
+  summonTurns: z.number(),
+  grantedAt: z.number().nullable(),
+  conversingUntil: z.number(),
+  lastSpokeAt: z.number().nullable(),
+  cooldownUntil: z.number(),
+  attention: z.object({ value: z.number(), at: z.number() }),
+  lastMentionAt: z.number().nullable(),
+  lastMentionBy: z.string().nullable(),
+  affinity: z.record(z.string(), z.number()),
+  claim: z.object({ turnId: z.string(), rung, claimedAt: z.number() }).nullable(),
+  delivered: z.number(),
+});
+
+const threadContext: z.ZodType<ConversationThreadContext> = z.object({
+  id: z.string(),
+  channelId: z.string(),
+  mode: threadMode,
+  participants: z.array(z.string()),
+  departed: z.array(z.string()),
+  maxTurns: z.number(),
+  ttlMs: z.number(),
+  quietMs: z.number(),
+  extendOnActivity: z.boolean(),
+  turnCount: z.number(),
+  startedAt: z.number(),
+  now: z.number(),
+  lastActivityAt: z.number(),
+  expiresAt: z.number(),
+  quietDeadline: z.number().nullable(),
+  lastSpeakerId: z.string().nullable(),
+  detail: z.string().nullable(),
+});
+
+/** A machine's state as stored: its value and context (its status follows from the value). */
+const machineState = <TContext>(context: z.ZodType<TContext>) => z.object({ value: stateValue, context });
+
+const turnContext: z.ZodType<TurnContext> = z.object({
+  triggerText: z.string().optional(),
+  addressedByName: z.string().optional(),
+  addressedById: z.string().optional(),
+  presentNames: z.array(z.string()),
+  threadPartnerNames: z.array(z.string()),
+  threadTurn: z.number().optional(),
+  threadMaxTurns: z.number().optional(),
+  closing: z.boolean(),
+  maxChars: z.number().optional(),
+});
+
+const turnClaim: z.ZodType<TurnClaim> = z.object({
+  turnId: z.string(),
+  channelId: z.string(),
+  avatarId: z.string(),
+  kind: turnKind,
+  rung,
+  reason: z.string(),
+  lane: budgetLane,
+  anchorMessageId: z.string(),
+  triggerMessageId: z.string().optional(),
+  threadId: z.string().optional(),
+  claimedAt: z.number(),
+  context: turnContext,
+});
+
+const claimSpec: z.ZodType<ClaimSpec> = z.object({
+  avatarId: z.string(),
+  kind: turnKind,
+  rung,
+  reason: z.string(),
+  lane: budgetLane,
+  anchorMessageId: z.string(),
+  triggerMessageId: z.string().optional(),
+  triggerText: z.string().optional(),
+  // Absent when undefined: JSON drops it.
+  threadId: z.string().optional(),
+  addressedBy: z.object({ id: z.string(), name: z.string() }).optional(),
+});
+
+const deferredAnswer: z.ZodType<DeferredAnswer> = z.object({ spec: claimSpec, messageId: z.string() });
+
+const pendingFollowUp: z.ZodType<PendingFollowUp> = z.object({
+  avatarId: z.string(),
+  dueAt: z.number(),
+  anchorMessageId: z.string(),
+  summonerName: z.string(),
+});
+
+// The budget's anchor is left out before the first human message.
+const budget: z.ZodType<Omit<Budget, 'anchorMessageId'> & { anchorMessageId?: string }> = z.object({
+  anchorMessageId: z.string().optional(),
+  main: z.number(),
+  cascade: z.number(),
+});
 
 /**
- * A channel floor as plain JSON (DESIGN invariant 4: deadlines are absolute times inside, so a
- * restored floor ends a thread whose TTL passed while the process was down at once, and one with
- * 40 s left 40 s later). Validated on restore; machine contexts are checked again by the
- * machines themselves when restored.
+ * A channel floor as plain JSON: its `FloorState`, with every map as a list of `[key, value]`
+ * entries and every machine state as its value and context (DESIGN invariant 4: deadlines are
+ * absolute times inside, so a restored floor ends a thread whose TTL passed while the process was
+ * down at once, and one with 40 s left 40 s later). Validated on restore; machine state values are
+ * checked again by the machines themselves when restored.
  */
 export const floorSnapshotSchema = z.object({
   format: z.literal(FLOOR_SNAPSHOT_FORMAT),
@@ -29,22 +168,15 @@ export const floorSnapshotSchema = z.object({
   now: z.number(),
   turnSeq: z.number().int().nonnegative(),
   threadSeq: z.number().int().nonnegative(),
-  presences: z.array(z.tuple([z.string(), machineState])),
-  threads: z.array(z.tuple([z.string(), machineState])),
-  endedThreads: z.array(z.tuple([z.string(), z.enum(['expired', 'exhausted', 'concluded'])])),
-  inFlight: z.array(z.record(z.string(), z.unknown())),
+  presences: z.array(z.tuple([z.string(), machineState(presenceContext)])),
+  threads: z.array(z.tuple([z.string(), machineState(threadContext)])),
+  endedThreads: z.array(z.tuple([z.string(), threadOutcome])),
+  inFlight: z.array(turnClaim),
   threadReservations: z.array(z.tuple([z.string(), z.number().int()])),
-  followUps: z.array(
-    z.object({
-      avatarId: z.string(),
-      dueAt: z.number(),
-      anchorMessageId: z.string(),
-      summonerName: z.string(),
-    }),
-  ),
-  deferred: z.array(z.tuple([z.string(), z.object({ spec: claimSpec, messageId: z.string() })])),
+  followUps: z.array(pendingFollowUp),
+  deferred: z.array(z.tuple([z.string(), deferredAnswer])),
   pendingGreetings: z.array(z.tuple([z.string(), claimSpec])),
-  budget: z.object({ anchorMessageId: z.string().optional(), main: z.number(), cascade: z.number() }),
+  budget,
 });
 
 /** See {@link floorSnapshotSchema}. */

@@ -25,6 +25,13 @@ export {
   threadDeadline,
 } from './conversationThread.machine.js';
 export { isFarewell } from './farewell.js';
+export {
+  type DrivenFloor,
+  type FloorClock,
+  FloorDriver,
+  type FloorDriverOptions,
+  type TurnRelease,
+} from './floorDriver.js';
 export { type FloorSnapshot, FloorSnapshotError, floorSnapshotSchema } from './floorSnapshot.js';
 export type * from './floorTypes.js';
 export { type InitiativeScore, initiativeScore, wordsOf } from './initiative.js';

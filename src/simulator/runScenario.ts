@@ -1,6 +1,8 @@
+import { SimulatedClock } from '../actors/clock.js';
 import { scriptedReply } from '../adapters/llm/scriptedReplies.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
 import { ChannelFloor, type ChannelFloorOptions, type FloorView } from '../machines/channelFloor.js';
+import { type DrivenFloor, FloorDriver } from '../machines/floorDriver.js';
 import type {
   AvatarProfile,
   BudgetLane,
@@ -15,12 +17,9 @@ import type {
 } from '../machines/floorTypes.js';
 import { type Scenario, type ScenarioFailure, type ScriptStep, scenarioConfigOverrides } from './scenario.js';
 import { buildSummary, type SimulationSummary } from './summary.js';
-import { TimerQueue } from './timerQueue.js';
 
 /** The part of a channel floor the simulator drives (a real {@link ChannelFloor} by default). */
-export interface FloorLike {
-  handle(event: FloorEvent): FloorEffect[];
-  nextDeadline(): number | undefined;
+export interface FloorLike extends DrivenFloor {
   view(): Pick<FloorView, 'inFlight'>;
 }
 
@@ -170,7 +169,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
   const start = options.startAt ?? DEFAULT_START_AT;
   const maxEvents = options.maxEvents ?? 20_000;
   const maxOvertimeMs = options.maxOvertimeMs ?? 24 * 3_600_000;
-  const clock = new TimerQueue(start);
+  const clock = new SimulatedClock(start);
 
   const roster: AvatarProfile[] = scenario.avatars.map(({ present: _present, ...profile }) => profile);
   const avatarsById = new Map(scenario.avatars.map((a) => [a.id, a]));
@@ -204,28 +203,12 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
 
   // Turn bookkeeping.
   const claimsPerAvatar = new Map<string, number>();
-  const claimOwner = new Map<string, string>();
   const released = new Set<string>();
-  /** `${threadId}\0${avatarId}` -> messages the avatar said in that thread (including the one opening it). */
-  const spokenInThread = new Map<string, number>();
-  const threadKey = (threadId: string, avatarId: string) => `${threadId}\u0000${avatarId}`;
-  const creditSpeaker = (threadId: string, avatarId: string) => {
-    const key = threadKey(threadId, avatarId);
-    spokenInThread.set(key, (spokenInThread.get(key) ?? 0) + 1);
-  };
   const pendingSummoner = new Map<string, { id: string; name: string; messageId: string }>();
   let processed = 0;
   let truncated: string | undefined;
 
-  const apply = (event: FloorEvent): FloorEffect[] => {
-    const effects = floor.handle(event);
-    for (const effect of effects) record(event, effect);
-    for (const effect of effects) if (effect.type === 'turn.claimed') scheduleTurn(effect.turn);
-    armTick();
-    return effects;
-  };
-
-  const record = (event: FloorEvent, effect: FloorEffect) => {
+  const record = (effect: FloorEffect, event: FloorEvent) => {
     const t = rel(effect.at);
     switch (effect.type) {
       case 'turn.claimed': {
@@ -261,14 +244,6 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
         });
         break;
       case 'thread.opened': {
-        // The avatar whose message opened the thread has spoken in it once already.
-        const opener =
-          event.type === 'message' && event.author.kind === 'avatar'
-            ? event.author.id
-            : event.type === 'turn.delivered'
-              ? claimOwner.get(event.turnId)
-              : undefined;
-        if (opener !== undefined) creditSpeaker(effect.threadId, opener);
         transcript.push({
           t,
           type: 'thread.opened',
@@ -323,40 +298,23 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
     }
   };
 
-  // ---- ticks: one pending tick, always at the floor's next deadline.
-  let tick: { id: number; due: number } | undefined;
-  let lastTickAt: number | undefined;
-  let ticksAtSameTime = 0;
-  const armTick = () => {
-    const deadline = floor.nextDeadline();
-    if (deadline === undefined) {
-      if (tick) clock.cancel(tick.id);
-      tick = undefined;
-      return;
-    }
-    let due = Math.max(deadline, clock.now());
-    // A floor whose deadline does not move after a tick would spin forever at one instant.
-    if (due === lastTickAt && ticksAtSameTime >= 3) due += 1;
-    if (tick?.due === due) return;
-    if (tick) clock.cancel(tick.id);
-    const id = clock.at(due, () => {
-      tick = undefined;
-      const now = clock.now();
-      ticksAtSameTime = now === lastTickAt ? ticksAtSameTime + 1 : 1;
-      lastTickAt = now;
-      if (ticksAtSameTime === 4) note(`the floor's deadline stayed at ${rel(now)}ms after three ticks`);
-      apply({ type: 'tick', at: now });
-    });
-    tick = { id, due };
-  };
+  // ---- the floor's effects go to the transcript and claimed turns are played, through the one
+  // driver every floor has (it also keeps a tick armed at the floor's next deadline).
+  const driver = new FloorDriver({
+    floor,
+    clock,
+    onEffect: record,
+    onClaim: (turn) => scheduleTurn(turn),
+    onStuckDeadline: (at) => note(`the floor's deadline stayed at ${rel(at)}ms after three ticks`),
+  });
+  const apply = (event: FloorEvent): FloorEffect[] => driver.apply(event);
 
   // ---- claimed turns: generate after the latency, then deliver (or fail as scripted).
   const scheduleTurn = (claim: TurnClaim) => {
     const nth = (claimsPerAvatar.get(claim.avatarId) ?? 0) + 1;
     claimsPerAvatar.set(claim.avatarId, nth);
-    claimOwner.set(claim.turnId, claim.avatarId);
     const failure = scenario.failures.find((f) => f.avatar === claim.avatarId && f.nth === nth);
-    clock.at(claim.claimedAt + scenario.generationLatency, () => {
+    clock.setTimer(claim.claimedAt + scenario.generationLatency, () => {
       // The floor may have released the claim meanwhile (for example on dismiss).
       if (released.has(claim.turnId)) return;
       const at = clock.now();
@@ -383,8 +341,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
   const deliver = (claim: TurnClaim, at: number) => {
     const avatar = avatarsById.get(claim.avatarId);
     const profile: AvatarProfile = avatar ?? { id: claim.avatarId, name: claim.avatarId };
-    const spoken =
-      claim.threadId !== undefined ? (spokenInThread.get(threadKey(claim.threadId, claim.avatarId)) ?? 0) : 0;
+    const spoken = claim.threadId !== undefined ? driver.spokenInThread(claim.threadId, claim.avatarId) : 0;
     const reply = scriptedReply({
       turn: claim,
       avatar: profile,
@@ -393,7 +350,6 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
       spokenInThread: spoken,
       avatarNames,
     });
-    if (claim.threadId !== undefined) creditSpeaker(claim.threadId, claim.avatarId);
     const messageId = nextMessageId();
     transcript.push({
       t: rel(at),
@@ -519,7 +475,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
         continue;
       }
       cursor = step.at !== undefined ? Math.max(cursor, start + step.at) : cursor + (step.after ?? 0);
-      clock.at(cursor, () => {
+      clock.setTimer(cursor, () => {
         runStep(step);
         scheduleNextStep();
       });
@@ -528,14 +484,14 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
     // Trailing waits still let time pass, even when nothing else is scheduled.
     scriptEnd = cursor;
     scriptDone = true;
-    if (cursor > clock.now()) clock.at(cursor, () => {});
+    if (cursor > clock.now()) clock.setTimer(cursor, () => {});
   };
   scheduleNextStep();
 
   // ---- the loop: earliest timer first, ties in scheduling order.
   let lastEventAt = start;
-  while (clock.size > 0) {
-    const due = clock.peek() ?? start;
+  while (clock.pending > 0) {
+    const due = clock.nextDue() ?? start;
     if (processed >= maxEvents) {
       truncated = `stopped after ${maxEvents} events`;
       break;
@@ -544,7 +500,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
       truncated = `stopped ${maxOvertimeMs}ms after the script ended`;
       break;
     }
-    clock.step();
+    clock.fireNext();
     processed += 1;
     lastEventAt = clock.now();
   }

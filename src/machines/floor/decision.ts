@@ -1,0 +1,147 @@
+import { isFarewell } from '../farewell.js';
+import type { BudgetLane, FloorEffect } from '../floorTypes.js';
+import { openBudget } from './budgets.js';
+import { claimTurn } from './claims.js';
+import { authorName, type FloorSetup } from './floorSetup.js';
+import type { ClaimSpec, FloorState } from './floorState.js';
+import { ambientCandidates, type Candidate, gate, rankCandidates, rankOf } from './ladder.js';
+import { stepPresence } from './presences.js';
+import { endedOutcome, stepThread, threadForAddress, threadHasRoom, threadOfUtterance } from './threads.js';
+import type { Utterance } from './utterance.js';
+
+/**
+ * The decision for one message (a person's, an avatar's, or an avatar's delivered turn): who it
+ * addresses, the thread it belongs to or opens, and who answers. Addressed avatars all answer
+ * (within the budget); otherwise the ladder picks exactly one, descending past candidates that may
+ * not speak right now. Every candidate passed over is reported with the reason.
+ */
+export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effects: FloorEffect[]): void {
+  const config = setup.config;
+  const human = u.author.kind === 'human';
+  const authorId = u.author.id;
+  if (human) openBudget(state, setup, u.messageId);
+  const addressedAll = setup.matcher.find(u.text, {
+    platformMentions: u.mentions,
+    replyToAvatarId: u.replyTo?.avatarId,
+    authorId,
+  });
+  const addressed: string[] = [];
+  for (const id of addressedAll) {
+    if (state.presences.has(id)) addressed.push(id);
+    else
+      effects.push({
+        type: 'candidate.suppressed',
+        at: u.at,
+        avatarId: id,
+        messageId: u.messageId,
+        reason: 'not-present',
+      });
+  }
+  for (const id of addressed) {
+    stepPresence(state, setup, id, {
+      type: 'presence.mentioned',
+      at: u.at,
+      by: authorId,
+      grantTurns: config.mentionGrantTurns,
+    });
+  }
+  if (u.replyTo?.avatarId === authorId) {
+    effects.push({
+      type: 'candidate.suppressed',
+      at: u.at,
+      avatarId: authorId,
+      messageId: u.messageId,
+      rung: 'reply',
+      reason: 'self',
+    });
+  }
+
+  // Record the avatar's own turn in its thread, then open or widen a thread for whom it addressed.
+  let candidatesAddressed: string[] = addressed;
+  if (!human) {
+    const farewell = isFarewell(u.text);
+    let endedHere: { id: string; participants: readonly string[] } | undefined;
+    const own = u.threadId !== undefined ? state.threads.get(u.threadId) : undefined;
+    if (own) {
+      stepThread(
+        state,
+        setup,
+        own.context.id,
+        { type: 'thread.turn', at: u.at, speakerId: authorId, addressed, farewell },
+        effects,
+      );
+      if (!state.threads.has(own.context.id))
+        endedHere = { id: own.context.id, participants: own.context.participants };
+    }
+    if (endedHere) {
+      // The turn that ended a thread (goodbye, turn limit) does not restart it by naming a partner.
+      const ended = endedHere;
+      candidatesAddressed = addressed.filter((id) => {
+        if (!ended.participants.includes(id)) return true;
+        effects.push({
+          type: 'candidate.suppressed',
+          at: u.at,
+          avatarId: id,
+          messageId: u.messageId,
+          reason: endedOutcome(state, ended.id),
+        });
+        return false;
+      });
+    } else if (addressed.length > 0 && !farewell) {
+      threadForAddress(state, setup, u, addressed, effects);
+    }
+  }
+
+  if (addressed.length > 0 && candidatesAddressed.length === 0) return;
+  const thread = threadOfUtterance(state, u, candidatesAddressed);
+  const lane: BudgetLane = human ? 'main' : 'cascade';
+  const single = addressed.length === 0;
+  let claimed = false;
+  const tryCandidates = (candidates: readonly Candidate[]) => {
+    for (const c of candidates) {
+      const blocked = single && claimed ? 'lower-rung' : gate(state, setup, c, lane, thread);
+      const inThread =
+        thread?.context.participants.includes(c.avatarId) &&
+        (!human || c.rung === 'thread') &&
+        threadHasRoom(state, thread);
+      const spec: ClaimSpec = {
+        avatarId: c.avatarId,
+        kind: 'response',
+        rung: c.rung,
+        reason: c.reason,
+        lane,
+        anchorMessageId: state.budget.anchorMessageId ?? u.messageId,
+        triggerMessageId: u.messageId,
+        triggerText: u.text,
+        threadId: inThread && thread ? thread.context.id : undefined,
+        addressedBy: { id: authorId, name: authorName(setup, u.author) },
+      };
+      if (blocked) {
+        effects.push({
+          type: 'candidate.suppressed',
+          at: u.at,
+          avatarId: c.avatarId,
+          messageId: u.messageId,
+          rung: c.rung,
+          reason: blocked,
+        });
+        // Someone addressed by name while mid-turn still owes an answer.
+        if (blocked === 'busy' && !single) state.deferred.set(c.avatarId, { spec, messageId: u.messageId });
+        continue;
+      }
+      claimTurn(state, setup, spec, effects);
+      claimed = true;
+    }
+  };
+  const ranked = rankCandidates(state, setup, u, candidatesAddressed, thread);
+  if (!(human && single)) {
+    tryCandidates(ranked);
+    return;
+  }
+  // The ambient rungs speak only to a human's unaddressed message that nobody above took; with
+  // THREAD_RESPONSE_PRIORITY=low the thread rung waits below round-robin.
+  const ambientRank = rankOf(setup, 'round-robin');
+  tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) < ambientRank));
+  tryCandidates(claimed ? [] : ambientCandidates(state, setup, u));
+  tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) >= ambientRank));
+}

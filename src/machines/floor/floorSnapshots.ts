@@ -1,0 +1,76 @@
+import type { MachineState } from '../compiledMachine.js';
+import { FLOOR_SNAPSHOT_FORMAT, FLOOR_SNAPSHOT_VERSION, type FloorSnapshot } from '../floorSnapshot.js';
+import type { FloorSetup } from './floorSetup.js';
+import { createFloorState, type FloorState } from './floorState.js';
+
+/** A machine state as stored: value and context (the engine's own bookkeeping stays behind). */
+function stored<TContext>(state: MachineState<TContext>): {
+  value: MachineState<TContext>['value'];
+  context: TContext;
+} {
+  return { value: state.value, context: state.context };
+}
+
+function entry<K, V>(key: K, value: V): [K, V] {
+  return [key, value];
+}
+
+/** The floor state as its JSON snapshot: a deep copy, so the snapshot never changes with the floor. */
+export function snapshotOf(state: FloorState): FloorSnapshot {
+  const budget = state.budget;
+  return structuredClone({
+    format: FLOOR_SNAPSHOT_FORMAT,
+    version: FLOOR_SNAPSHOT_VERSION,
+    channelId: state.channelId,
+    epoch: state.epoch,
+    now: state.now,
+    turnSeq: state.turnSeq,
+    threadSeq: state.threadSeq,
+    presences: [...state.presences].map(([id, snap]) => entry(id, stored(snap))),
+    threads: [...state.threads].map(([id, snap]) => entry(id, stored(snap))),
+    endedThreads: [...state.endedThreads],
+    inFlight: [...state.inFlight.values()],
+    threadReservations: [...state.threadReservations],
+    followUps: state.followUps.map((f) => ({ ...f })),
+    deferred: [...state.deferred].map(([id, d]) => entry(id, { spec: d.spec, messageId: d.messageId })),
+    pendingGreetings: [...state.pendingGreetings],
+    budget: {
+      ...(budget.anchorMessageId !== undefined ? { anchorMessageId: budget.anchorMessageId } : {}),
+      main: budget.main,
+      cascade: budget.cascade,
+    },
+  });
+}
+
+/**
+ * The floor state of a validated snapshot, stepped by `setup`'s engine. Avatars no longer in the
+ * roster are dropped with their turns; presences take the current configuration's settings.
+ * Throws when a machine state names a state its machine does not have.
+ */
+export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): FloorState {
+  const state = createFloorState(data.channelId, data.epoch, data.now);
+  const known = (id: string) => setup.roster.has(id);
+  state.turnSeq = data.turnSeq;
+  state.threadSeq = data.threadSeq;
+  for (const [id, st] of data.presences) {
+    if (!known(id)) continue;
+    state.presences.set(
+      id,
+      setup.engine.presence.restore(st.value, { ...st.context, settings: setup.settings }),
+    );
+  }
+  for (const [id, st] of data.threads)
+    state.threads.set(id, setup.engine.thread.restore(st.value, st.context));
+  for (const [id, outcome] of data.endedThreads) state.endedThreads.set(id, outcome);
+  for (const claim of data.inFlight) if (known(claim.avatarId)) state.inFlight.set(claim.turnId, claim);
+  for (const [id, n] of data.threadReservations) state.threadReservations.set(id, n);
+  for (const f of data.followUps) if (known(f.avatarId)) state.followUps.push({ ...f });
+  for (const [id, d] of data.deferred) if (known(id)) state.deferred.set(id, d);
+  for (const [id, spec] of data.pendingGreetings) if (known(id)) state.pendingGreetings.set(id, spec);
+  state.budget = {
+    anchorMessageId: data.budget.anchorMessageId,
+    main: data.budget.main,
+    cascade: data.budget.cascade,
+  };
+  return state;
+}

@@ -1,0 +1,72 @@
+import type { ThreadMode, ThreadOutcome, TurnClaim } from '../floorTypes.js';
+import { type FloorSetup, nameOf } from './floorSetup.js';
+import type { FloorState } from './floorState.js';
+import { presenceTurnState, type TurnState } from './presences.js';
+
+/** A read-only picture of a floor, for transcripts, inspection and tests. */
+export interface FloorView {
+  channelId: string;
+  now: number;
+  present: {
+    id: string;
+    name: string;
+    summonTurns: number;
+    conversing: boolean;
+    cooldownUntil: number;
+    lastSpokeAt: number | null;
+    turn: TurnState;
+  }[];
+  threads: {
+    id: string;
+    mode: ThreadMode;
+    participants: string[];
+    turnCount: number;
+    maxTurns: number;
+    expiresAt: number;
+    lastSpeakerId?: string;
+    status: 'active' | ThreadOutcome;
+    detail?: string;
+  }[];
+  inFlight: TurnClaim[];
+  budget: { anchorMessageId?: string; main: number; cascade: number };
+  pendingFollowUps: { avatarId: string; dueAt: number }[];
+}
+
+/** The floor as a {@link FloorView}. */
+export function viewOf(state: FloorState, setup: FloorSetup): FloorView {
+  const now = state.now;
+  return {
+    channelId: state.channelId,
+    now,
+    present: [...state.presences.entries()].map(([id, snap]) => ({
+      id,
+      name: nameOf(setup, id),
+      summonTurns: snap.context.summonTurns,
+      conversing: now < snap.context.conversingUntil,
+      cooldownUntil: snap.context.cooldownUntil,
+      lastSpokeAt: snap.context.lastSpokeAt,
+      turn: presenceTurnState(state, id) ?? 'ready',
+    })),
+    threads: [...state.threads.values()].map((snap) => {
+      const c = snap.context;
+      return {
+        id: c.id,
+        mode: c.mode,
+        participants: [...c.participants],
+        turnCount: c.turnCount,
+        maxTurns: c.maxTurns,
+        expiresAt: c.expiresAt,
+        ...(c.lastSpeakerId ? { lastSpeakerId: c.lastSpeakerId } : {}),
+        status: snap.status === 'done' ? (snap.value as ThreadOutcome) : 'active',
+        ...(c.detail ? { detail: c.detail } : {}),
+      };
+    }),
+    inFlight: [...state.inFlight.values()],
+    budget: {
+      ...(state.budget.anchorMessageId ? { anchorMessageId: state.budget.anchorMessageId } : {}),
+      main: state.budget.main,
+      cascade: state.budget.cascade,
+    },
+    pendingFollowUps: state.followUps.map((f) => ({ avatarId: f.avatarId, dueAt: f.dueAt })),
+  };
+}

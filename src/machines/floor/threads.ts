@@ -1,0 +1,173 @@
+import type { ConversationThreadEvent } from '../conversationThread.machine.js';
+import type { FloorEffect, SuppressionReason, ThreadMode, ThreadOutcome } from '../floorTypes.js';
+import type { FloorSetup } from './floorSetup.js';
+import type { FloorState, ThreadState } from './floorState.js';
+import type { Utterance } from './utterance.js';
+
+/** How many ended threads a floor remembers, to recognise late deliveries in them. */
+const ENDED_THREADS_REMEMBERED = 64;
+
+/** Opens a thread and reports it; returns its id. */
+export function openThread(
+  state: FloorState,
+  setup: FloorSetup,
+  mode: ThreadMode,
+  participants: string[],
+  maxTurns: number,
+  ttlMs: number,
+  at: number,
+  effects: FloorEffect[],
+): string {
+  const id = `${state.channelId}:th${++state.threadSeq}`;
+  const snap = setup.engine.thread.initial({
+    id,
+    channelId: state.channelId,
+    mode,
+    participants,
+    maxTurns,
+    ttlMs,
+    quietMs: setup.config.threadQuietMs,
+    extendOnActivity: setup.config.threadExtendOnActivity,
+    at,
+  });
+  state.threads.set(id, snap);
+  effects.push({
+    type: 'thread.opened',
+    at,
+    threadId: id,
+    mode,
+    participants: [...snap.context.participants],
+    maxTurns,
+    expiresAt: snap.context.expiresAt,
+  });
+  return id;
+}
+
+/** Steps a thread; a thread that ends is moved to the ended threads and reported. */
+export function stepThread(
+  state: FloorState,
+  setup: FloorSetup,
+  id: string,
+  event: ConversationThreadEvent,
+  effects: FloorEffect[],
+): void {
+  const snap = state.threads.get(id);
+  if (!snap) return;
+  const next = setup.engine.thread.step(snap, event);
+  if (next.status === 'done') {
+    state.threads.delete(id);
+    state.threadReservations.delete(id);
+    const outcome = next.value as ThreadOutcome;
+    state.endedThreads.set(id, outcome);
+    if (state.endedThreads.size > ENDED_THREADS_REMEMBERED)
+      state.endedThreads.delete(state.endedThreads.keys().next().value as string);
+    effects.push({
+      type: 'thread.ended',
+      at: next.context.now,
+      threadId: id,
+      outcome,
+      detail: next.context.detail ?? outcome,
+      turns: next.context.turnCount,
+    });
+  } else {
+    state.threads.set(id, next);
+  }
+}
+
+/** True while the thread's turns, counting those claimed and not yet delivered, are below its limit. */
+export function threadHasRoom(state: FloorState, thread: ThreadState): boolean {
+  const reserved = state.threadReservations.get(thread.context.id) ?? 0;
+  return thread.context.turnCount + reserved < thread.context.maxTurns;
+}
+
+/** Reserves the thread's next turn for a claim; returns that turn's 1-based number. */
+export function reserveThreadTurn(state: FloorState, thread: ThreadState): number {
+  const reserved = (state.threadReservations.get(thread.context.id) ?? 0) + 1;
+  state.threadReservations.set(thread.context.id, reserved);
+  return thread.context.turnCount + reserved;
+}
+
+/** Gives back a turn reserved in the thread (delivered, or released). */
+export function unreserveThread(state: FloorState, threadId: string | undefined): void {
+  if (threadId === undefined) return;
+  const reserved = state.threadReservations.get(threadId);
+  if (reserved === undefined) return;
+  if (reserved <= 1) state.threadReservations.delete(threadId);
+  else state.threadReservations.set(threadId, reserved - 1);
+}
+
+/** The suppression reason for a candidate whose thread has ended. */
+export function endedOutcome(state: FloorState, threadId: string): SuppressionReason {
+  return state.endedThreads.get(threadId) === 'exhausted' ? 'thread-exhausted' : 'thread-ended';
+}
+
+/** The most recently active thread the avatar takes part in (and has not left). */
+export function latestThreadWith(state: FloorState, avatarId: string): ThreadState | undefined {
+  let latest: ThreadState | undefined;
+  for (const snap of state.threads.values()) {
+    const c = snap.context;
+    if (!c.participants.includes(avatarId) || c.departed.includes(avatarId)) continue;
+    if (!latest || c.lastActivityAt >= latest.context.lastActivityAt) latest = snap;
+  }
+  return latest;
+}
+
+/** The thread an utterance belongs to, for the thread rung. */
+export function threadOfUtterance(
+  state: FloorState,
+  u: Utterance,
+  addressed: readonly string[],
+): ThreadState | undefined {
+  if (u.author.kind === 'avatar') return latestThreadWith(state, u.author.id);
+  // A human message continues the thread of whoever it addresses, or else the latest thread.
+  if (addressed.length > 0) {
+    for (const id of addressed) {
+      const t = latestThreadWith(state, id);
+      if (t) return t;
+    }
+    return undefined;
+  }
+  let latest: ThreadState | undefined;
+  for (const snap of state.threads.values()) {
+    if (!latest || snap.context.lastActivityAt >= latest.context.lastActivityAt) latest = snap;
+  }
+  return latest;
+}
+
+/** An avatar addressed others: widen its current thread, or open a mention/reply thread. */
+export function threadForAddress(
+  state: FloorState,
+  setup: FloorSetup,
+  u: Utterance,
+  addressed: readonly string[],
+  effects: FloorEffect[],
+): void {
+  const current = latestThreadWith(state, u.author.id);
+  if (current) {
+    for (const id of addressed) {
+      if (!current.context.participants.includes(id)) {
+        stepThread(
+          state,
+          setup,
+          current.context.id,
+          { type: 'thread.join', at: u.at, avatarId: id },
+          effects,
+        );
+      }
+    }
+    return;
+  }
+  const config = setup.config;
+  if (!config.botMentionCreateThread) return;
+  const replyOnly = addressed.length === 1 && u.replyTo?.avatarId === addressed[0] && !u.mentions?.length;
+  openThread(
+    state,
+    setup,
+    replyOnly ? 'reply' : 'mention',
+    [u.author.id, ...addressed],
+    replyOnly ? config.threadMaxTurns : config.botMentionThreadTurns,
+    config.threadTtlMs,
+    u.at,
+    effects,
+  );
+}

@@ -1,0 +1,107 @@
+import type { FloorEffect, FloorEvent } from '../floorTypes.js';
+import { releaseClaim } from './claims.js';
+import { decide } from './decision.js';
+import type { FloorSetup } from './floorSetup.js';
+import type { FloorState } from './floorState.js';
+import { stepPresence } from './presences.js';
+import { unknownTurn } from './rejections.js';
+import { resumeOwedTurns } from './scheduledTurns.js';
+import { unreserveThread } from './threads.js';
+import type { Utterance } from './utterance.js';
+
+/*
+ * A claimed turn is generated, then delivered (consumed) — or it fails or is aborted, which
+ * releases its claim and gives its budget back. Either way the avatar is free again and whatever
+ * it owes is claimed next.
+ */
+
+/** The turn's text is ready. */
+export function turnGenerated(
+  state: FloorState,
+  setup: FloorSetup,
+  at: number,
+  turnId: string,
+  effects: FloorEffect[],
+): void {
+  const claim = state.inFlight.get(turnId);
+  if (!claim) effects.push(unknownTurn(state, at, turnId));
+  else stepPresence(state, setup, claim.avatarId, { type: 'presence.generated', at, turnId: claim.turnId });
+}
+
+/** The turn was delivered: it is consumed, and its text is the avatar's message in the channel. */
+export function turnDelivered(
+  state: FloorState,
+  setup: FloorSetup,
+  event: Extract<FloorEvent, { type: 'turn.delivered' }>,
+  effects: FloorEffect[],
+): void {
+  const claim = state.inFlight.get(event.turnId);
+  if (!claim) {
+    effects.push(unknownTurn(state, event.at, event.turnId));
+    return;
+  }
+  state.inFlight.delete(claim.turnId);
+  unreserveThread(state, claim.threadId);
+  stepPresence(state, setup, claim.avatarId, {
+    type: 'presence.delivered',
+    at: event.at,
+    turnId: claim.turnId,
+  });
+  const threadStillOpen = claim.threadId !== undefined && state.threads.has(claim.threadId);
+  effects.push({
+    type: 'turn.consumed',
+    at: event.at,
+    turnId: claim.turnId,
+    avatarId: claim.avatarId,
+    rung: claim.rung,
+    ...(threadStillOpen ? { threadId: claim.threadId } : {}),
+    messageId: event.messageId,
+  });
+  // Sticky affinity: a human who got an answer from this avatar keeps talking to it.
+  const addressedBy = claim.context.addressedById;
+  if (addressedBy !== undefined && !setup.roster.has(addressedBy)) {
+    stepPresence(state, setup, claim.avatarId, {
+      type: 'presence.addressedBy',
+      at: event.at,
+      userId: addressedBy,
+    });
+  }
+  if (claim.kind === 'greeting' && setup.config.summonProactiveEnabled) {
+    state.followUps.push({
+      avatarId: claim.avatarId,
+      dueAt: event.at + setup.config.summonFollowUpDelayMs,
+      anchorMessageId: claim.anchorMessageId,
+      summonerName: claim.context.addressedByName ?? 'someone',
+    });
+  }
+  const utterance: Utterance = {
+    at: event.at,
+    messageId: event.messageId,
+    author: { kind: 'avatar', id: claim.avatarId },
+    text: event.text,
+  };
+  if (event.mentions) utterance.mentions = event.mentions;
+  if (event.replyTo) utterance.replyTo = event.replyTo;
+  if (threadStillOpen) utterance.threadId = claim.threadId;
+  if (claim.kind === 'greeting') utterance.announcement = true;
+  decide(state, setup, utterance, effects);
+  resumeOwedTurns(state, setup, claim.avatarId, effects);
+}
+
+/** The turn failed or was aborted: its claim is released. */
+export function turnReleased(
+  state: FloorState,
+  setup: FloorSetup,
+  at: number,
+  turnId: string,
+  reason: string,
+  effects: FloorEffect[],
+): void {
+  const claim = state.inFlight.get(turnId);
+  if (!claim) {
+    effects.push(unknownTurn(state, at, turnId));
+    return;
+  }
+  releaseClaim(state, setup, at, claim, reason, effects);
+  resumeOwedTurns(state, setup, claim.avatarId, effects);
+}

@@ -198,7 +198,14 @@ describe('turns in flight at a crash', () => {
   it('generates again a turn that was claimed but never recorded, and delivers it once', async () => {
     const store = createMemoryStore();
     const hanging: TurnModel = { id: 'test:hang', offline: false, generateTurn: () => new Promise(() => {}) };
-    const crashed = createTestRuntime({ avatars, store, model: hanging, settleLimitMs: 20 });
+    // The memory store stands in for a durable one: its state is written behind as a SQLite file's is.
+    const crashed = createTestRuntime({
+      avatars,
+      store,
+      model: hanging,
+      settleLimitMs: 20,
+      persistence: { durable: true },
+    });
     crashed.runtime.send({
       type: 'channel.message',
       channel: room,

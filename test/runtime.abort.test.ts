@@ -125,12 +125,12 @@ describe('stop() with a deadline', () => {
     first.clock.advanceSync(1);
     await stopping;
     expect(transport.signals[0]?.aborted).toBe(true);
-    expect(transport.signals[0]?.reason).toMatchObject({ code: 'TROUPE_RUNTIME_STOPPED' });
+    expect(transport.signals[0]?.reason).toMatchObject({ code: 'TROUPE_TRANSPORT_ABORTED' });
     const unsettled = await store.outbox.unsettled();
     expect(unsettled).toHaveLength(1);
     expect(unsettled[0]?.response.replyTo).toEqual({ messageId: 'm1' });
     // The turn is still in flight in the stored floor: it is settled by the resend, not spent now.
-    expect(first.outcomes.map((o) => o.error?.code)).toEqual(['TROUPE_RUNTIME_STOPPED']);
+    expect(first.outcomes.map((o) => o.error?.code)).toEqual(['TROUPE_TRANSPORT_ABORTED']);
 
     const recording = new RecordingTransport();
     const second = createTestRuntime({

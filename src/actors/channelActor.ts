@@ -289,15 +289,16 @@ export class ChannelActor {
         const author = event.author;
         const name =
           author.kind === 'human' ? author.name : (this.deps.avatars.get(author.id)?.name ?? author.id);
-        this.deps.tracker.track(
+        this.trackWrite(
           this.deps.executor.recordInbound({
             channelId: this.deps.key,
             messageId: event.messageId,
             at: event.at,
-            author: { kind: author.kind, id: author.id, name },
+            // A person's author is already { kind, id, name } (the store copies what it keeps).
+            author: author.kind === 'human' ? author : { kind: author.kind, id: author.id, name },
             text: event.text,
           }),
-          (error) => this.log.warn({ err: error }, 'history write failed'),
+          'history write failed',
         );
         this.apply({
           type: 'message',
@@ -343,7 +344,7 @@ export class ChannelActor {
     const first = outcome.parts[0];
     if (outcome.sent && first) {
       const avatar = this.deps.avatars.get(claim.avatarId);
-      this.deps.tracker.track(
+      this.trackWrite(
         this.deps.executor.recordDelivered({
           channelId: this.deps.key,
           messageId: first.messageId,
@@ -351,11 +352,11 @@ export class ChannelActor {
           author: { kind: 'avatar', id: claim.avatarId, name: avatar?.name ?? claim.avatarId },
           text: awaited.text,
         }),
-        (error) => this.log.warn({ err: error }, 'history write failed'),
+        'history write failed',
       );
       const addressee = claim.context.addressedById;
       if (addressee !== undefined && addressee !== claim.avatarId)
-        this.deps.tracker.track(
+        this.trackWrite(
           this.deps.executor.recordExchange({
             speakerId: claim.avatarId,
             addresseeId: addressee,
@@ -363,7 +364,7 @@ export class ChannelActor {
             text: awaited.text,
             at,
           }),
-          (error) => this.log.warn({ err: error }, 'relationship write failed'),
+          'relationship write failed',
         );
       const delivered: FloorEvent = {
         type: 'turn.delivered',
@@ -387,6 +388,11 @@ export class ChannelActor {
         reason: `not delivered: ${outcome.error?.code ?? 'unknown'}`,
       });
     }
+  }
+
+  /** Tracks a write still in flight (none when the store took it at once); a failure is logged. */
+  private trackWrite(write: Promise<void> | undefined, failed: string): void {
+    if (write) this.deps.tracker.track(write, (error) => this.log.warn({ err: error }, failed));
   }
 
   /** A read-only picture of the floor. */

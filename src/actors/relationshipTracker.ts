@@ -6,9 +6,6 @@ import type { DocumentStore } from '../ports/store.js';
 /** Where relationships live in the store: one document per avatar. */
 export const RELATIONSHIPS = 'relationships';
 
-/** What a record that needed no wait resolves with. */
-const DONE: Promise<void> = Promise.resolve();
-
 /** The clipped line both avatars keep of one exchange. */
 function lineOf(input: { speakerId: string; channelKey: string; text: string; at: number }) {
   return {
@@ -67,15 +64,18 @@ export class RelationshipTracker {
     },
   ) {}
 
-  /** Records that `speakerId` answered `addresseeId` (both avatars) in a channel. */
+  /**
+   * Records that `speakerId` answered `addresseeId` (both avatars) in a channel. Undefined when
+   * recorded at once (both avatars in use); otherwise the load and record in flight.
+   */
   record(input: {
     speakerId: string;
     addresseeId: string;
     channelKey: string;
     text: string;
     at: number;
-  }): Promise<void> {
-    if (input.speakerId === input.addresseeId) return DONE;
+  }): Promise<void> | undefined {
+    if (input.speakerId === input.addresseeId) return undefined;
     const speaker = this.cache.get(input.speakerId);
     const addressee = this.cache.get(input.addresseeId);
     // Both avatars in use already (nearly always): recorded at once, with no wait.
@@ -85,7 +85,7 @@ export class RelationshipTracker {
         this.note(input.speakerId, speaker, input.addresseeId, input, line);
         this.note(input.addresseeId, addressee, input.speakerId, input, line);
         this.armFlush();
-        return DONE;
+        return undefined;
       } catch (error) {
         return Promise.reject(error);
       }

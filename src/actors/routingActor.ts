@@ -164,11 +164,16 @@ export class RoutingActor {
   /**
    * Stops sending for good (the runtime is stopping past its deadline): sends in flight are
    * aborted, retries waiting for their backoff end, and their outbox entries are left unsettled,
-   * so the next start sends them. Their deliveries resolve with a `TROUPE_RUNTIME_STOPPED`
+   * so the next start sends them. Their deliveries resolve with a `TROUPE_TRANSPORT_ABORTED`
    * outcome that is published but given to no `onOutcome` (nothing was settled). Idempotent.
    */
-  abandon(error: TroupeError): void {
+  abandon(): void {
     if (this.abandoned) return;
+    const error = new TransportError(
+      'TROUPE_TRANSPORT_ABORTED',
+      'The runtime stopped before this reply was sent; it stays in the outbox and is sent on the next start.',
+      { retryable: true },
+    );
     this.abandoned = error;
     this.stopController?.abort(error);
     for (const flight of this.sending) {

@@ -453,7 +453,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
             { retryable: true },
           );
           logger.warn({ err: reason, inFlight: tracker.active, deadlineMs }, reason.message);
-          routing.abandon(reason);
+          routing.abandon();
           for (const key of registry.keys()) registry.get(key)?.cancelTurns(reason);
           // Let what the aborts unwind finish (outbox notes, turns giving up) before writing.
           await Promise.race([tracker.drained(), new Promise((resolve) => setImmediate(resolve))]);

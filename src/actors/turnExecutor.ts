@@ -190,19 +190,33 @@ export class TurnExecutor {
     channelKey: string;
     text: string;
     at: number;
-  }): Promise<void> {
+  }): Promise<void> | undefined {
     const { relationships, avatars } = this.options;
-    if (!relationships || !avatars?.has(input.addresseeId)) return Promise.resolve();
+    if (!relationships || !avatars?.has(input.addresseeId)) return undefined;
     return relationships.record(input);
   }
 
-  /** Records a message someone wrote in the channel. */
-  recordInbound(entry: HistoryEntry): Promise<void> {
-    return this.options.history.append(entry);
+  /**
+   * Records a message someone wrote in the channel. Undefined when the history took it at once;
+   * otherwise the write in flight.
+   */
+  recordInbound(entry: HistoryEntry): Promise<void> | undefined {
+    return this.append(entry);
   }
 
-  /** Records an avatar's reply that the transport delivered. */
-  recordDelivered(entry: HistoryEntry): Promise<void> {
-    return this.options.history.append(entry);
+  /** Records an avatar's reply that the transport delivered (undefined when written at once). */
+  recordDelivered(entry: HistoryEntry): Promise<void> | undefined {
+    return this.append(entry);
+  }
+
+  private append(entry: HistoryEntry): Promise<void> | undefined {
+    const { history } = this.options;
+    if (!history.appendNow) return history.append(entry);
+    try {
+      history.appendNow(entry);
+      return undefined;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }

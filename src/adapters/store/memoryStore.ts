@@ -503,21 +503,25 @@ class CopyingHistory implements HistoryStore {
 
   append(entry: HistoryEntry): Promise<void> {
     try {
-      ensureOpen(this.state);
-      const line = copyJson(entry, `history line "${entry.channelId}/${entry.messageId}"`);
-      let lines = this.channels.get(line.channelId);
-      if (!lines) {
-        lines = [];
-        this.channels.set(line.channelId, lines);
-      }
-      lines.push(line);
-      // Trim in batches so appends stay O(1) amortised.
-      if (lines.length > this.perChannel * 2) lines.splice(0, lines.length - this.perChannel);
+      this.appendNow(entry);
       return DONE;
     } catch (error) {
       return Promise.reject(error);
     }
   }
+
+  readonly appendNow = (entry: HistoryEntry): void => {
+    ensureOpen(this.state);
+    const line = copyJson(entry, `history line "${entry.channelId}/${entry.messageId}"`);
+    let lines = this.channels.get(line.channelId);
+    if (!lines) {
+      lines = [];
+      this.channels.set(line.channelId, lines);
+    }
+    lines.push(line);
+    // Trim in batches so appends stay O(1) amortised.
+    if (lines.length > this.perChannel * 2) lines.splice(0, lines.length - this.perChannel);
+  };
 
   async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
     ensureOpen(this.state);

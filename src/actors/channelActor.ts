@@ -42,12 +42,14 @@ export interface ChannelActorDeps {
   inspecting: () => boolean;
   /**
    * The cast as turns need it, shared by every channel: ids, and names and aliases, for the
-   * model's situation; each avatar's speaker and voice policy, for its responses (frozen).
+   * model's situation; each avatar's speaker, names and voice policy, for its responses (frozen).
    */
   cast: {
     avatarIds: readonly string[];
     avatarNames: readonly string[];
     speakers: ReadonlyMap<string, Speaker>;
+    /** Each avatar's name and aliases (the labels preparation takes off a reply). */
+    speakerNames: ReadonlyMap<string, readonly string[]>;
     voicePolicies: ReadonlyMap<string, VoicePolicy>;
   };
   /** Called after the actor applied a routing outcome (the runtime drops a finished actor). */
@@ -675,6 +677,11 @@ export class ChannelActor {
     };
     if (trigger !== undefined && claim.kind === 'response') request.replyTo = { messageId: trigger };
     if (avatar?.voiceId !== undefined) request.voiceId = avatar.voiceId;
+    if (avatar)
+      request.speakerNames = deps.cast.speakerNames.get(claim.avatarId) ?? [
+        avatar.name,
+        ...(avatar.aliases ?? []),
+      ];
     if (claim.context.maxChars !== undefined) request.maxChars = claim.context.maxChars;
     return request;
   }

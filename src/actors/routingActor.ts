@@ -273,7 +273,7 @@ export class RoutingActor {
         );
       }
 
-      let entry = resumed;
+      let entry: Pick<OutboxEntry, 'sentParts' | 'settled'> | undefined = resumed;
       try {
         if (!entry) {
           const recorded = outbox.immediate

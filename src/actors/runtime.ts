@@ -142,6 +142,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     avatarIds: avatars.map((a) => a.id),
     avatarNames: avatars.flatMap((a) => [a.name, ...(a.aliases ?? [])]),
     speakers: new Map(avatars.map((a) => [a.id, Object.freeze(speakerOf(a))])),
+    speakerNames: new Map(avatars.map((a) => [a.id, Object.freeze([a.name, ...(a.aliases ?? [])])])),
     voicePolicies: new Map(avatars.map((a) => [a.id, Object.freeze({ mode: a.voice })])),
   };
 

@@ -47,7 +47,11 @@ export interface Outbox {
  * them when an outbox has them, sparing three promises and waits per reply.
  */
 export interface ImmediateOutboxWrites {
-  record(response: OutgoingResponse, at: number): { entry: OutboxEntry; created: boolean };
+  /** As {@link Outbox.record}, but the entry comes back without the response (the caller has it). */
+  record(
+    response: OutgoingResponse,
+    at: number,
+  ): { entry: Pick<OutboxEntry, 'sentParts' | 'settled'>; created: boolean };
   markPartSent(key: string, part: SentPart): void;
   settle(key: string, settlement: OutboxSettlement): void;
 }

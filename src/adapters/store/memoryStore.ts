@@ -309,14 +309,18 @@ class CopyingOutbox implements Outbox {
 
   /** The writes answered at once: routing calls these and spares a promise per write. */
   readonly immediate: ImmediateOutboxWrites = {
-    record: (response, at) => this.recordNow(response, at),
+    record: (response, at) => {
+      const { row, created } = this.recordRow(response, at);
+      return { entry: toEntryState(row), created };
+    },
     markPartSent: (key, part) => this.markPartSentNow(key, part),
     settle: (key, settlement) => this.settleNow(key, settlement),
   };
 
   record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
     try {
-      return Promise.resolve(this.recordNow(response, at));
+      const { row, created } = this.recordRow(response, at);
+      return Promise.resolve({ entry: toEntry(row), created });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -340,16 +344,16 @@ class CopyingOutbox implements Outbox {
     }
   }
 
-  private recordNow(response: OutgoingResponse, at: number): { entry: OutboxEntry; created: boolean } {
+  private recordRow(response: OutgoingResponse, at: number): { row: OutboxRow; created: boolean } {
     ensureOpen(this.state);
     const key = response.idempotencyKey;
     const copy = copyJson(response, `outbox entry "${key}"`);
     checkNumber(at, 'at', `outbox entry "${key}"`);
     const existing = this.entries.get(key);
-    if (existing) return { entry: toEntry(existing), created: false };
+    if (existing) return { row: existing, created: false };
     const row: OutboxRow = { key, response: copy, recordedAt: at, sentParts: [] };
     this.entries.set(key, row);
-    return { entry: toEntry(row), created: true };
+    return { row, created: true };
   }
 
   private markPartSentNow(key: string, part: SentPart): void {
@@ -389,6 +393,15 @@ class CopyingOutbox implements Outbox {
     const row = this.entries.get(key);
     return row ? toEntry(row) : undefined;
   }
+}
+
+/** What routing needs of a recorded entry: its parts and settlement, copied. */
+function toEntryState(row: OutboxRow): Pick<OutboxEntry, 'sentParts' | 'settled'> {
+  const sentParts = row.sentParts.map((p) => ({ ...p }));
+  if (!row.settled) return { sentParts };
+  const settled = { ...row.settled };
+  if (row.settled.error) settled.error = { ...row.settled.error };
+  return { sentParts, settled };
 }
 
 function toEntry(row: OutboxRow): OutboxEntry {

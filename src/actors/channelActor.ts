@@ -121,7 +121,8 @@ export class ChannelActor {
   private readonly awaiting = new Map<string, AwaitedAnswer>();
   /** `${threadId}\0${avatarId}` → turns the avatar spoke in the thread. */
   private readonly spoken = new Map<string, number>();
-  private readonly voiceNotes = new Set<string>();
+  /** Inbound voice-note ids (made with the first one: most channels never get one). */
+  private voiceNotes: Set<string> | undefined;
   private readonly seenMessages = new Set<string>();
   private tick: { handle: TimerHandle; due: number } | undefined;
   /** The avatar whose delivery is being applied (set only during that `turn.delivered`). */
@@ -129,7 +130,7 @@ export class ChannelActor {
   private stopped = false;
   private floor: ChannelFloor | undefined;
   /** Work that arrived while the channel was loading, in order. */
-  private mailbox: (() => void)[] = [];
+  private mailbox: (() => void)[] | undefined;
   private lastActivity: number;
 
   /** Applies a delivery's outcome the moment routing publishes it (made on first use). */
@@ -181,8 +182,8 @@ export class ChannelActor {
       this.spoken.set(`${threadId}\u0000${avatarId}`, n);
     for (const id of start.seen ?? []) remember(this.seenMessages, id, MESSAGES_REMEMBERED);
     if (start.restored) await this.resumeInFlight();
-    const queued = this.mailbox;
-    this.mailbox = [];
+    const queued = this.mailbox ?? [];
+    this.mailbox = undefined;
     for (const work of queued) work();
     this.armTick();
   }
@@ -199,7 +200,7 @@ export class ChannelActor {
 
   /** True when nothing is in flight, so the actor may be written to the store and dropped. */
   canPassivate(): boolean {
-    return this.ready && this.turns.size === 0 && this.awaiting.size === 0 && this.mailbox.length === 0;
+    return this.ready && this.turns.size === 0 && this.awaiting.size === 0 && this.mailbox === undefined;
   }
 
   /** The idempotency key of a turn's response: unique per channel, floor lifetime and turn. */
@@ -267,6 +268,12 @@ export class ChannelActor {
     }
   }
 
+  /** Work that waits for the floor to load, in order. */
+  private later(work: () => void): void {
+    this.mailbox ??= [];
+    this.mailbox.push(work);
+  }
+
   /** The channel's key (`kind:id`). */
   get key(): string {
     return this.deps.key;
@@ -276,7 +283,7 @@ export class ChannelActor {
   receive(event: RuntimeEvent & { at: number }): void {
     if (this.stopped) return;
     if (!this.floor) {
-      this.mailbox.push(() => this.receive(event));
+      this.later(() => this.receive(event));
       return;
     }
     this.lastActivity = this.deps.clock.now();
@@ -287,7 +294,10 @@ export class ChannelActor {
           return;
         }
         remember(this.seenMessages, event.messageId, MESSAGES_REMEMBERED);
-        if (event.voice) remember(this.voiceNotes, event.messageId, VOICE_NOTES_REMEMBERED);
+        if (event.voice) {
+          this.voiceNotes ??= new Set();
+          remember(this.voiceNotes, event.messageId, VOICE_NOTES_REMEMBERED);
+        }
         const author = event.author;
         const name =
           author.kind === 'human' ? author.name : (this.deps.avatars.get(author.id)?.name ?? author.id);
@@ -334,7 +344,7 @@ export class ChannelActor {
   onOutcome(outcome: RoutingOutcome): void {
     if (this.stopped) return;
     if (!this.floor) {
-      this.mailbox.push(() => this.onOutcome(outcome));
+      this.later(() => this.onOutcome(outcome));
       return;
     }
     this.lastActivity = this.deps.clock.now();
@@ -467,6 +477,12 @@ export class ChannelActor {
       case 'turn.consumed':
         if (effect.threadId !== undefined) this.credit(effect.threadId, effect.avatarId);
         break;
+      case 'thread.ended': {
+        // An ended thread's counts are never read again: without this they would pile up.
+        const prefix = `${effect.threadId}\u0000`;
+        for (const key of this.spoken.keys()) if (key.startsWith(prefix)) this.spoken.delete(key);
+        break;
+      }
       case 'event.rejected':
         this.deps.logger.info({ channel: this.deps.key, code: effect.code }, effect.message);
         break;
@@ -671,7 +687,7 @@ export class ChannelActor {
       channel: deps.channel,
       speaker: deps.cast.speakers.get(claim.avatarId) ?? speakerOf(avatar ?? { id: claim.avatarId }),
       origin,
-      inboundVoice: trigger !== undefined && this.voiceNotes.has(trigger),
+      inboundVoice: trigger !== undefined && this.voiceNotes?.has(trigger) === true,
       voicePolicy: deps.cast.voicePolicies.get(claim.avatarId) ?? { mode: avatar?.voice ?? 'on-request' },
       at,
     };

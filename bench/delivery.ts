@@ -10,12 +10,14 @@
  *      a SimulatedClock, C channels with 3-5 resident avatars each, M inbound events (human messages,
  *      about half naming a present avatar, and a few summons and dismissals of guest avatars), in
  *      rounds of one event per channel awaited with whenIdle(); then the bare ChannelFloor on the same
- *      traffic with turns completed at once, and the ratio (support/roomTraffic.ts, support/bareRoom.ts).
+ *      traffic with turns completed at once, and the ratio (support/roomTraffic.ts, support/bareRoom.ts);
+ *      the same runtime traffic on a durable SQLite store (a temporary file) and its ratio; and what the
+ *      retained heap per channel holds (history, outbox, the rest), by letting the store's parts go.
  *
  * Prints figures and ratios; never asserts.
  *
  *   npm run bench:delivery                 # full run (about a minute on 2 cores)
- *   npm run bench:delivery -- --quick      # smaller, for development (< 20 s)
+ *   npm run bench:delivery -- --quick      # smaller, for development (< 30 s)
  *   npm run bench:delivery -- --responses 200000 --channels 2000 --messages 100000 --json
  *
  * Node flags (package.json), as bench:coordination: --expose-gc for the heap figures; --single-threaded
@@ -34,6 +36,7 @@ import { type PreparationRequest, prepareOutgoingResponse } from '../src/deliver
 import { silentLogger } from '../src/logging/logger.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import type { TroupeStore } from '../src/ports/store.js';
 import { intArg } from './support/args.js';
 import { type BareStats, buildRoomFloors, replayBare } from './support/bareRoom.js';
 import { canMeasureHeap, settledHeap } from './support/heap.js';
@@ -46,6 +49,7 @@ import {
   type RoomMessage,
   type RoomTraffic,
 } from './support/roomTraffic.js';
+import { droppableMemoryStore, temporarySqliteStore } from './support/runtimeStores.js';
 
 // ---------------------------------------------------------------- options
 
@@ -59,6 +63,7 @@ const HELP = `Usage: npm run bench:delivery -- [options]
   --avatars N     avatars in the cast, each resident in some channels (default 24)
   --seed N        traffic seed (default 42)
   --quick         smaller run for development
+  --skip-sqlite   leave out the end-to-end run on a durable SQLite store (a temporary file)
   --json          print the results as JSON instead of tables
   --help          this text
 `;
@@ -71,6 +76,7 @@ const { values: args } = parseArgs({
     avatars: { type: 'string' },
     seed: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    'skip-sqlite': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -88,6 +94,7 @@ const channels = intArg(args.channels, quick ? 200 : 1_000, 'channels');
 const messages = intArg(args.messages, quick ? 4_000 : 40_000, 'messages');
 const avatarCount = intArg(args.avatars, 24, 'avatars', 5);
 const seed = intArg(args.seed, 42, 'seed', 0);
+const withSqlite = !args['skip-sqlite'];
 /** Responses awaited together in the throughput figures. */
 const IN_FLIGHT = 1_000;
 /** Concurrency levels of the latency figure (closed loop). */
@@ -296,13 +303,36 @@ interface RuntimeRun {
   retainedBytesPerChannel: number;
 }
 
+/** What the retained heap after a run holds, per channel (measured by letting parts go). */
+interface RetainedBreakdown {
+  total: number;
+  /** The memory store's channel history. */
+  history: number;
+  historyLines: number;
+  /** The memory store's outbox (settled entries kept to drop duplicates, shared by all channels). */
+  outbox: number;
+  /** Everything else: the channel actors with their floors and remembered message ids, relationships. */
+  rest: number;
+}
+
+/** How a runtime run is set up. */
+interface RunSetup {
+  /** Measure the retained heap after the run (needs --expose-gc). */
+  measureRetained?: boolean;
+  /** The store (default: the runtime's own memory store). */
+  store?: TroupeStore;
+  /** Called after the run, before the runtime stops (for the retained-heap breakdown). */
+  afterRun?: (base: number, channels: number) => Promise<void>;
+}
+
 /**
  * The runtime on simulated time: before each round, every timer due by the round's time fires (the
  * floors' ticks), each followed by whenIdle(); then the clock is set to the round's time, the round's
  * messages (one per channel) are sent, and whenIdle() awaits every generation, preparation, route
  * and history write they led to (bot-to-bot cascades included). All of it is timed, wall and CPU.
  */
-async function runRuntime(traffic: RoomTraffic, measureRetained: boolean): Promise<RuntimeRun> {
+async function runRuntime(traffic: RoomTraffic, setup: RunSetup = {}): Promise<RuntimeRun> {
+  const measureRetained = (setup.measureRetained ?? false) || setup.afterRun !== undefined;
   const clock = new SimulatedClock(ROOM_START_AT);
   const transport = new NullTransport(ROOM_KIND);
   const base = measureRetained ? settledHeap() : Number.NaN;
@@ -312,6 +342,7 @@ async function runRuntime(traffic: RoomTraffic, measureRetained: boolean): Promi
     transports: [transport],
     logger: silentLogger(),
     clock,
+    ...(setup.store ? { store: setup.store } : {}),
   });
   let delivered = 0;
   let notSent = 0;
@@ -341,6 +372,7 @@ async function runRuntime(traffic: RoomTraffic, measureRetained: boolean): Promi
   const cpu = process.cpuUsage(cpu0);
   const activeChannels = runtime.activeChannels().length;
   const retained = measureRetained ? (settledHeap() - base) / activeChannels : Number.NaN;
+  await setup.afterRun?.(base, activeChannels);
   await runtime.stop();
   return {
     inbound,
@@ -354,6 +386,48 @@ async function runRuntime(traffic: RoomTraffic, measureRetained: boolean): Promi
     cpuMs: (cpu.user + cpu.system) / 1000,
     retainedBytesPerChannel: retained,
   };
+}
+
+/**
+ * The runtime on the memory store, as runRuntime, and what its retained heap holds: measured with
+ * everything, then with the store's history let go, then its outbox too.
+ */
+async function runRuntimeWithBreakdown(
+  traffic: RoomTraffic,
+): Promise<{ run: RuntimeRun; breakdown: RetainedBreakdown | null }> {
+  if (!canMeasureHeap) return { run: await runRuntime(traffic), breakdown: null };
+  const memory = droppableMemoryStore();
+  let breakdown: RetainedBreakdown | null = null;
+  const run = await runRuntime(traffic, {
+    store: memory.store,
+    afterRun: async (base, active) => {
+      let lines = 0;
+      for (const ch of traffic.channels) lines += await memory.historyLines(ch.key);
+      const all = settledHeap() - base;
+      memory.dropHistory();
+      const withoutHistory = settledHeap() - base;
+      memory.dropOutbox();
+      const rest = settledHeap() - base;
+      breakdown = {
+        total: all / active,
+        history: (all - withoutHistory) / active,
+        historyLines: lines / traffic.channels.length,
+        outbox: (withoutHistory - rest) / active,
+        rest: rest / active,
+      };
+    },
+  });
+  return { run, breakdown };
+}
+
+/** The runtime on a durable SQLite store (a temporary file), as runRuntime. */
+async function runRuntimeOnSqlite(traffic: RoomTraffic): Promise<RuntimeRun> {
+  const sqlite = await temporarySqliteStore();
+  try {
+    return await runRuntime(traffic, { store: sqlite.store });
+  } finally {
+    await sqlite.dispose();
+  }
 }
 
 function rosterOf(traffic: RoomTraffic) {
@@ -446,10 +520,11 @@ log('  warming up...');
     await measureRouting(5_000, SHORT_TEXTS[0] as string, `warm${r}s`);
     await measureRouting(1_000, LONG_TEXT, `warm${r}l`);
     await measureRouteLatency(2_000, 8, `warm${r}q`);
-    await runRuntime(warm, false);
+    await runRuntime(warm);
     runBare(warm);
     runBare(warm);
   }
+  if (withSqlite) await runRuntimeOnSqlite(warm);
 }
 settledHeap();
 
@@ -486,13 +561,20 @@ settledHeap();
 bare = runBare(traffic);
 log(`    bare floor: ${int(bare.inbound / (bare.floorMs / 1000))} inbound events/s (floor calls only)`);
 settledHeap();
-const firstRuntimeRun = await runRuntime(traffic, false);
+// The first run also tells what the retained heap holds (measured after its timing window).
+const { run: firstRuntimeRun, breakdown: retainedBreakdown } = await runRuntimeWithBreakdown(traffic);
 log(
   `    runtime, first run: ${int(firstRuntimeRun.inbound / (firstRuntimeRun.wallMs / 1000))} inbound events/s`,
 );
 settledHeap();
-const runtimeRun = await runRuntime(traffic, canMeasureHeap);
+const runtimeRun = await runRuntime(traffic, { measureRetained: canMeasureHeap });
 log(`    runtime: ${int(runtimeRun.inbound / (runtimeRun.wallMs / 1000))} inbound events/s`);
+let sqliteRun: RuntimeRun | null = null;
+if (withSqlite) {
+  settledHeap();
+  sqliteRun = await runRuntimeOnSqlite(traffic);
+  log(`    runtime on SQLite: ${int(sqliteRun.inbound / (sqliteRun.wallMs / 1000))} inbound events/s`);
+}
 const heapTraffic =
   HEAP_CHANNELS === channels
     ? traffic
@@ -522,11 +604,21 @@ const bareLoopFig = {
   usPerInbound: (bare.wallMs * 1000) / bare.inbound,
   cpuPerWall: bare.cpuMs / bare.wallMs,
 };
+const sqliteFig = sqliteRun
+  ? {
+      inboundPerSec: sqliteRun.inbound / (sqliteRun.wallMs / 1000),
+      deliveredPerSec: sqliteRun.delivered / (sqliteRun.wallMs / 1000),
+      usPerInbound: (sqliteRun.wallMs * 1000) / sqliteRun.inbound,
+      cpuPerWall: sqliteRun.cpuMs / sqliteRun.wallMs,
+    }
+  : null;
 const ratios = {
   /** How many times longer the runtime takes per inbound message than the floor calls alone. */
   runtimeOverBareFloor: runtimeFig.usPerInbound / bareFloorFig.usPerInbound,
   /** ... than the bare replay loop (floor calls + the scripted model's replies + bookkeeping). */
   runtimeOverBareLoop: runtimeFig.usPerInbound / bareLoopFig.usPerInbound,
+  /** The same on a durable SQLite store. */
+  sqliteOverBareFloor: sqliteFig ? sqliteFig.usPerInbound / bareFloorFig.usPerInbound : Number.NaN,
 };
 
 const cpus = os.cpus();
@@ -551,9 +643,11 @@ if (args.json) {
           traffic: traffic.counts,
           rounds: traffic.rounds.length,
           runtime: { ...runtimeRun, ...runtimeFig },
+          runtimeOnSqlite: sqliteRun && sqliteFig ? { ...sqliteRun, ...sqliteFig } : null,
           bare: { ...bare, floor: bareFloorFig, loop: bareLoopFig },
           ratios,
           actorHeap,
+          retainedBreakdown,
           previousCompiledFloorMessagesPerSec: PREVIOUS_COMPILED_FLOOR,
         },
       },
@@ -643,61 +737,143 @@ if (args.json) {
     '   bare floor: ChannelFloor.handle + nextDeadline only (turns generated and delivered at once, scripted text).',
   );
   p('   bare loop: the whole bare replay (floor calls + scripted replies + bookkeeping).');
+  const sq = (f: (x: NonNullable<typeof sqliteFig>) => string) => (sqliteFig ? f(sqliteFig) : 'n/a');
+  p(
+    '   runtime on SQLite: the same on a durable store (a temporary file, WAL, synchronous = NORMAL), where a',
+  );
+  p(
+    "   channel's state is written behind as it changes and before each reply (the memory store writes it on",
+  );
+  p('   passivation and stop only).');
   p(
     table(
-      ['', 'runtime', 'bare floor', 'bare loop', 'runtime/floor', 'runtime/loop'],
+      [
+        '',
+        'runtime',
+        'on SQLite',
+        'bare floor',
+        'bare loop',
+        'runtime/floor',
+        'SQLite/floor',
+        'runtime/loop',
+      ],
       [
         [
           'inbound events/s',
           int(runtimeFig.inboundPerSec),
+          sq((f) => int(f.inboundPerSec)),
           int(bareFloorFig.inboundPerSec),
           int(bareLoopFig.inboundPerSec),
           ratio(bareFloorFig.inboundPerSec, runtimeFig.inboundPerSec),
+          sq((f) => ratio(bareFloorFig.inboundPerSec, f.inboundPerSec)),
           ratio(bareLoopFig.inboundPerSec, runtimeFig.inboundPerSec),
         ],
         [
           'µs per inbound event',
           fixed(runtimeFig.usPerInbound, 2),
+          sq((f) => fixed(f.usPerInbound, 2)),
           fixed(bareFloorFig.usPerInbound, 2),
           fixed(bareLoopFig.usPerInbound, 2),
           ratio(runtimeFig.usPerInbound, bareFloorFig.usPerInbound),
+          sq((f) => ratio(f.usPerInbound, bareFloorFig.usPerInbound)),
           ratio(runtimeFig.usPerInbound, bareLoopFig.usPerInbound),
         ],
         [
           'delivered responses/s',
           int(runtimeFig.deliveredPerSec),
+          sq((f) => int(f.deliveredPerSec)),
           int(bareFloorFig.deliveredPerSec),
           int(bareLoopFig.deliveredPerSec),
           '',
           '',
+          '',
         ],
-        ['delivered responses', int(runtimeRun.delivered), int(bare.delivered), '', '', ''],
+        [
+          'delivered responses',
+          int(runtimeRun.delivered),
+          sqliteRun ? int(sqliteRun.delivered) : 'n/a',
+          int(bare.delivered),
+          '',
+          '',
+          '',
+          '',
+        ],
         [
           'delivered per inbound event',
           fixed(runtimeRun.delivered / runtimeRun.inbound, 3),
+          sqliteRun ? fixed(sqliteRun.delivered / sqliteRun.inbound, 3) : 'n/a',
           fixed(bare.delivered / bare.inbound, 3),
           '',
           '',
           '',
+          '',
         ],
-        ['ticks (timers fired)', int(runtimeRun.timers), int(bare.ticks), '', '', ''],
-        ['CPU/wall', fixed(runtimeFig.cpuPerWall, 2), '', fixed(bareLoopFig.cpuPerWall, 2), '', ''],
+        [
+          'ticks (timers fired)',
+          int(runtimeRun.timers),
+          sqliteRun ? int(sqliteRun.timers) : 'n/a',
+          int(bare.ticks),
+          '',
+          '',
+          '',
+          '',
+        ],
+        [
+          'CPU/wall',
+          fixed(runtimeFig.cpuPerWall, 2),
+          sq((f) => fixed(f.cpuPerWall, 2)),
+          '',
+          fixed(bareLoopFig.cpuPerWall, 2),
+          '',
+          '',
+          '',
+        ],
         ...(actorHeap
           ? [
               [
                 `B per active channel (${int(actorHeap.channels)} ch)`,
                 int(actorHeap.bytesPerRuntimeChannel),
+                '',
                 int(actorHeap.bytesPerBareFloor),
                 '',
                 ratio(actorHeap.bytesPerRuntimeChannel, actorHeap.bytesPerBareFloor),
                 '',
+                '',
               ],
-              ['B per channel after the run', int(runtimeRun.retainedBytesPerChannel), '', '', '', ''],
+              [
+                'B per channel after the run',
+                int(runtimeRun.retainedBytesPerChannel),
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+              ],
             ]
           : []),
       ],
     ),
   );
+  if (retainedBreakdown) {
+    const b = retainedBreakdown;
+    p(
+      `   B per channel after the run: every channel actor still active, and what the memory store keeps. Of ${int(b.total)} B` +
+        ' (first run):',
+    );
+    p(
+      `   ${int(b.history)} B history (${fixed(b.historyLines, 1)} lines per channel; the store keeps the last 200, trimmed at 400),`,
+    );
+    p(
+      `   ${int(b.outbox)} B outbox (settled entries kept to drop a duplicate: the last 10,000, trimmed at 20,000, shared by all`,
+    );
+    p(
+      `   channels), ${int(b.rest)} B the rest: the actor and its floor (threads, at most 64 ended ones remembered), the last`,
+    );
+    p(
+      '   1,024 message ids, turns spoken per thread, relationships. Each part has a bound, none grows with time.',
+    );
+  }
   if (runtimeRun.rejected > 0 || runtimeRun.notSent > 0)
     p(
       `   runtime: ${int(runtimeRun.rejected)} events rejected, ${int(runtimeRun.notSent)} responses not sent`,
@@ -729,7 +905,10 @@ if (args.json) {
         ['bare floor, inbound events/s', int(bareFloorFig.inboundPerSec)],
         ['bare floor, µs per inbound event', fixed(bareFloorFig.usPerInbound, 2)],
         ['runtime / bare floor (times slower per inbound event)', ratio(ratios.runtimeOverBareFloor, 1)],
+        ['runtime on SQLite (durable), µs per inbound event', sq((f) => fixed(f.usPerInbound, 2))],
+        ['runtime on SQLite / bare floor', sqliteFig ? ratio(ratios.sqliteOverBareFloor, 1) : 'n/a'],
         ['runtime / bare loop with scripted replies', ratio(ratios.runtimeOverBareLoop, 1)],
+        ['B per channel after the run (memory store)', int(runtimeRun.retainedBytesPerChannel)],
         [
           'B per active channel actor (runtime / bare floor)',
           actorHeap

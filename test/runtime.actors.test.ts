@@ -186,6 +186,29 @@ describe('actors', () => {
     await t.stop();
   });
 
+  it('aborts the model’s signal when its turn is released mid-generation', async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const model: TurnModel = {
+      id: 'test:listening',
+      offline: false,
+      generateTurn(request) {
+        signals.push(request.signal);
+        return new Promise((_, reject) =>
+          request.signal?.addEventListener('abort', () => reject(request.signal?.reason), { once: true }),
+        );
+      },
+    };
+    const t = createTestRuntime({ model, settleLimitMs: 50 });
+    t.runtime.send({ type: 'avatar.summon', channel: room, avatarId: 'nova', by: { id: 'u1', name: 'Ada' } });
+    await new Promise((r) => setImmediate(r));
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(false);
+    await t.dismiss('nova');
+    expect(signals[0]?.aborted).toBe(true);
+    expect(t.transport.sent).toEqual([]);
+    await t.stop();
+  });
+
   it('plays a summon, a mention exchange and a thread to its natural end on simulated time', async () => {
     const t = createTestRuntime();
     await t.summon('nova');

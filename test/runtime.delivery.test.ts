@@ -125,6 +125,17 @@ describe('the delivery pipeline', () => {
     await t.stop();
   });
 
+  it('takes off a speaker label with any of the avatar’s names before sending', async () => {
+    const model = modelAnswering(() => '**Novie:** Hello there!');
+    const t = createTestRuntime({
+      avatars: [{ id: 'nova', name: 'Nova', aliases: ['Novie'], residentIn: ['test:room'] }],
+      model,
+    });
+    await t.say('Nova?');
+    expect(t.transport.texts()).toEqual(['Hello there!']);
+    await t.stop();
+  });
+
   it('on a generation error, the person gets a friendly error and the turn is released, not spent', async () => {
     const model = modelAnswering(
       () => new TroupeError('TROUPE_MODEL_TIMEOUT', 'provider said: socket hang up at X.ts:12'),

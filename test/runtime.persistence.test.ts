@@ -90,6 +90,23 @@ describe('channel state across restarts', () => {
   });
 });
 
+describe('what a channel keeps', () => {
+  it('forgets the turns spoken in a thread once the thread ended (in memory and in the store)', async () => {
+    const store = createMemoryStore();
+    const t = createTestRuntime({ avatars, store, config: quiet });
+    await t.summon('rex');
+    await t.say('Rex, what bread do you bake?');
+    const opened = threadEvents(t, 'thread.opened').map((e) => e.threadId);
+    expect(opened.length).toBeGreaterThan(0);
+    await t.advance(60 * 60_000);
+    const ended = threadEvents(t, 'thread.ended').map((e) => e.threadId);
+    expect(ended).toEqual(expect.arrayContaining(opened));
+    await t.stop();
+    const stored = await store.documents.get<{ spoken: [string, string, number][] }>(CHANNELS, 'test:room');
+    expect(stored?.value.spoken.filter(([threadId]) => ended.includes(threadId))).toEqual([]);
+  });
+});
+
 describe('passivation', () => {
   it('drops an idle channel actor from memory and brings it back from the store on the next event', async () => {
     const t = createTestRuntime({ avatars, persistence: { passivateAfterMs: 60_000 } });
@@ -198,7 +215,14 @@ describe('turns in flight at a crash', () => {
   it('generates again a turn that was claimed but never recorded, and delivers it once', async () => {
     const store = createMemoryStore();
     const hanging: TurnModel = { id: 'test:hang', offline: false, generateTurn: () => new Promise(() => {}) };
-    const crashed = createTestRuntime({ avatars, store, model: hanging, settleLimitMs: 20 });
+    // The memory store stands in for a durable one: its state is written behind as a SQLite file's is.
+    const crashed = createTestRuntime({
+      avatars,
+      store,
+      model: hanging,
+      settleLimitMs: 20,
+      persistence: { durable: true },
+    });
     crashed.runtime.send({
       type: 'channel.message',
       channel: room,

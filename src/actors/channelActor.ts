@@ -1,14 +1,18 @@
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { ensureFeedback } from '../delivery/feedbackGuarantee.js';
-import { type PreparationRequest, prepareOutgoingResponse } from '../delivery/preparation.js';
+import {
+  type PreparationRequest,
+  prepareOutgoingResponse,
+  type VoicePolicy,
+} from '../delivery/preparation.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
 import { FloorDriver, type TurnRelease } from '../machines/floorDriver.js';
-import type { FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
+import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
 import type { Clock } from '../ports/clock.js';
-import type { TurnGenerationResult } from '../ports/model.js';
+import type { TurnGenerationResult, TurnSituation } from '../ports/model.js';
 import type { Outbox } from '../ports/outbox.js';
-import type { ChannelRef } from '../ports/outgoingResponse.js';
+import type { ChannelRef, OutgoingResponse, Speaker } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import type { AvatarDefinition } from './avatarDefinition.js';
@@ -16,7 +20,7 @@ import type { ChannelDocument, ChannelPersistence } from './channelPersistence.j
 import type { InspectionEvent } from './inspectionEvent.js';
 import type { RoutingActor } from './routingActor.js';
 import type { RuntimeEvent } from './runtimeEvents.js';
-import type { TurnExecutor } from './turnExecutor.js';
+import type { GenerationInput, TurnExecutor } from './turnExecutor.js';
 import type { WorkTracker } from './workTracker.js';
 
 /** What a channel actor is wired to; the runtime supplies it. */
@@ -32,8 +36,25 @@ export interface ChannelActorDeps {
   executor: TurnExecutor;
   routing: RoutingActor;
   tracker: WorkTracker;
+  /** The runtime's logger; the actor logs through a child bound to its channel, made on first use. */
   logger: Logger;
   inspect: (event: InspectionEvent) => void;
+  /** True when anyone observes inspection events (they are not built otherwise). */
+  inspecting: () => boolean;
+  /**
+   * The cast as turns need it, shared by every channel: ids, and names and aliases, for the
+   * model's situation; each avatar's speaker, names and voice policy, for its responses (frozen).
+   */
+  cast: {
+    avatarIds: readonly string[];
+    avatarNames: readonly string[];
+    speakers: ReadonlyMap<string, Speaker>;
+    /** Each avatar's name and aliases (the labels preparation takes off a reply). */
+    speakerNames: ReadonlyMap<string, readonly string[]>;
+    voicePolicies: ReadonlyMap<string, VoicePolicy>;
+  };
+  /** Called after the actor applied a routing outcome (the runtime drops a finished actor). */
+  afterOutcome?: (actor: ChannelActor) => void;
   /** Stores the channel's state as it changes (batched); absent: the state lives in memory only. */
   persistence?: ChannelPersistence;
   /** The outbox, to find out after a restart what happened to turns that were in flight. */
@@ -64,6 +85,24 @@ interface AwaitedAnswer {
   mentions: string[];
 }
 
+/**
+ * A turn's generation input. Its abort signal is made only when read (a getter on the class, so
+ * no shape per object): most models never read it, and an `AbortSignal` costs about 2 us.
+ */
+class TurnGeneration implements GenerationInput {
+  constructor(
+    readonly channelKey: string,
+    readonly avatar: AvatarProfile,
+    readonly turn: TurnClaim,
+    readonly situation: TurnSituation,
+    private readonly abort: AbortController,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+}
+
 /** How many inbound voice-note ids a channel remembers (to answer in kind). */
 const VOICE_NOTES_REMEMBERED = 256;
 /** How many inbound message ids a channel remembers to drop redeliveries (gateways resend). */
@@ -81,18 +120,38 @@ const MESSAGES_STORED = 100;
 export class ChannelActor {
   private readonly turns = new Map<string, TurnInFlight>();
   private readonly awaiting = new Map<string, AwaitedAnswer>();
-  private readonly voiceNotes = new Set<string>();
+  /** Inbound voice-note ids (made with the first one: most channels never get one). */
+  private voiceNotes: Set<string> | undefined;
   private readonly seenMessages = new Set<string>();
   private stopped = false;
   private floor: ChannelFloor | undefined;
   /** Applies events to the floor, acts on its effects and keeps its tick armed (set with the floor). */
   private driver: FloorDriver | undefined;
   /** Work that arrived while the channel was loading, in order. */
-  private mailbox: (() => void)[] = [];
+  private mailbox: (() => void)[] | undefined;
   private lastActivity: number;
+
+  /** Applies a delivery's outcome the moment routing publishes it (made on first use). */
+  private outcomeHandler: ((outcome: RoutingOutcome) => void) | undefined;
+  private channelLogger: Logger | undefined;
 
   constructor(private readonly deps: ChannelActorDeps) {
     this.lastActivity = deps.clock.now();
+  }
+
+  /** The channel's logger (most channels never log, so it is made on first use). */
+  private get log(): Logger {
+    this.channelLogger ??= this.deps.logger.child({ channel: this.deps.key });
+    return this.channelLogger;
+  }
+
+  /** What routing calls with the outcome of a reply this actor sent. */
+  private get settleOutcome(): (outcome: RoutingOutcome) => void {
+    this.outcomeHandler ??= (outcome) => {
+      this.onOutcome(outcome);
+      this.deps.afterOutcome?.(this);
+    };
+    return this.outcomeHandler;
   }
 
   /**
@@ -124,12 +183,12 @@ export class ChannelActor {
       onEffect: (effect) => this.onEffect(effect),
       onClaim: (turn) => this.startTurn(turn),
       onRelease: (release) => this.abortTurn(release),
-      onApplied: () => this.deps.persistence?.markDirty(this.deps.key, () => this.document()),
+      onApplied: () => this.deps.persistence?.markDirty(this.deps.key, this),
     });
     for (const id of start.seen ?? []) remember(this.seenMessages, id, MESSAGES_REMEMBERED);
     if (start.restored) await this.resumeInFlight();
-    const queued = this.mailbox;
-    this.mailbox = [];
+    const queued = this.mailbox ?? [];
+    this.mailbox = undefined;
     for (const work of queued) work();
     this.driver.armTick();
   }
@@ -146,7 +205,7 @@ export class ChannelActor {
 
   /** True when nothing is in flight, so the actor may be written to the store and dropped. */
   canPassivate(): boolean {
-    return this.ready && this.turns.size === 0 && this.awaiting.size === 0 && this.mailbox.length === 0;
+    return this.ready && this.turns.size === 0 && this.awaiting.size === 0 && this.mailbox === undefined;
   }
 
   /** The idempotency key of a turn's response: unique per channel, floor lifetime and turn. */
@@ -177,7 +236,7 @@ export class ChannelActor {
       const entry = await this.deps.outbox.get(key).catch(() => undefined);
       const at = this.deps.clock.now();
       if (!entry) {
-        this.deps.logger.info(
+        this.log.info(
           { turnId: claim.turnId },
           'resuming a turn that was in flight when the process stopped',
         );
@@ -205,9 +264,15 @@ export class ChannelActor {
       } else {
         // Recorded, not settled: routing resends it (on start, or now); its outcome settles the turn.
         this.awaiting.set(key, { claim, text: entry.response.text ?? '', mentions: [] });
-        this.deps.tracker.track(this.deps.routing.resume(entry));
+        this.deps.tracker.track(this.deps.routing.resume(entry, this.settleOutcome));
       }
     }
+  }
+
+  /** Work that waits for the floor to load, in order. */
+  private later(work: () => void): void {
+    this.mailbox ??= [];
+    this.mailbox.push(work);
   }
 
   /** The channel's key (`kind:id`). */
@@ -219,31 +284,34 @@ export class ChannelActor {
   receive(event: RuntimeEvent & { at: number }): void {
     if (this.stopped) return;
     if (!this.floor) {
-      this.mailbox.push(() => this.receive(event));
+      this.later(() => this.receive(event));
       return;
     }
     this.lastActivity = this.deps.clock.now();
     switch (event.type) {
       case 'channel.message': {
         if (this.seenMessages.has(event.messageId)) {
-          this.deps.logger.debug({ messageId: event.messageId }, 'message already seen; ignored');
+          this.log.debug({ messageId: event.messageId }, 'message already seen; ignored');
           return;
         }
         remember(this.seenMessages, event.messageId, MESSAGES_REMEMBERED);
-        if (event.voice) remember(this.voiceNotes, event.messageId, VOICE_NOTES_REMEMBERED);
+        if (event.voice) {
+          this.voiceNotes ??= new Set();
+          remember(this.voiceNotes, event.messageId, VOICE_NOTES_REMEMBERED);
+        }
         const author = event.author;
         const name =
           author.kind === 'human' ? author.name : (this.deps.avatars.get(author.id)?.name ?? author.id);
-        this.deps.tracker.track(
-          this.deps.executor
-            .recordInbound({
-              channelId: this.deps.key,
-              messageId: event.messageId,
-              at: event.at,
-              author: { kind: author.kind, id: author.id, name },
-              text: event.text,
-            })
-            .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'history write failed')),
+        this.trackWrite(
+          this.deps.executor.recordInbound({
+            channelId: this.deps.key,
+            messageId: event.messageId,
+            at: event.at,
+            // A person's author is already { kind, id, name } (the store copies what it keeps).
+            author: author.kind === 'human' ? author : { kind: author.kind, id: author.id, name },
+            text: event.text,
+          }),
+          'history write failed',
         );
         this.apply({
           type: 'message',
@@ -277,7 +345,7 @@ export class ChannelActor {
   onOutcome(outcome: RoutingOutcome): void {
     if (this.stopped) return;
     if (!this.floor) {
-      this.mailbox.push(() => this.onOutcome(outcome));
+      this.later(() => this.onOutcome(outcome));
       return;
     }
     this.lastActivity = this.deps.clock.now();
@@ -289,38 +357,37 @@ export class ChannelActor {
     const first = outcome.parts[0];
     if (outcome.sent && first) {
       const avatar = this.deps.avatars.get(claim.avatarId);
-      this.deps.tracker.track(
-        this.deps.executor
-          .recordDelivered({
-            channelId: this.deps.key,
-            messageId: first.messageId,
-            at,
-            author: { kind: 'avatar', id: claim.avatarId, name: avatar?.name ?? claim.avatarId },
-            text: awaited.text,
-          })
-          .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'history write failed')),
+      this.trackWrite(
+        this.deps.executor.recordDelivered({
+          channelId: this.deps.key,
+          messageId: first.messageId,
+          at,
+          author: { kind: 'avatar', id: claim.avatarId, name: avatar?.name ?? claim.avatarId },
+          text: awaited.text,
+        }),
+        'history write failed',
       );
       const addressee = claim.context.addressedById;
       if (addressee !== undefined && addressee !== claim.avatarId)
-        this.deps.tracker.track(
-          this.deps.executor
-            .recordExchange({
-              speakerId: claim.avatarId,
-              addresseeId: addressee,
-              channelKey: this.deps.key,
-              text: awaited.text,
-              at,
-            })
-            .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'relationship write failed')),
+        this.trackWrite(
+          this.deps.executor.recordExchange({
+            speakerId: claim.avatarId,
+            addresseeId: addressee,
+            channelKey: this.deps.key,
+            text: awaited.text,
+            at,
+          }),
+          'relationship write failed',
         );
-      this.apply({
+      const delivered: FloorEvent = {
         type: 'turn.delivered',
         at,
         turnId: claim.turnId,
         messageId: first.messageId,
         text: awaited.text,
-        ...(awaited.mentions.length > 0 ? { mentions: awaited.mentions } : {}),
-      });
+      };
+      if (awaited.mentions.length > 0) delivered.mentions = awaited.mentions;
+      this.apply(delivered);
     } else {
       this.apply({
         type: 'turn.failed',
@@ -329,6 +396,11 @@ export class ChannelActor {
         reason: `not delivered: ${outcome.error?.code ?? 'unknown'}`,
       });
     }
+  }
+
+  /** Tracks a write still in flight (none when the store took it at once); a failure is logged. */
+  private trackWrite(write: Promise<void> | undefined, failed: string): void {
+    if (write) this.deps.tracker.track(write, (error) => this.log.warn({ err: error }, failed));
   }
 
   /** A read-only picture of the floor. */
@@ -348,6 +420,16 @@ export class ChannelActor {
     );
   }
 
+  /**
+   * Aborts the generations in flight (the runtime is stopping past its deadline). Their turns stay
+   * claimed in the floor, so a restarted runtime generates them again.
+   */
+  cancelTurns(reason: unknown): void {
+    const turns = [...this.turns.values()];
+    this.turns.clear();
+    for (const turn of turns) turn.abort.abort(reason);
+  }
+
   /** Cancels timers and in-flight generations; the actor accepts nothing afterwards. */
   stop(): void {
     this.stopped = true;
@@ -362,9 +444,9 @@ export class ChannelActor {
   }
 
   private onEffect(effect: FloorEffect): void {
-    this.deps.inspect({ type: 'floor.effect', at: effect.at, channelKey: this.deps.key, effect });
-    if (effect.type === 'event.rejected')
-      this.deps.logger.info({ channel: this.deps.key, code: effect.code }, effect.message);
+    if (this.deps.inspecting())
+      this.deps.inspect({ type: 'floor.effect', at: effect.at, channelKey: this.deps.key, effect });
+    if (effect.type === 'event.rejected') this.log.info({ code: effect.code }, effect.message);
   }
 
   private abortTurn(release: TurnRelease): void {
@@ -374,68 +456,115 @@ export class ChannelActor {
   }
 
   private startTurn(claim: TurnClaim): void {
-    const abort = new AbortController();
-    this.turns.set(claim.turnId, { claim, abort });
-    this.deps.tracker.track(
-      this.runTurn(claim, abort.signal).catch((error: unknown) => {
-        // The pipeline handles every expected failure; this is a bug guard that keeps the floor sane.
-        this.deps.logger.error({ err: error, turnId: claim.turnId }, 'turn pipeline crashed');
-        if (this.turns.delete(claim.turnId))
-          this.apply({
-            type: 'turn.failed',
-            at: this.deps.clock.now(),
-            turnId: claim.turnId,
-            reason: 'internal error',
-          });
-      }),
+    const turn: TurnInFlight = { claim, abort: new AbortController() };
+    this.turns.set(claim.turnId, turn);
+    this.deps.tracker.track(this.runTurn(turn));
+  }
+
+  /**
+   * A claimed turn's pipeline: generation, preparation, the feedback guarantee, routing. Every
+   * expected failure is handled inside; the catch is a bug guard that keeps the floor sane. Kept
+   * small: an async function's whole frame lives as long as the turn, so the work between its
+   * waits is done by {@link ChannelActor.prepareReply}.
+   */
+  private async runTurn(turn: TurnInFlight): Promise<void> {
+    try {
+      let generation: TurnGenerationResult | undefined;
+      let failure: { error: unknown } | undefined;
+      try {
+        generation = await this.deps.executor.generate(this.generationInput(turn));
+      } catch (error) {
+        failure = { error };
+      }
+      const response = this.prepareReply(turn, generation, failure);
+      if (!response) return;
+      // The stored floor must know the turn before the outbox does (a restart then resumes it).
+      // Flushes requested in the same tick are written together. A store that does not outlive
+      // the process has no restart to prepare for.
+      if (this.deps.durable) await this.deps.persistence?.flush([this.deps.key]).catch(() => undefined);
+      // Built here, so routing does not validate it again; its outcome is applied as published,
+      // so the turn need not wait for it (the delivery is tracked on its own).
+      this.deps.tracker.track(this.deps.routing.routePrepared(response, this.settleOutcome), (error) =>
+        this.crashed(turn, error),
+      );
+    } catch (error) {
+      this.crashed(turn, error);
+    }
+  }
+
+  /** A bug guard that keeps the floor sane: the pipeline handles every expected failure. */
+  private crashed(turn: TurnInFlight, error: unknown): void {
+    const { claim } = turn;
+    this.log.error({ err: error, turnId: claim.turnId }, 'turn pipeline crashed');
+    if (this.turns.delete(claim.turnId))
+      this.apply({
+        type: 'turn.failed',
+        at: this.deps.clock.now(),
+        turnId: claim.turnId,
+        reason: 'internal error',
+      });
+  }
+
+  /** What the model is asked for a turn. */
+  private generationInput(turn: TurnInFlight): GenerationInput {
+    const { deps } = this;
+    const { claim } = turn;
+    return new TurnGeneration(
+      deps.key,
+      deps.avatars.get(claim.avatarId) ?? { id: claim.avatarId, name: claim.avatarId },
+      claim,
+      {
+        avatarIds: deps.cast.avatarIds,
+        avatarNames: deps.cast.avatarNames,
+        spokenInThread:
+          claim.threadId !== undefined
+            ? (this.driver?.spokenInThread(claim.threadId, claim.avatarId) ?? 0)
+            : 0,
+        greetingMaxChars: claim.context.maxChars ?? deps.config.greetingMaxChars,
+      },
+      turn.abort,
     );
   }
 
-  private async runTurn(claim: TurnClaim, signal: AbortSignal): Promise<void> {
+  /**
+   * After generation: applies what it means to the floor and makes the response to send, if any
+   * (preparation, then the feedback guarantee). Undefined when the turn was released meanwhile or
+   * says nothing.
+   */
+  private prepareReply(
+    turn: TurnInFlight,
+    generation: TurnGenerationResult | undefined,
+    failure: { error: unknown } | undefined,
+  ): OutgoingResponse | undefined {
     const { deps } = this;
-    const avatar = deps.avatars.get(claim.avatarId);
-    const profile = avatar ?? { id: claim.avatarId, name: claim.avatarId };
-    let generation: TurnGenerationResult | undefined;
+    const { claim } = turn;
     let errorCode: string | undefined;
-    try {
-      generation = await deps.executor.generate({
-        channelKey: deps.key,
-        avatar: profile,
-        turn: claim,
-        situation: {
-          avatarIds: [...deps.avatars.keys()],
-          avatarNames: [...deps.avatars.values()].flatMap((a) => [a.name, ...(a.aliases ?? [])]),
-          spokenInThread:
-            claim.threadId !== undefined
-              ? (this.driver?.spokenInThread(claim.threadId, claim.avatarId) ?? 0)
-              : 0,
-          greetingMaxChars: claim.context.maxChars ?? deps.config.greetingMaxChars,
-        },
-        signal,
-      });
-    } catch (error) {
+    if (failure) {
+      const { error } = failure;
       errorCode = isTroupeError(error) ? error.code : 'TROUPE_MODEL_FAILED';
-      if (!signal.aborted)
-        deps.logger.warn(
+      if (this.turns.get(claim.turnId) === turn && !this.stopped)
+        this.log.warn(
           { channel: deps.key, turnId: claim.turnId, code: errorCode, err: error },
           'generation failed',
         );
     }
     // Released meanwhile (dismissed, or the runtime stopped): the avatar says nothing.
-    if (signal.aborted || this.stopped || !this.turns.has(claim.turnId)) return;
+    if (this.stopped || this.turns.get(claim.turnId) !== turn) return undefined;
     this.turns.delete(claim.turnId);
 
     const at = deps.clock.now();
     const request = this.preparationRequest(claim, at);
+    const inspecting = deps.inspecting();
     if (errorCode !== undefined) {
-      deps.inspect({
-        type: 'turn.generation-failed',
-        at,
-        channelKey: deps.key,
-        turnId: claim.turnId,
-        avatarId: claim.avatarId,
-        code: errorCode,
-      });
+      if (inspecting)
+        deps.inspect({
+          type: 'turn.generation-failed',
+          at,
+          channelKey: deps.key,
+          turnId: claim.turnId,
+          avatarId: claim.avatarId,
+          code: errorCode,
+        });
       this.apply({
         type: 'turn.failed',
         at,
@@ -443,53 +572,56 @@ export class ChannelActor {
         reason: `generation failed: ${errorCode}`,
       });
     } else if (generation) {
-      deps.inspect({
-        type: 'turn.generated',
-        at,
-        channelKey: deps.key,
-        turnId: claim.turnId,
-        avatarId: claim.avatarId,
-        model: generation.model,
-        chars: generation.text.length,
-      });
+      if (inspecting)
+        deps.inspect({
+          type: 'turn.generated',
+          at,
+          channelKey: deps.key,
+          turnId: claim.turnId,
+          avatarId: claim.avatarId,
+          model: generation.model,
+          chars: generation.text.length,
+        });
       this.apply({ type: 'turn.generated', at, turnId: claim.turnId });
     }
 
-    const prepared = prepareOutgoingResponse({
-      ...(generation
-        ? {
-            generation: {
-              text: generation.text,
-              ...(generation.voiceRequested ? { voiceRequested: true } : {}),
-            },
-          }
-        : {}),
-      ...(errorCode !== undefined ? { error: { code: errorCode } } : {}),
-      request,
-    });
+    const prepared = prepareOutgoingResponse(
+      errorCode !== undefined
+        ? { error: { code: errorCode }, request }
+        : generation
+          ? {
+              generation: generation.voiceRequested
+                ? { text: generation.text, voiceRequested: true }
+                : { text: generation.text },
+              request,
+            }
+          : { request },
+    );
     const decision = ensureFeedback(prepared, request, isUserRequest(claim));
     const response = decision.response;
     if (!response) {
-      deps.inspect({
-        type: 'turn.silent',
-        at,
-        channelKey: deps.key,
-        turnId: claim.turnId,
-        avatarId: claim.avatarId,
-      });
+      if (inspecting)
+        deps.inspect({
+          type: 'turn.silent',
+          at,
+          channelKey: deps.key,
+          turnId: claim.turnId,
+          avatarId: claim.avatarId,
+        });
       if (errorCode === undefined)
         this.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'the model wrote nothing' });
-      return;
+      return undefined;
     }
-    deps.inspect({
-      type: 'response.prepared',
-      at,
-      channelKey: deps.key,
-      idempotencyKey: response.idempotencyKey,
-      origin: response.origin.kind,
-      guaranteed: decision.guaranteed,
-      voice: response.voice !== undefined,
-    });
+    if (inspecting)
+      deps.inspect({
+        type: 'response.prepared',
+        at,
+        channelKey: deps.key,
+        idempotencyKey: response.idempotencyKey,
+        origin: response.origin.kind,
+        guaranteed: decision.guaranteed,
+        voice: response.voice !== undefined,
+      });
     if (response.origin.kind === 'answer') {
       this.awaiting.set(response.idempotencyKey, {
         claim,
@@ -500,38 +632,42 @@ export class ChannelActor {
       // A fallback stands in for a reply the model did not write: the turn itself did not happen.
       this.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'the model wrote nothing' });
     }
-    // The stored floor must know the turn before the outbox does (a restart then resumes it).
-    // A store that does not outlive the process has no restart to prepare for.
-    if (deps.durable) await deps.persistence?.flush([deps.key]).catch(() => undefined);
-    await deps.routing.route(response);
+    return response;
   }
 
   private preparationRequest(claim: TurnClaim, at: number): PreparationRequest {
-    const avatar = this.deps.avatars.get(claim.avatarId);
+    const { deps } = this;
+    const avatar = deps.avatars.get(claim.avatarId);
     const trigger = claim.triggerMessageId;
-    return {
+    const origin: PreparationRequest['origin'] = { turnId: claim.turnId, avatarId: claim.avatarId };
+    if (trigger !== undefined) origin.triggerMessageId = trigger;
+    const request: PreparationRequest = {
       idempotencyKey: this.keyFor(claim.turnId),
-      channel: this.deps.channel,
-      speaker: {
-        avatarId: claim.avatarId,
-        name: avatar?.name ?? claim.avatarId,
-        ...(avatar?.emoji !== undefined ? { emoji: avatar.emoji } : {}),
-        ...(avatar?.pictureUrl !== undefined ? { pictureUrl: avatar.pictureUrl } : {}),
-      },
-      ...(trigger !== undefined && claim.kind === 'response' ? { replyTo: { messageId: trigger } } : {}),
-      origin: {
-        turnId: claim.turnId,
-        avatarId: claim.avatarId,
-        ...(trigger !== undefined ? { triggerMessageId: trigger } : {}),
-      },
-      inboundVoice: trigger !== undefined && this.voiceNotes.has(trigger),
-      ...(avatar?.voiceId !== undefined ? { voiceId: avatar.voiceId } : {}),
-      voicePolicy: { mode: avatar?.voice ?? 'on-request' },
-      ...(avatar ? { speakerNames: [avatar.name, ...(avatar.aliases ?? [])] } : {}),
-      ...(claim.context.maxChars !== undefined ? { maxChars: claim.context.maxChars } : {}),
+      channel: deps.channel,
+      speaker: deps.cast.speakers.get(claim.avatarId) ?? speakerOf(avatar ?? { id: claim.avatarId }),
+      origin,
+      inboundVoice: trigger !== undefined && this.voiceNotes?.has(trigger) === true,
+      voicePolicy: deps.cast.voicePolicies.get(claim.avatarId) ?? { mode: avatar?.voice ?? 'on-request' },
       at,
     };
+    if (trigger !== undefined && claim.kind === 'response') request.replyTo = { messageId: trigger };
+    if (avatar?.voiceId !== undefined) request.voiceId = avatar.voiceId;
+    if (avatar)
+      request.speakerNames = deps.cast.speakerNames.get(claim.avatarId) ?? [
+        avatar.name,
+        ...(avatar.aliases ?? []),
+      ];
+    if (claim.context.maxChars !== undefined) request.maxChars = claim.context.maxChars;
+    return request;
   }
+}
+
+/** How an avatar is shown beside its messages. */
+export function speakerOf(avatar: Pick<AvatarDefinition, 'id'> & Partial<AvatarDefinition>): Speaker {
+  const speaker: Speaker = { avatarId: avatar.id, name: avatar.name ?? avatar.id };
+  if (avatar.emoji !== undefined) speaker.emoji = avatar.emoji;
+  if (avatar.pictureUrl !== undefined) speaker.pictureUrl = avatar.pictureUrl;
+  return speaker;
 }
 
 /**

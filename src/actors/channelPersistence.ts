@@ -29,30 +29,47 @@ export type LoadedChannel =
   | { kind: 'restored'; document: ChannelDocument }
   | { kind: 'invalid'; error: TroupeError };
 
-interface Dirty {
-  produce: () => { document: ChannelDocument; wakeAt: number | undefined };
+/** What persistence asks for a channel's stored form (the channel actor), at flush time. */
+export interface DocumentSource {
+  document(): { document: ChannelDocument; wakeAt: number | undefined };
+}
+
+/** A flush waiting for the one before it: requests made meanwhile join it. */
+interface QueuedFlush {
+  /** The channels to write; undefined: every dirty one. */
+  keys: Set<string> | undefined;
+  done: Promise<void>;
 }
 
 /**
- * Persists channel actors' state: snapshots are written as they change, batched (one store write
- * per flush interval, not one per event), with compare-and-set so a process never overwrites a
- * newer state another wrote. A channel about to send a reply is flushed at once first, so the
- * outbox never knows a turn the stored floor does not (no summon turn lost or spent twice).
+ * Persists channel actors' state with compare-and-set, so a process never overwrites a newer
+ * state another wrote. Over a store that outlives the process (`writeBehind`), snapshots are
+ * written as they change, batched (one store write per flush interval, not one per event), and a
+ * channel about to send a reply is flushed at once first, so the outbox never knows a turn the
+ * stored floor does not (no summon turn lost or spent twice). Over a store that dies with the
+ * process (memory) there is no restart to prepare for: a channel is written only when flushed
+ * explicitly (passivation, retirement, stop), which is when anything reads it back.
  */
 export class ChannelPersistence {
-  private readonly dirty = new Map<string, Dirty>();
+  private readonly dirty = new Map<string, DocumentSource>();
   private readonly versions = new Map<string, number>();
   private readonly wakeVersions = new Map<string, number>();
   private timer: TimerHandle | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private queued: QueuedFlush | undefined;
 
   constructor(
     private readonly options: {
       documents: DocumentStore;
       clock: Clock;
       logger: Logger;
-      /** Longest a change waits before it is written (default 250 ms). */
+      /** Longest a change waits before it is written (default 250 ms), when written behind. */
       flushIntervalMs?: number;
+      /**
+       * Write changes behind, on the flush interval (default true). False for a store that does
+       * not outlive the process: changes wait for an explicit {@link ChannelPersistence.flush}.
+       */
+      writeBehind?: boolean;
       /** Told about every store failure (the runtime publishes it on `errors$`). */
       onError: (error: TroupeError, key: string | undefined) => void;
       /** A channel whose stored state moved on without us (another process wrote it). */
@@ -101,10 +118,10 @@ export class ChannelPersistence {
     this.versions.set(key, 0);
   }
 
-  /** Notes that a channel changed; `produce` is called at flush time, so many changes cost one write. */
-  markDirty(key: string, produce: Dirty['produce']): void {
-    this.dirty.set(key, { produce });
-    if (!this.timer) {
+  /** Notes that a channel changed; `source` is asked at flush time, so many changes cost one write. */
+  markDirty(key: string, source: DocumentSource): void {
+    if (this.dirty.get(key) !== source) this.dirty.set(key, source);
+    if (!this.timer && this.options.writeBehind !== false) {
       const { clock } = this.options;
       this.timer = clock.setTimer(clock.now() + (this.options.flushIntervalMs ?? 250), () => {
         this.timer = undefined;
@@ -127,12 +144,25 @@ export class ChannelPersistence {
 
   /**
    * Writes pending changes (of `keys` only, if given) and resolves when they are stored. Flushes
-   * run one at a time. A store failure keeps the changes pending and reports the error.
+   * run one at a time; requests made while one waits its turn join it (one store write for all
+   * the channels about to send in the same tick). A store failure keeps the changes pending and
+   * reports the error.
    */
   flush(keys?: readonly string[]): Promise<void> {
-    const run = this.flushing.then(() => this.write(keys));
-    this.flushing = run.catch(() => undefined);
-    return run;
+    const queued = this.queued;
+    if (queued) {
+      if (!keys) queued.keys = undefined;
+      else if (queued.keys) for (const k of keys) queued.keys.add(k);
+      return queued.done;
+    }
+    const next: QueuedFlush = { keys: keys ? new Set(keys) : undefined, done: Promise.resolve() };
+    next.done = this.flushing.then(() => {
+      if (this.queued === next) this.queued = undefined;
+      return this.write(next.keys ? [...next.keys] : undefined);
+    });
+    this.queued = next;
+    this.flushing = next.done.catch(() => undefined);
+    return next.done;
   }
 
   private async write(keys: readonly string[] | undefined): Promise<void> {
@@ -141,9 +171,9 @@ export class ChannelPersistence {
     const { documents, clock, logger } = this.options;
     const at = clock.now();
     const batch = picked.map((key) => {
-      const entry = this.dirty.get(key) as Dirty;
+      const source = this.dirty.get(key) as DocumentSource;
       this.dirty.delete(key);
-      return { key, ...entry, ...entry.produce() };
+      return { key, source, ...source.document() };
     });
     const writes = batch.map((b) => ({
       key: b.key,
@@ -187,7 +217,7 @@ export class ChannelPersistence {
       await this.removeWakeups(batch.filter((b, i) => versions[i] !== undefined && b.wakeAt === undefined));
     } catch (error) {
       // Keep what could not be written; the next flush tries again.
-      for (const b of batch) if (!this.dirty.has(b.key)) this.dirty.set(b.key, { produce: b.produce });
+      for (const b of batch) if (!this.dirty.has(b.key)) this.dirty.set(b.key, b.source);
       const failure = TroupeError.isInstance(error)
         ? error
         : new TroupeError(
@@ -200,7 +230,8 @@ export class ChannelPersistence {
           );
       logger.error({ err: failure, channels: batch.length }, failure.message);
       this.options.onError(failure, undefined);
-      if (!this.timer) {
+      // Written behind: retry on a timer. Otherwise the next explicit flush (passivation, stop) retries.
+      if (!this.timer && this.options.writeBehind !== false) {
         this.timer = clock.setTimer(clock.now() + Math.max(1000, this.options.flushIntervalMs ?? 250), () => {
           this.timer = undefined;
           void this.flush();

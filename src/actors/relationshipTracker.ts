@@ -6,6 +6,16 @@ import type { DocumentStore } from '../ports/store.js';
 /** Where relationships live in the store: one document per avatar. */
 export const RELATIONSHIPS = 'relationships';
 
+/** The clipped line both avatars keep of one exchange. */
+function lineOf(input: { speakerId: string; channelKey: string; text: string; at: number }) {
+  return {
+    at: input.at,
+    speakerId: input.speakerId,
+    channelKey: input.channelKey,
+    text: clipText(input.text.replace(/\s+/g, ' ').trim(), EXCERPT_CHARS),
+  };
+}
+
 /** How many recent lines a relationship keeps, and how long each may be. */
 const RECENT_LINES = 5;
 const EXCERPT_CHARS = 140;
@@ -33,7 +43,8 @@ export interface RelationshipDocument {
 /**
  * Records avatar-to-avatar conversations — who, how often, when last, short recent excerpts —
  * and gives them back for prompts. Kept in memory for avatars in use, written to the store in
- * batches (one write per avatar per flush interval).
+ * batches (one write per avatar per flush interval), or, over a store that does not outlive the
+ * process (`writeBehind: false`), only when flushed (the runtime does at stop).
  */
 export class RelationshipTracker {
   private readonly cache = new Map<string, RelationshipDocument>();
@@ -48,46 +59,80 @@ export class RelationshipTracker {
       clock: Clock;
       logger: Logger;
       flushIntervalMs?: number;
+      /** Write changes behind, on the flush interval (default true). */
+      writeBehind?: boolean;
     },
   ) {}
 
-  /** Records that `speakerId` answered `addresseeId` (both avatars) in a channel. */
-  async record(input: {
+  /**
+   * Records that `speakerId` answered `addresseeId` (both avatars) in a channel. Undefined when
+   * recorded at once (both avatars in use); otherwise the load and record in flight.
+   */
+  record(input: {
+    speakerId: string;
+    addresseeId: string;
+    channelKey: string;
+    text: string;
+    at: number;
+  }): Promise<void> | undefined {
+    if (input.speakerId === input.addresseeId) return undefined;
+    const speaker = this.cache.get(input.speakerId);
+    const addressee = this.cache.get(input.addresseeId);
+    // Both avatars in use already (nearly always): recorded at once, with no wait.
+    if (speaker && addressee) {
+      try {
+        const line = lineOf(input);
+        this.note(input.speakerId, speaker, input.addresseeId, input, line);
+        this.note(input.addresseeId, addressee, input.speakerId, input, line);
+        this.armFlush();
+        return undefined;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.recordLoading(input);
+  }
+
+  private async recordLoading(input: {
     speakerId: string;
     addresseeId: string;
     channelKey: string;
     text: string;
     at: number;
   }): Promise<void> {
-    if (input.speakerId === input.addresseeId) return;
-    const line = {
-      at: input.at,
-      speakerId: input.speakerId,
-      channelKey: input.channelKey,
-      text: clipText(input.text.replace(/\s+/g, ' ').trim(), EXCERPT_CHARS),
-    };
+    const line = lineOf(input);
     for (const [self, other] of [
       [input.speakerId, input.addresseeId],
       [input.addresseeId, input.speakerId],
     ] as const) {
-      const doc = await this.load(self);
-      const rel: Relationship = doc.partners[other] ?? {
-        partnerId: other,
-        exchanges: 0,
-        firstAt: input.at,
-        lastAt: input.at,
-        channels: {},
-        recent: [],
-      };
-      doc.partners[other] = rel;
-      rel.exchanges += 1;
-      rel.lastAt = Math.max(rel.lastAt, input.at);
-      rel.channels[input.channelKey] = (rel.channels[input.channelKey] ?? 0) + 1;
-      rel.recent.push(line);
-      if (rel.recent.length > RECENT_LINES) rel.recent.splice(0, rel.recent.length - RECENT_LINES);
-      this.dirty.add(self);
+      this.note(self, await this.load(self), other, input, line);
     }
     this.armFlush();
+  }
+
+  /** Adds one exchange with `other` to `doc`, the document of avatar `self`. */
+  private note(
+    self: string,
+    doc: RelationshipDocument,
+    other: string,
+    input: { channelKey: string; at: number },
+    line: Relationship['recent'][number],
+  ): void {
+    const rel: Relationship = doc.partners[other] ?? {
+      partnerId: other,
+      exchanges: 0,
+      firstAt: input.at,
+      lastAt: input.at,
+      channels: {},
+      recent: [],
+    };
+    doc.partners[other] = rel;
+    rel.exchanges += 1;
+    rel.lastAt = Math.max(rel.lastAt, input.at);
+    rel.channels[input.channelKey] = (rel.channels[input.channelKey] ?? 0) + 1;
+    rel.recent.push(line);
+    if (rel.recent.length > RECENT_LINES) rel.recent.splice(0, rel.recent.length - RECENT_LINES);
+    this.dirty.add(self);
   }
 
   /** What `avatarId` knows about each of `partnerIds` it has talked with, most recent first. */
@@ -136,7 +181,7 @@ export class RelationshipTracker {
   }
 
   private armFlush(): void {
-    if (this.timer) return;
+    if (this.timer || this.options.writeBehind === false) return;
     const { clock } = this.options;
     this.timer = clock.setTimer(clock.now() + (this.options.flushIntervalMs ?? 1000), () => {
       this.timer = undefined;

@@ -1,13 +1,18 @@
 import { Subject } from 'rxjs';
 import { splitText } from '../delivery/splitText.js';
 import type { Logger } from '../logging/logger.js';
-import type { Clock } from '../ports/clock.js';
-import type { Outbox, OutboxEntry } from '../ports/outbox.js';
+import type { Clock, TimerHandle } from '../ports/clock.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../ports/outbox.js';
 import { isSendable, type OutgoingResponse, outgoingResponseSchema } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome, SentPart } from '../ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../ports/speech.js';
-import { type Transport, TransportError, type TransportMessage } from '../ports/transport.js';
-import { describe, isTroupeError } from '../ports/troupeError.js';
+import {
+  type Transport,
+  TransportError,
+  type TransportMessage,
+  type TransportReceipt,
+} from '../ports/transport.js';
+import { describe, isTroupeError, type TroupeError } from '../ports/troupeError.js';
 
 /** How routing retries a failed send. */
 export interface RetryPolicy {
@@ -22,6 +27,12 @@ export interface RetryPolicy {
 /** Defaults for {@link RetryPolicy}. */
 export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
 
+/** How long one send may take before it is aborted, unless the transport says (default 30 s). */
+export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
+
+/** Called with a delivery's outcome as it is published, before the delivery's promise resolves. */
+export type OutcomeHandler = (outcome: RoutingOutcome) => void;
+
 /** What the routing actor needs. */
 export interface RoutingActorOptions {
   transports: readonly Transport[];
@@ -30,6 +41,30 @@ export interface RoutingActorOptions {
   logger: Logger;
   speech?: SpeechSynthesizer;
   retry?: Partial<RetryPolicy>;
+  /**
+   * How long one send may take before its signal is aborted and it counts as a retryable
+   * `TROUPE_TRANSPORT_TIMEOUT` (default 30 s). A transport's own `limits.sendTimeoutMs` wins.
+   */
+  sendTimeoutMs?: number;
+}
+
+/**
+ * Sends that started at the same instant with the same timeout share a deadline, so they share
+ * one abort controller (an `AbortSignal` costs more to make than the rest of a send).
+ */
+interface SendCohort {
+  deadline: number;
+  timeoutMs: number;
+  controller: AbortController;
+}
+
+/** One send in flight, so the watchdog or `abandon` can end it even if the transport never answers. */
+class SendInFlight {
+  /** Set as the send starts. */
+  result!: Promise<TransportReceipt>;
+  fail!: (error: unknown) => void;
+
+  constructor(readonly cohort: SendCohort) {}
 }
 
 interface PlannedPart {
@@ -54,12 +89,26 @@ export class RoutingActor {
   readonly outcomes$ = new Subject<RoutingOutcome>();
   private readonly transports = new Map<string, Transport>();
   private readonly retry: RetryPolicy;
-  /** The tail of each channel's send queue. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly sendTimeoutMs: number;
+  /** The tail of each channel's send queue, and how many deliveries are in it. */
+  private readonly queues = new Map<string, Promise<RoutingOutcome>>();
+  private readonly queued = new Map<string, number>();
+  /** Deliveries in progress by key, so one response is never delivered twice at once. */
+  private readonly inProgress = new Map<string, Promise<RoutingOutcome>>();
+  /** Callers to tell of an outcome as it is published, by key. */
+  private readonly handlers = new Map<string, OutcomeHandler>();
+  private readonly sending = new Set<SendInFlight>();
+  private cohort: SendCohort | undefined;
+  private watchdog: { handle: TimerHandle; due: number } | undefined;
+  /** Set by {@link RoutingActor.abandon}: nothing more is sent, nothing in flight is settled. */
+  private abandoned: TroupeError | undefined;
+  /** Aborted by {@link RoutingActor.abandon}: ends retries waiting for their backoff. */
+  private stopController: AbortController | undefined;
 
   constructor(private readonly options: RoutingActorOptions) {
     for (const t of options.transports) this.transports.set(t.kind, t);
     this.retry = { ...defaultRetryPolicy, ...options.retry };
+    this.sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   }
 
   /** Registers (or replaces) the transport for a channel kind. */
@@ -72,170 +121,275 @@ export class RoutingActor {
     return this.transports.get(kind);
   }
 
+  /** Sends in flight right now (each part is one send). */
+  get sendsInFlight(): number {
+    return this.sending.size;
+  }
+
   /** Delivers one response; resolves with its outcome (also published). Never rejects. */
   route(response: OutgoingResponse): Promise<RoutingOutcome> {
-    return this.once(response.idempotencyKey, () =>
-      this.enqueue(response, () => this.deliver(response, undefined)),
-    );
+    return this.start(response, undefined, false, undefined);
+  }
+
+  /**
+   * Delivers a response the runtime made itself (prepared, or validated on the way in), so it is
+   * not validated again; `onOutcome` gets the outcome as it is published, before the returned
+   * promise resolves, so the caller applies it at once and in order.
+   */
+  routePrepared(response: OutgoingResponse, onOutcome: OutcomeHandler): Promise<RoutingOutcome> {
+    return this.start(response, undefined, true, onOutcome);
   }
 
   /**
    * Sends an outbox entry that was recorded but not settled, from its first part not taken. If
    * the same key is already being delivered, joins that delivery instead of starting another.
    */
-  resume(entry: OutboxEntry): Promise<RoutingOutcome> {
-    return this.once(entry.key, () =>
-      this.enqueue(entry.response, () => this.deliver(entry.response, entry)),
-    );
+  resume(entry: OutboxEntry, onOutcome?: OutcomeHandler): Promise<RoutingOutcome> {
+    return this.start(entry.response, entry, false, onOutcome);
   }
 
   /**
    * Sends again every outbox entry that was recorded but never settled (after a crash), from the
    * first part the transport had not taken. Transports that deduplicate on the part key drop the
-   * one part that may have gone out just before the crash.
+   * one part that may have gone out just before the crash. `onOutcome` gets each outcome as it
+   * is published.
    */
-  async recover(): Promise<RoutingOutcome[]> {
+  async recover(onOutcome?: OutcomeHandler): Promise<RoutingOutcome[]> {
     const entries = await this.options.outbox.unsettled();
     if (entries.length > 0)
       this.options.logger.info({ count: entries.length }, 'resending unsettled outbox entries');
-    return Promise.all(entries.map((entry) => this.resume(entry)));
+    return Promise.all(entries.map((entry) => this.resume(entry, onOutcome)));
   }
 
-  /** Deliveries in progress by key, so one response is never delivered twice at once. */
-  private readonly inProgress = new Map<string, Promise<RoutingOutcome>>();
+  /**
+   * Stops sending for good (the runtime is stopping past its deadline): sends in flight are
+   * aborted, retries waiting for their backoff end, and their outbox entries are left unsettled,
+   * so the next start sends them. Their deliveries resolve with a `TROUPE_TRANSPORT_ABORTED`
+   * outcome that is published but given to no `onOutcome` (nothing was settled). Idempotent.
+   */
+  abandon(): void {
+    if (this.abandoned) return;
+    const error = new TransportError(
+      'TROUPE_TRANSPORT_ABORTED',
+      'The runtime stopped before this reply was sent; it stays in the outbox and is sent on the next start.',
+      { retryable: true },
+    );
+    this.abandoned = error;
+    this.stopController?.abort(error);
+    for (const flight of this.sending) {
+      flight.cohort.controller.abort(error);
+      flight.fail(error);
+    }
+    this.sending.clear();
+    this.disarmWatchdog();
+  }
 
-  private once(key: string, start: () => Promise<RoutingOutcome>): Promise<RoutingOutcome> {
+  private start(
+    response: OutgoingResponse,
+    resumed: OutboxEntry | undefined,
+    validated: boolean,
+    onOutcome: OutcomeHandler | undefined,
+  ): Promise<RoutingOutcome> {
+    const key = response.idempotencyKey;
     const running = this.inProgress.get(key);
-    if (running) return running;
-    const run = start().finally(() => this.inProgress.delete(key));
-    this.inProgress.set(key, run);
-    return run;
-  }
-
-  /** Runs `work` after everything already queued for the response's channel. */
-  private enqueue(response: OutgoingResponse, work: () => Promise<RoutingOutcome>): Promise<RoutingOutcome> {
+    if (running) {
+      if (onOutcome)
+        void running.then((outcome) => {
+          if (!this.abandoned) onOutcome(outcome);
+        });
+      return running;
+    }
+    if (onOutcome) this.handlers.set(key, onOutcome);
+    // Responses to one channel go out in order: after everything already queued for it.
     const queueKey = `${response.channel?.kind}\u0000${response.channel?.id}`;
-    const previous = this.queues.get(queueKey) ?? Promise.resolve();
-    const run = previous.then(work);
-    const tail = run.catch(() => undefined);
-    this.queues.set(queueKey, tail);
-    void tail.then(() => {
-      if (this.queues.get(queueKey) === tail) this.queues.delete(queueKey);
-    });
+    const previous = this.queues.get(queueKey);
+    this.queued.set(queueKey, (this.queued.get(queueKey) ?? 0) + 1);
+    const run = this.deliver(previous, queueKey, response, resumed, validated);
+    // A delivery that ended without waiting (nothing to send) has already forgotten itself.
+    if (this.queued.has(queueKey)) {
+      this.queues.set(queueKey, run);
+      this.inProgress.set(key, run);
+    }
     return run;
   }
 
-  private async deliver(input: OutgoingResponse, resumed: OutboxEntry | undefined): Promise<RoutingOutcome> {
-    const { clock, logger, outbox } = this.options;
-    const parsed = outgoingResponseSchema.safeParse(input);
-    if (!parsed.success) {
-      return this.publish(
-        unattempted(input, clock.now(), {
-          code: 'TROUPE_RESPONSE_INVALID',
-          message: `The response is not a valid OutgoingResponse: ${parsed.error.issues
-            .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-            .join('; ')}`,
-          retryable: false,
-        }),
-      );
+  /** Forgets a delivery that ended: its key, and its channel's queue once nothing is left in it. */
+  private ended(queueKey: string, key: string): void {
+    this.inProgress.delete(key);
+    this.handlers.delete(key);
+    const left = (this.queued.get(queueKey) ?? 1) - 1;
+    if (left > 0) {
+      this.queued.set(queueKey, left);
+    } else {
+      this.queued.delete(queueKey);
+      this.queues.delete(queueKey);
     }
-    const response = parsed.data;
-    const transport = this.transports.get(response.channel.kind);
-    if (!transport) {
-      return this.publish(
-        unattempted(response, clock.now(), {
-          code: 'TROUPE_TRANSPORT_MISSING',
-          message: `No transport is registered for channel kind "${response.channel.kind}"; pass one to createRuntime({ transports }).`,
-          retryable: false,
-        }),
-      );
-    }
-    if (!isSendable(response)) {
-      return this.publish(
-        unattempted(response, clock.now(), {
-          code: 'TROUPE_RESPONSE_EMPTY',
-          message: 'The response has no text, voice or attachment to send.',
-          retryable: false,
-        }),
-      );
-    }
+  }
 
-    let entry = resumed;
+  /** Waits for the channel's previous delivery, delivers, and forgets the delivery. */
+  private async deliver(
+    previous: Promise<RoutingOutcome> | undefined,
+    queueKey: string,
+    input: OutgoingResponse,
+    resumed: OutboxEntry | undefined,
+    validated: boolean,
+  ): Promise<RoutingOutcome> {
     try {
-      if (!entry) {
-        const recorded = await outbox.record(response, clock.now());
-        entry = recorded.entry;
-        if (!recorded.created && entry.settled) {
-          logger.debug({ key: response.idempotencyKey }, 'response already settled; not sending again');
-          return this.publish({
-            ...base(response),
-            attempted: false,
-            sent: entry.settled.sent,
-            parts: entry.sentParts,
-            voiceFellBackToText: false,
-            duplicate: true,
-            at: clock.now(),
-          });
+      if (previous) await previous.then(undefined, () => undefined);
+      const { clock, logger, outbox } = this.options;
+      let response = input;
+      if (!validated) {
+        const parsed = outgoingResponseSchema.safeParse(input);
+        if (!parsed.success) {
+          return this.publish(
+            unattempted(input, clock.now(), {
+              code: 'TROUPE_RESPONSE_INVALID',
+              message: `The response is not a valid OutgoingResponse: ${parsed.error.issues
+                .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+                .join('; ')}`,
+              retryable: false,
+            }),
+          );
+        }
+        response = parsed.data;
+      }
+      const transport = this.transports.get(response.channel.kind);
+      if (!transport) {
+        return this.publish(
+          unattempted(response, clock.now(), {
+            code: 'TROUPE_TRANSPORT_MISSING',
+            message: `No transport is registered for channel kind "${response.channel.kind}"; pass one to createRuntime({ transports }).`,
+            retryable: false,
+          }),
+        );
+      }
+      if (!isSendable(response)) {
+        return this.publish(
+          unattempted(response, clock.now(), {
+            code: 'TROUPE_RESPONSE_EMPTY',
+            message: 'The response has no text, voice or attachment to send.',
+            retryable: false,
+          }),
+        );
+      }
+
+      let entry: Pick<OutboxEntry, 'sentParts' | 'settled'> | undefined = resumed;
+      try {
+        if (!entry) {
+          const recorded = outbox.immediate
+            ? outbox.immediate.record(response, clock.now())
+            : await outbox.record(response, clock.now());
+          entry = recorded.entry;
+          if (!recorded.created && entry.settled) {
+            logger.debug({ key: response.idempotencyKey }, 'response already settled; not sending again');
+            return this.publish({
+              ...base(response),
+              attempted: false,
+              sent: entry.settled.sent,
+              parts: entry.sentParts,
+              voiceFellBackToText: false,
+              duplicate: true,
+              at: clock.now(),
+            });
+          }
+        }
+      } catch (error) {
+        // Sending without a record could send twice after a crash: refuse instead.
+        return this.publish(
+          unattempted(response, clock.now(), {
+            code: 'TROUPE_OUTBOX_UNAVAILABLE',
+            message: `The outbox could not record the response, so it was not sent: ${describe(error)}`,
+            retryable: true,
+          }),
+        );
+      }
+
+      // Speech is the only step of planning that waits for anything.
+      const { parts, voiceFellBackToText } = response.voice
+        ? await this.plan(response, transport)
+        : this.planText(response, transport, [], false);
+      const sent: SentPart[] = entry.sentParts.length > 0 ? [...entry.sentParts] : [];
+      let failure: Failure | undefined;
+      for (const part of parts) {
+        if (sent.length > 0 && sent.some((p) => p.index === part.index)) continue;
+        // The first attempt inline; retries (rare) in their own loop.
+        let result: { messageId: string; attempts: number } | { error: Failure };
+        let receipt: TransportReceipt | undefined;
+        let thrown: unknown;
+        const flight = this.beginSend(transport, part.message);
+        try {
+          receipt = await flight.result;
+        } catch (error) {
+          thrown = error;
+        } finally {
+          this.endSend(flight);
+        }
+        if (receipt) result = { messageId: receipt.messageId, attempts: 1 };
+        else result = await this.retrySend(transport, part, thrown);
+        if ('error' in result) {
+          failure = result.error;
+          break;
+        }
+        const record: SentPart = {
+          index: part.index,
+          kind: part.kind,
+          messageId: result.messageId,
+          attempts: result.attempts,
+        };
+        sent.push(record);
+        try {
+          if (outbox.immediate) outbox.immediate.markPartSent(response.idempotencyKey, record);
+          else await outbox.markPartSent(response.idempotencyKey, record);
+        } catch (error) {
+          logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not note a sent part');
         }
       }
-    } catch (error) {
-      // Sending without a record could send twice after a crash: refuse instead.
-      return this.publish(
-        unattempted(response, clock.now(), {
-          code: 'TROUPE_OUTBOX_UNAVAILABLE',
-          message: `The outbox could not record the response, so it was not sent: ${describe(error)}`,
-          retryable: true,
-        }),
-      );
-    }
-
-    const { parts, voiceFellBackToText } = await this.plan(response, transport);
-    const sent: SentPart[] = [...entry.sentParts];
-    const done = new Set(sent.map((p) => p.index));
-    let failure: Failure | undefined;
-    for (const part of parts) {
-      if (done.has(part.index)) continue;
-      const result = await this.sendWithRetry(transport, part);
-      if ('error' in result) {
-        failure = result.error;
-        break;
-      }
-      const record: SentPart = {
-        index: part.index,
-        kind: part.kind,
-        messageId: result.messageId,
-        attempts: result.attempts,
-      };
-      sent.push(record);
-      await outbox
-        .markPartSent(response.idempotencyKey, record)
-        .catch((error: unknown) =>
-          logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not note a sent part'),
+      if (sent.length > 1) sent.sort((a, b) => a.index - b.index);
+      const at = clock.now();
+      if (this.abandoned) {
+        // Stopped mid-delivery: the entry stays unsettled, so the next start sends what is left.
+        const error = this.abandoned;
+        return this.publish(
+          {
+            idempotencyKey: response.idempotencyKey,
+            channel: response.channel,
+            origin: response.origin,
+            attempted: true,
+            sent: false,
+            parts: sent,
+            voiceFellBackToText,
+            duplicate: false,
+            error: { code: error.code, message: error.message, retryable: true },
+            at,
+          },
+          false,
         );
-    }
-    sent.sort((a, b) => a.index - b.index);
-    const at = clock.now();
-    await outbox
-      .settle(response.idempotencyKey, {
-        at,
+      }
+      const settlement: OutboxSettlement = failure ? { at, sent: false, error: failure } : { at, sent: true };
+      try {
+        if (outbox.immediate) outbox.immediate.settle(response.idempotencyKey, settlement);
+        else await outbox.settle(response.idempotencyKey, settlement);
+      } catch (error) {
+        logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not settle an entry');
+      }
+      if (failure)
+        logger.warn({ key: response.idempotencyKey, code: failure.code }, `send failed: ${failure.message}`);
+      const outcome: RoutingOutcome = {
+        idempotencyKey: response.idempotencyKey,
+        channel: response.channel,
+        origin: response.origin,
+        attempted: true,
         sent: failure === undefined,
-        ...(failure ? { error: failure } : {}),
-      })
-      .catch((error: unknown) =>
-        logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not settle an entry'),
-      );
-    if (failure)
-      logger.warn({ key: response.idempotencyKey, code: failure.code }, `send failed: ${failure.message}`);
-    return this.publish({
-      ...base(response),
-      attempted: true,
-      sent: failure === undefined,
-      parts: sent,
-      voiceFellBackToText,
-      duplicate: false,
-      ...(failure ? { error: failure } : {}),
-      at,
-    });
+        parts: sent,
+        voiceFellBackToText,
+        duplicate: false,
+        at,
+      };
+      if (failure) outcome.error = failure;
+      return this.publish(outcome);
+    } finally {
+      this.ended(queueKey, input.idempotencyKey);
+    }
   }
 
   /** Splits a response into transport messages; speech happens here, falling back to text. */
@@ -269,6 +423,16 @@ export class RoutingActor {
         }
       }
     }
+    return this.planText(response, transport, attachments, voiceFellBackToText);
+  }
+
+  /** The parts of a response once any speech is done: text split to the limit, attachments first. */
+  private planText(
+    response: OutgoingResponse,
+    transport: Transport,
+    attachments: NonNullable<TransportMessage['attachments']>,
+    voiceFellBackToText: boolean,
+  ): { parts: PlannedPart[]; voiceFellBackToText: boolean } {
     if (transport.limits.attachments) {
       for (const a of response.attachments) {
         attachments.push({
@@ -289,11 +453,11 @@ export class RoutingActor {
       const message: TransportMessage = {
         idempotencyKey: `${response.idempotencyKey}#${index}`,
         channelId: response.channel.id,
-        ...(chunk !== undefined ? { text: chunk } : {}),
-        ...(first && attachments.length > 0 ? { attachments } : {}),
-        ...(response.speaker ? { speaker: response.speaker } : {}),
-        ...(first && response.replyTo ? { replyTo: response.replyTo } : {}),
       };
+      if (chunk !== undefined) message.text = chunk;
+      if (first && attachments.length > 0) message.attachments = attachments;
+      if (response.speaker) message.speaker = response.speaker;
+      if (first && response.replyTo) message.replyTo = response.replyTo;
       parts.push({
         index,
         kind:
@@ -308,39 +472,122 @@ export class RoutingActor {
     return { parts, voiceFellBackToText };
   }
 
-  private async sendWithRetry(
+  /** Retries a part whose first attempt failed with `firstError`, with backoff, while retryable. */
+  private async retrySend(
     transport: Transport,
     part: PlannedPart,
+    firstError: unknown,
   ): Promise<{ messageId: string; attempts: number } | { error: Failure }> {
     const { clock, logger } = this.options;
+    let error = firstError;
     for (let attempt = 1; ; attempt += 1) {
+      const failure = toFailure(error);
+      if (this.abandoned) return { error: failure };
+      if (!failure.retryable || attempt >= this.retry.maxAttempts) {
+        return {
+          error:
+            attempt > 1 ? { ...failure, message: `${failure.message} (after ${attempt} attempts)` } : failure,
+        };
+      }
+      const hinted = TransportError.isInstance(error) ? error.retryAfterMs : undefined;
+      const delay = Math.min(
+        this.retry.maxDelayMs,
+        typeof hinted === 'number' && hinted >= 0
+          ? hinted
+          : this.backoff(part.message.idempotencyKey, attempt),
+      );
+      logger.info(
+        { key: part.message.idempotencyKey, attempt, delayMs: delay, code: failure.code },
+        'send failed; retrying',
+      );
+      const stopped = await clock.sleep(delay, this.stopSignal()).then(
+        () => false,
+        () => true,
+      );
+      if (stopped) return { error: failure };
+      const flight = this.beginSend(transport, part.message);
       try {
-        const receipt = await transport.send(part.message);
-        return { messageId: receipt.messageId, attempts: attempt };
-      } catch (error) {
-        const failure = toFailure(error);
-        if (!failure.retryable || attempt >= this.retry.maxAttempts) {
-          return {
-            error:
-              attempt > 1
-                ? { ...failure, message: `${failure.message} (after ${attempt} attempts)` }
-                : failure,
-          };
-        }
-        const hinted = TransportError.isInstance(error) ? error.retryAfterMs : undefined;
-        const delay = Math.min(
-          this.retry.maxDelayMs,
-          typeof hinted === 'number' && hinted >= 0
-            ? hinted
-            : this.backoff(part.message.idempotencyKey, attempt),
-        );
-        logger.info(
-          { key: part.message.idempotencyKey, attempt, delayMs: delay, code: failure.code },
-          'send failed; retrying',
-        );
-        await clock.sleep(delay);
+        const receipt = await flight.result;
+        return { messageId: receipt.messageId, attempts: attempt + 1 };
+      } catch (next) {
+        error = next;
+      } finally {
+        this.endSend(flight);
       }
     }
+  }
+
+  /** A signal aborted when routing is abandoned (made once, on the first retry that waits). */
+  private stopSignal(): AbortSignal {
+    this.stopController ??= new AbortController();
+    return this.stopController.signal;
+  }
+
+  /**
+   * Starts one send through the transport with an abort signal. Its `result` ends when the
+   * transport answers, when its timeout passes (a retryable `TROUPE_TRANSPORT_TIMEOUT`, the signal
+   * aborted), or when routing is abandoned, whether or not the transport heeds the signal. Every
+   * send is ended with {@link RoutingActor.endSend}.
+   */
+  private beginSend(transport: Transport, message: TransportMessage): SendInFlight {
+    const { clock } = this.options;
+    const timeoutMs = transport.limits.sendTimeoutMs ?? this.sendTimeoutMs;
+    const deadline = clock.now() + timeoutMs;
+    let cohort = this.cohort;
+    if (!cohort || cohort.deadline !== deadline || cohort.controller.signal.aborted) {
+      cohort = { deadline, timeoutMs, controller: new AbortController() };
+      this.cohort = cohort;
+    }
+    const flight = new SendInFlight(cohort);
+    const abandoned = this.abandoned;
+    flight.result = new Promise<TransportReceipt>((resolve, reject) => {
+      flight.fail = reject;
+      if (abandoned) reject(abandoned);
+      else transport.send(message, flight.cohort.controller.signal).then(resolve, reject);
+    });
+    if (abandoned) return flight;
+    this.sending.add(flight);
+    if (!this.watchdog || this.watchdog.due > deadline) this.armWatchdog(deadline);
+    return flight;
+  }
+
+  private endSend(flight: SendInFlight): void {
+    if (this.sending.delete(flight) && this.sending.size === 0) this.disarmWatchdog();
+  }
+
+  /** Ends the sends whose deadline passed, then waits for the next deadline. */
+  private onWatchdog(): void {
+    this.watchdog = undefined;
+    const now = this.options.clock.now();
+    let next: number | undefined;
+    for (const flight of this.sending) {
+      const { cohort } = flight;
+      if (cohort.deadline <= now) {
+        const error = new TransportError(
+          'TROUPE_TRANSPORT_TIMEOUT',
+          `The transport did not answer within ${cohort.timeoutMs} ms; the send was aborted.`,
+          { retryable: true },
+        );
+        if (!cohort.controller.signal.aborted) cohort.controller.abort(error);
+        this.sending.delete(flight);
+        flight.fail(error);
+      } else if (next === undefined || cohort.deadline < next) {
+        next = cohort.deadline;
+      }
+    }
+    if (next !== undefined) this.armWatchdog(next);
+  }
+
+  private armWatchdog(due: number): void {
+    this.disarmWatchdog();
+    const handle = this.options.clock.setTimer(due, () => this.onWatchdog());
+    this.watchdog = { handle, due };
+  }
+
+  private disarmWatchdog(): void {
+    if (!this.watchdog) return;
+    this.options.clock.clearTimer(this.watchdog.handle);
+    this.watchdog = undefined;
   }
 
   /** Exponential backoff with jitter seeded by the key: spread out, yet replayable. */
@@ -352,8 +599,14 @@ export class RoutingActor {
     return Math.round(exp * jitter);
   }
 
-  private publish(outcome: RoutingOutcome): RoutingOutcome {
+  /** Tells observers, then the caller waiting for it (unless nothing was settled). */
+  private publish(outcome: RoutingOutcome, settled = true): RoutingOutcome {
     this.outcomes$.next(outcome);
+    const handler = this.handlers.get(outcome.idempotencyKey);
+    if (handler && settled) {
+      this.handlers.delete(outcome.idempotencyKey);
+      handler(outcome);
+    }
     return outcome;
   }
 }

@@ -6,21 +6,26 @@ import { createLogger } from '../logging/logger.js';
 import { ChannelFloor, type FloorView } from '../machines/channelFloor.js';
 import { FloorSnapshotError } from '../machines/floorSnapshot.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
+import type { RoutingOutcome } from '../ports/routingOutcome.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { ActorRegistry } from './actorRegistry.js';
 import { avatarListSchema, toProfile } from './avatarDefinition.js';
-import { ChannelActor, type ChannelStart } from './channelActor.js';
+import { ChannelActor, type ChannelActorDeps, type ChannelStart, speakerOf } from './channelActor.js';
 import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
 import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
+import { parseRuntimeEvent } from './parseRuntimeEvent.js';
 import { RelationshipTracker } from './relationshipTracker.js';
 import { RoutingActor } from './routingActor.js';
-import { type RuntimeEvent, runtimeEventSchema } from './runtimeEvents.js';
-import type { ResolvedRuntimeOptions, Runtime, SendResult } from './runtimeOptions.js';
+import type { RuntimeEvent } from './runtimeEvents.js';
+import type { ResolvedRuntimeOptions, Runtime, SendResult, StopOptions } from './runtimeOptions.js';
 import { LookupDesk } from './tools/lookupDesk.js';
 import { TurnExecutor } from './turnExecutor.js';
 import { WakeupScheduler } from './wakeupScheduler.js';
 import { WorkTracker } from './workTracker.js';
+
+/** How long `stop()` waits for work in flight by default. */
+export const DEFAULT_STOP_DEADLINE_MS = 30_000;
 
 /** The key of a channel: `kind:id`. */
 export function channelKey(channel: ChannelRef): string {
@@ -50,6 +55,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   const { config, model, store } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger();
+  const durable = options.persistence?.durable ?? store.kind !== 'memory';
   const passivateAfterMs = options.persistence?.passivateAfterMs ?? 10 * 60_000;
   const idleExpiryMs = options.persistence?.idleExpiryMs ?? 14 * 24 * 3_600_000;
   const tracker = new WorkTracker();
@@ -63,11 +69,13 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     logger: logger.child({ actor: 'routing' }),
     ...(options.speech ? { speech: options.speech } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
   });
   const relationships = new RelationshipTracker({
     documents: store.documents,
     clock,
     logger: logger.child({ actor: 'relationships' }),
+    writeBehind: durable,
   });
   const lookupDesk = options.lookup
     ? new LookupDesk({
@@ -96,6 +104,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     ...(options.persistence?.flushIntervalMs !== undefined
       ? { flushIntervalMs: options.persistence.flushIntervalMs }
       : {}),
+    writeBehind: durable,
     onError: (error) => errors$.next(error),
     // Another process wrote this channel: drop ours; the next event loads theirs.
     onConflict: (key) => {
@@ -127,6 +136,15 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   }
 
   const inspect = (event: InspectionEvent) => inspection$.next(event);
+  const inspecting = () => inspection$.observed;
+  // The cast as turns need it, made once and shared by every turn (frozen: responses carry them).
+  const cast: ChannelActorDeps['cast'] = {
+    avatarIds: avatars.map((a) => a.id),
+    avatarNames: avatars.flatMap((a) => [a.name, ...(a.aliases ?? [])]),
+    speakers: new Map(avatars.map((a) => [a.id, Object.freeze(speakerOf(a))])),
+    speakerNames: new Map(avatars.map((a) => [a.id, Object.freeze([a.name, ...(a.aliases ?? [])])])),
+    voicePolicies: new Map(avatars.map((a) => [a.id, Object.freeze({ mode: a.voice })])),
+  };
 
   const fresh = (key: string): ChannelStart => ({
     floor: new ChannelFloor({
@@ -189,11 +207,14 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
           executor,
           routing,
           tracker,
-          logger: logger.child({ channel: key }),
+          logger,
           inspect,
+          inspecting,
+          cast,
+          afterOutcome: retireIfFinished,
           persistence,
           outbox: store.outbox,
-          durable: store.kind !== 'memory',
+          durable,
         }),
     );
     if (created) {
@@ -256,33 +277,51 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   };
   let sweepTimer = clock.setTimer(clock.now() + Math.min(passivateAfterMs, 60_000), sweep);
 
+  /** Resolves true once no work is in flight, or false when `ms` pass first (on the runtime's clock). */
+  const drainedWithin = (ms: number): Promise<boolean> => {
+    if (tracker.active === 0) return Promise.resolve(true);
+    if (!Number.isFinite(ms)) return tracker.drained().then(() => true);
+    return new Promise((resolve) => {
+      const timer = clock.setTimer(clock.now() + Math.max(0, ms), () => resolve(false));
+      void tracker.drained().then(() => {
+        clock.clearTimer(timer);
+        resolve(true);
+      });
+    });
+  };
+
   const reject = (error: TroupeError): SendResult => {
     logger.warn({ err: error }, error.message);
     errors$.next(error);
     return { accepted: false, error };
   };
 
+  // Observers see every outcome; the channel actor that routed a reply applies it itself.
   const outcomeSubscription = routing.outcomes$.subscribe((outcome) => {
-    inspect({ type: 'routing.outcome', at: outcome.at, outcome });
+    if (inspecting()) inspect({ type: 'routing.outcome', at: outcome.at, outcome });
     if (outcome.error && outcome.attempted === false && outcome.error.code !== 'TROUPE_RESPONSE_EMPTY') {
       errors$.next(
         new TroupeError(outcome.error.code, outcome.error.message, { retryable: outcome.error.retryable }),
       );
     }
+  });
+
+  /** The outcome of a response the runtime routed itself (resent after a restart, or sent as is). */
+  const settleInChannel = (outcome: RoutingOutcome) => {
     let actor = registry.get(channelKey(outcome.channel));
     // A reply resent after a restart settles its turn in a channel that may not be loaded yet.
     if (!actor && outcome.origin.kind === 'answer' && !stopping) actor = activate(outcome.channel);
     if (!actor) return;
     actor.onOutcome(outcome);
     retireIfFinished(actor);
-  });
+  };
 
   const send = (input: unknown): SendResult => {
     if (stopping)
       return reject(
         new TroupeError('TROUPE_RUNTIME_STOPPED', 'The runtime is stopping and accepts no more events.'),
       );
-    const parsed = runtimeEventSchema.safeParse(input);
+    const parsed = parseRuntimeEvent(input);
     if (!parsed.success) {
       const type =
         typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;
@@ -310,7 +349,8 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
           at,
         },
       });
-      if (response) tracker.track(routing.route(response));
+      // Validated on the way in (the event schema holds the response schema).
+      if (response) tracker.track(routing.routePrepared(response, settleInChannel));
       return { accepted: true };
     }
     if (
@@ -325,7 +365,9 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       );
     }
     const actor = activate(event.channel);
-    actor.receive({ ...event, at });
+    // The parsed event is the runtime's own copy: stamped in place.
+    event.at = at;
+    actor.receive(event as RuntimeEvent & { at: number });
     retireIfFinished(actor);
     return { accepted: true };
   };
@@ -352,7 +394,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
 
   if (options.recoverOnStart ?? true) {
     tracker.track(
-      routing.recover().catch((error: unknown) => {
+      routing.recover(settleInChannel).catch((error: unknown) => {
         const failure = new TroupeError(
           'TROUPE_OUTBOX_UNAVAILABLE',
           'Could not read the outbox to resend unsettled responses.',
@@ -402,14 +444,26 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     get inFlight() {
       return tracker.active;
     },
-    stop() {
+    stop(stopOptions: StopOptions = {}) {
       stopping ??= (async () => {
-        await tracker.drained();
+        const deadlineMs = stopOptions.deadlineMs ?? options.stopDeadlineMs ?? DEFAULT_STOP_DEADLINE_MS;
+        if (!(await drainedWithin(deadlineMs))) {
+          const reason = new TroupeError(
+            'TROUPE_RUNTIME_STOPPED',
+            `The runtime stopped with work still in flight after ${deadlineMs} ms; replies not sent stay in the outbox and are sent on the next start.`,
+            { retryable: true },
+          );
+          logger.warn({ err: reason, inFlight: tracker.active, deadlineMs }, reason.message);
+          routing.abandon();
+          for (const key of registry.keys()) registry.get(key)?.cancelTurns(reason);
+          // Let what the aborts unwind finish (outbox notes, turns giving up) before writing.
+          await Promise.race([tracker.drained(), new Promise((resolve) => setImmediate(resolve))]);
+        }
         clock.clearTimer(sweepTimer);
         wakeups.dispose();
         for (const key of registry.keys()) {
           const actor = registry.get(key);
-          if (actor?.ready) persistence.markDirty(key, () => actor.document());
+          if (actor?.ready) persistence.markDirty(key, actor);
         }
         await persistence.flush().catch(() => undefined);
         persistence.dispose();

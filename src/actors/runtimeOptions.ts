@@ -52,6 +52,13 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** How routing retries failed sends. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * How long one send may take before it is aborted and retried as `TROUPE_TRANSPORT_TIMEOUT`
+   * (default 30 s); a transport's `limits.sendTimeoutMs` wins.
+   */
+  sendTimeoutMs?: number;
+  /** How long {@link Runtime.stop} waits for work in flight before it aborts it (default 30 s). */
+  stopDeadlineMs?: number;
   /** How many recent messages a prompt carries (default 30). */
   historyLimit?: number;
   /**
@@ -71,6 +78,23 @@ export interface PersistenceOptions {
   passivateAfterMs?: number;
   /** Stored channel state (its presences and threads) untouched this long is deleted (default 14 days). */
   idleExpiryMs?: number;
+  /**
+   * Whether the store outlives the process (default: true for every store but memory). Then
+   * channel state is written behind as it changes, and before a reply is sent; otherwise only
+   * when a channel is passivated or retired and when the runtime stops, which is when anything
+   * reads it back. Set it on a memory store to simulate a durable one (crash tests).
+   */
+  durable?: boolean;
+}
+
+/** How {@link Runtime.stop} ends. */
+export interface StopOptions {
+  /**
+   * How long to wait for work in flight (default: the runtime's `stopDeadlineMs`, 30 s). Past it,
+   * sends are aborted and their outbox entries left unsettled (the next start sends them), and
+   * generations are aborted (their turns stay in flight in the stored floor and are resumed).
+   */
+  deadlineMs?: number;
 }
 
 /** What {@link Runtime.send} says about an event. */
@@ -105,10 +129,11 @@ export interface Runtime {
   /** Work in flight right now (generations, sends, writes). */
   readonly inFlight: number;
   /**
-   * Stops accepting events, waits for in-flight generations and sends (the outbox drained), then
-   * stops every actor. Idempotent.
+   * Stops accepting events, waits for in-flight generations and sends (the outbox drained) up to
+   * a deadline, aborts what is still in flight then, writes every channel and stops every actor.
+   * Idempotent (the first call's options apply).
    */
-  stop(): Promise<void>;
+  stop(options?: StopOptions): Promise<void>;
 }
 
 /**

@@ -6,11 +6,10 @@ import type { TurnBrief } from '../ports/model.js';
  * hold the floor's claim (its rung, lane and anchors are the coordination core's business).
  */
 export function turnBrief(claim: TurnClaim): TurnBrief {
-  return {
-    turnId: claim.turnId,
-    kind: claim.kind,
-    ...(claim.threadId !== undefined ? { threadId: claim.threadId } : {}),
-    ...(claim.triggerMessageId !== undefined ? { triggerMessageId: claim.triggerMessageId } : {}),
-    context: claim.context,
-  };
+  // Built by assignment, not spreads (one is made for every turn), in the same key order.
+  const brief = { turnId: claim.turnId, kind: claim.kind } as TurnBrief;
+  if (claim.threadId !== undefined) brief.threadId = claim.threadId;
+  if (claim.triggerMessageId !== undefined) brief.triggerMessageId = claim.triggerMessageId;
+  brief.context = claim.context;
+  return brief;
 }

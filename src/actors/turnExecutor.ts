@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { buildTurnPrompt } from '../delivery/prompts.js';
 import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
 import type { HistoryEntry, HistoryStore } from '../ports/history.js';
-import type { TurnGenerationResult, TurnModel, TurnSituation } from '../ports/model.js';
+import type {
+  TurnBrief,
+  TurnGenerationRequest,
+  TurnGenerationResult,
+  TurnModel,
+  TurnSituation,
+} from '../ports/model.js';
 import { type RelationshipTracker, relationshipNote } from './relationshipTracker.js';
 import type { LookupDesk } from './tools/lookupDesk.js';
 import { turnBrief } from './turnBrief.js';
@@ -21,6 +27,43 @@ export interface TurnExecutorOptions {
   lookupDesk?: LookupDesk;
   /** Ids of avatars allowed to use the lookup tool. */
   toolUsers?: ReadonlySet<string>;
+}
+
+/** What {@link TurnExecutor.generate} is asked. */
+export interface GenerationInput {
+  channelKey: string;
+  avatar: AvatarProfile;
+  turn: TurnClaim;
+  situation: TurnSituation;
+  /** May be a getter: it is handed on as one, so a signal nobody reads is never made. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The request of a model that does not read the prompt (the offline scripted model): it writes a
+ * turn in microseconds, less than an `AbortSignal` takes to make, so the caller's signal is made
+ * only if the model reads `signal` (a getter). Models that read prompts get a plain object.
+ */
+class UnreadPromptRequest implements TurnGenerationRequest {
+  readonly channelKey: string;
+  readonly avatar: AvatarProfile;
+  readonly turn: TurnBrief;
+  readonly prompt = { system: '', messages: [] };
+  readonly situation: TurnSituation;
+  /** Private to the runtime: it holds the floor's claim, which models never see. */
+  readonly #input: GenerationInput;
+
+  constructor(input: GenerationInput) {
+    this.channelKey = input.channelKey;
+    this.avatar = input.avatar;
+    this.turn = turnBrief(input.turn);
+    this.situation = input.situation;
+    this.#input = input;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#input.signal;
+  }
 }
 
 const lookupInputSchema = z.object({
@@ -48,15 +91,21 @@ export class TurnExecutor {
   }
 
   /** Writes one turn: the prompt carries persona, recent history, the thread and who is present. */
-  async generate(input: {
-    channelKey: string;
-    avatar: AvatarProfile;
-    turn: TurnClaim;
-    situation: TurnSituation;
-    signal?: AbortSignal;
-  }): Promise<TurnGenerationResult> {
+  generate(input: GenerationInput): Promise<TurnGenerationResult> {
     const desk = this.options.lookupDesk;
     const usesTools = desk !== undefined && (this.options.toolUsers?.has(input.avatar.id) ?? false);
+    if (!usesTools && this.options.model.readsPrompt === false) {
+      // A model that never reads the prompt is not worth the history read and prompt building.
+      return this.options.model.generateTurn(new UnreadPromptRequest(input));
+    }
+    return this.generateWithPrompt(input, usesTools ? desk : undefined);
+  }
+
+  private async generateWithPrompt(
+    input: GenerationInput,
+    desk: LookupDesk | undefined,
+  ): Promise<TurnGenerationResult> {
+    const usesTools = desk !== undefined;
     if (desk && usesTools) {
       // A pick of a pending choice, or (for a model that cannot call tools) a plain lookup request.
       const reply = await desk.answer({
@@ -70,14 +119,7 @@ export class TurnExecutor {
     }
     if (this.options.model.readsPrompt === false) {
       // A model that never reads the prompt is not worth the history read and prompt building.
-      return this.options.model.generateTurn({
-        channelKey: input.channelKey,
-        avatar: input.avatar,
-        turn: turnBrief(input.turn),
-        prompt: { system: '', messages: [] },
-        situation: input.situation,
-        ...(input.signal ? { signal: input.signal } : {}),
-      });
+      return this.options.model.generateTurn(new UnreadPromptRequest(input));
     }
     const history = await this.options.history.recent(input.channelKey, this.historyLimit);
     const note = await this.relationshipNote(input.avatar, input.turn).catch(() => undefined);
@@ -148,19 +190,33 @@ export class TurnExecutor {
     channelKey: string;
     text: string;
     at: number;
-  }): Promise<void> {
+  }): Promise<void> | undefined {
     const { relationships, avatars } = this.options;
-    if (!relationships || !avatars?.has(input.addresseeId)) return Promise.resolve();
+    if (!relationships || !avatars?.has(input.addresseeId)) return undefined;
     return relationships.record(input);
   }
 
-  /** Records a message someone wrote in the channel. */
-  recordInbound(entry: HistoryEntry): Promise<void> {
-    return this.options.history.append(entry);
+  /**
+   * Records a message someone wrote in the channel. Undefined when the history took it at once;
+   * otherwise the write in flight.
+   */
+  recordInbound(entry: HistoryEntry): Promise<void> | undefined {
+    return this.append(entry);
   }
 
-  /** Records an avatar's reply that the transport delivered. */
-  recordDelivered(entry: HistoryEntry): Promise<void> {
-    return this.options.history.append(entry);
+  /** Records an avatar's reply that the transport delivered (undefined when written at once). */
+  recordDelivered(entry: HistoryEntry): Promise<void> | undefined {
+    return this.append(entry);
+  }
+
+  private append(entry: HistoryEntry): Promise<void> | undefined {
+    const { history } = this.options;
+    if (!history.appendNow) return history.append(entry);
+    try {
+      history.appendNow(entry);
+      return undefined;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }

@@ -80,21 +80,7 @@ export function userFacingErrorText(code: string): string {
 export function prepareOutgoingResponse(input: PreparationInput): OutgoingResponse | undefined {
   if (input.existing) return input.existing;
   const { request } = input;
-  const base = {
-    idempotencyKey: request.idempotencyKey,
-    channel: request.channel,
-    ...(request.speaker ? { speaker: request.speaker } : {}),
-    ...(request.replyTo ? { replyTo: request.replyTo } : {}),
-    attachments: [],
-    preparedAt: request.at,
-  };
-  if (input.error) {
-    return {
-      ...base,
-      text: userFacingErrorText(input.error.code),
-      origin: { ...request.origin, kind: 'error' },
-    };
-  }
+  if (input.error) return responseOf(request, userFacingErrorText(input.error.code), undefined, 'error');
   if (!input.generation) return undefined;
   // A model that wrote the prefix itself asked to be heard.
   const split = cleanReplyText(
@@ -108,14 +94,33 @@ export function prepareOutgoingResponse(input: PreparationInput): OutgoingRespon
   const speak =
     request.voicePolicy.mode === 'always' ||
     (request.voicePolicy.mode === 'on-request' && (asked || request.inboundVoice === true));
-  return {
-    ...base,
-    text,
-    ...(speak
-      ? { voice: { text: speakableText(text), ...(request.voiceId ? { voiceId: request.voiceId } : {}) } }
-      : {}),
-    origin: { ...request.origin, kind: 'answer' },
-  };
+  const voice = speak
+    ? request.voiceId
+      ? { text: speakableText(text), voiceId: request.voiceId }
+      : { text: speakableText(text) }
+    : undefined;
+  return responseOf(request, text, voice, 'answer');
+}
+
+/**
+ * The response for a request, built by assignment (one is made for every turn), its keys in the
+ * order they always had.
+ */
+function responseOf(
+  request: PreparationRequest,
+  text: string,
+  voice: OutgoingResponse['voice'],
+  kind: 'answer' | 'error',
+): OutgoingResponse {
+  const response = { idempotencyKey: request.idempotencyKey, channel: request.channel } as OutgoingResponse;
+  if (request.speaker) response.speaker = request.speaker;
+  if (request.replyTo) response.replyTo = request.replyTo;
+  response.attachments = [];
+  response.preparedAt = request.at;
+  response.text = text;
+  if (voice) response.voice = voice;
+  response.origin = { ...request.origin, kind };
+  return response;
 }
 
 /** Text for speech: markdown emphasis, code ticks and links read badly aloud. */

@@ -12,13 +12,28 @@ function escapeRegExp(text: string): string {
  */
 export function cleanReplyText(raw: string, speakerNames: readonly string[]): VoiceSplit {
   const first = splitVoicePrefix(raw.trim());
-  const names = speakerNames.map((n) => n.trim()).filter((n) => n !== '');
-  let text = first.text;
-  if (names.length > 0) {
-    const alternatives = names.map(escapeRegExp).join('|');
-    const label = new RegExp(`^\\s*(?:\\*\\*)?(?:${alternatives})(?:\\*\\*)?\\s*:(?:\\*\\*)?\\s*`, 'iu');
-    text = text.replace(label, '');
-  }
+  const label = labelOf(speakerNames);
+  const text = label ? first.text.replace(label, '') : first.text;
   const second = splitVoicePrefix(text);
   return { text: second.text.trim(), voiceRequested: first.voiceRequested || second.voiceRequested };
+}
+
+/**
+ * Label patterns of frozen names lists: the runtime passes each avatar the same frozen list with
+ * every reply, so its pattern is made once (a list that may change is not kept).
+ */
+const labels = new WeakMap<readonly string[], RegExp | null>();
+
+/** The pattern of a leading speaker label with one of `speakerNames`, or null when there is none. */
+function labelOf(speakerNames: readonly string[]): RegExp | null {
+  const known = labels.get(speakerNames);
+  if (known !== undefined) return known;
+  const names = speakerNames.map((n) => n.trim()).filter((n) => n !== '');
+  const alternatives = names.map(escapeRegExp).join('|');
+  const label =
+    names.length > 0
+      ? new RegExp(`^\\s*(?:\\*\\*)?(?:${alternatives})(?:\\*\\*)?\\s*:(?:\\*\\*)?\\s*`, 'iu')
+      : null;
+  if (Object.isFrozen(speakerNames)) labels.set(speakerNames, label);
+  return label;
 }

@@ -45,7 +45,7 @@ const TICKS_AT_ONE_INSTANT = 3;
  *
  * Turns spoken in a thread count the turn that opened it: whoever's message (or delivered turn)
  * opened a thread has spoken in it once already; every delivered turn in a still-open thread
- * counts one more.
+ * counts one more. A thread's counts are dropped when it ends.
  */
 export class FloorDriver {
   private readonly spoken = new Map<string, number>();
@@ -81,6 +81,10 @@ export class FloorDriver {
           break;
         case 'thread.opened':
           if (speaker !== undefined) this.credit(effect.threadId, speaker);
+          break;
+        case 'thread.ended':
+          // An ended thread's counts are never read again: without this they would pile up.
+          this.forget(effect.threadId);
           break;
         default:
           break;
@@ -145,6 +149,11 @@ export class FloorDriver {
     this.ticksAtSameTime = now === this.lastTickAt ? this.ticksAtSameTime + 1 : 1;
     this.lastTickAt = now;
     this.apply({ type: 'tick', at: now });
+  }
+
+  private forget(threadId: string): void {
+    const prefix = `${threadId}\u0000`;
+    for (const key of this.spoken.keys()) if (key.startsWith(prefix)) this.spoken.delete(key);
   }
 
   private credit(threadId: string, avatarId: string): void {

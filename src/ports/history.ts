@@ -14,6 +14,11 @@ export interface HistoryEntry {
  */
 export interface HistoryWriter {
   append(entry: HistoryEntry): Promise<void>;
+  /**
+   * The same write answered at once, when the store can (in memory): returns instead of
+   * resolving, throws instead of rejecting. Writers use it when present, sparing a promise.
+   */
+  readonly appendNow?: (entry: HistoryEntry) => void;
 }
 
 /** Reads the recent history of a channel, oldest first, for prompts. */

@@ -37,4 +37,21 @@ export interface Outbox {
   /** Entries recorded but not settled, oldest first. */
   unsettled(limit?: number): Promise<OutboxEntry[]>;
   get(key: string): Promise<OutboxEntry | undefined>;
+  /** The same writes, answered at once, when the store can (see {@link ImmediateOutboxWrites}). */
+  readonly immediate?: ImmediateOutboxWrites;
+}
+
+/**
+ * The writes of an outbox whose store answers at once (in memory): the same operations with the
+ * same effects, returning instead of resolving and throwing instead of rejecting. Routing uses
+ * them when an outbox has them, sparing three promises and waits per reply.
+ */
+export interface ImmediateOutboxWrites {
+  /** As {@link Outbox.record}, but the entry comes back without the response (the caller has it). */
+  record(
+    response: OutgoingResponse,
+    at: number,
+  ): { entry: Pick<OutboxEntry, 'sentParts' | 'settled'>; created: boolean };
+  markPartSent(key: string, part: SentPart): void;
+  settle(key: string, settlement: OutboxSettlement): void;
 }

@@ -30,6 +30,11 @@ export interface TransportLimits {
   voice: boolean;
   /** Whether file attachments can be sent. */
   attachments: boolean;
+  /**
+   * How long one send may take before routing aborts it and counts a retryable
+   * `TROUPE_TRANSPORT_TIMEOUT` (default: routing's `sendTimeoutMs`, 30 s).
+   */
+  sendTimeoutMs?: number;
 }
 
 /**
@@ -39,6 +44,12 @@ export interface TransportLimits {
 export interface Transport {
   readonly kind: string;
   readonly limits: TransportLimits;
+  /**
+   * Sends one message. `signal` is aborted when the send outlives its timeout
+   * (`limits.sendTimeoutMs`) or the runtime stops past its deadline: pass it to the request and
+   * stop. Routing does not wait for a transport that ignores it, but the platform may then still
+   * take the message; the part key (`idempotencyKey`) lets it drop the resend.
+   */
   send(message: TransportMessage, signal?: AbortSignal): Promise<TransportReceipt>;
 }
 

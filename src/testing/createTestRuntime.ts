@@ -34,6 +34,10 @@ export interface TestRuntimeOptions {
   /** The lookup tool for avatars with `tools: ['entity_lookup']`. */
   lookup?: RuntimeOptions['lookup'];
   retry?: Partial<RetryPolicy>;
+  /** How long one send may take before it is aborted (default 30 s of simulated time). */
+  sendTimeoutMs?: number;
+  /** How long `runtime.stop()` waits for work in flight (default 30 s of simulated time). */
+  stopDeadlineMs?: number;
   /** Start of simulated time (epoch ms). */
   startAt?: number;
   logger?: Logger;
@@ -146,6 +150,8 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     logger: options.logger ?? silentLogger(),
     clock,
     ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
+    ...(options.stopDeadlineMs !== undefined ? { stopDeadlineMs: options.stopDeadlineMs } : {}),
     ...(options.recoverOnStart !== undefined ? { recoverOnStart: options.recoverOnStart } : {}),
   });
   const outcomes: RoutingOutcome[] = [];

@@ -12,13 +12,24 @@ export const SCRIPTED_MODEL_ID = 'offline:scripted';
  * way, so bot-to-bot conversations happen offline too. The prompt is not read.
  */
 export function createScriptedModel(): TurnModel {
+  // The runtime hands every turn the same array of avatar ids: its test is made once.
+  const idTests = new WeakMap<readonly string[], (id: string) => boolean>();
+  const isAvatarOf = (ids: readonly string[]) => {
+    let test = idTests.get(ids);
+    if (!test) {
+      const set = new Set(ids);
+      test = (id: string) => set.has(id);
+      idTests.set(ids, test);
+    }
+    return test;
+  };
   return {
     id: SCRIPTED_MODEL_ID,
     offline: true,
     readsPrompt: false,
     async generateTurn(request: TurnGenerationRequest): Promise<TurnGenerationResult> {
       const { avatar, turn, situation } = request;
-      const avatarIds = new Set(situation.avatarIds);
+      const isAvatar = isAvatarOf(situation.avatarIds);
       const greetingMaxChars = Math.min(
         situation.greetingMaxChars,
         turn.context.maxChars ?? Number.POSITIVE_INFINITY,
@@ -26,7 +37,7 @@ export function createScriptedModel(): TurnModel {
       const reply = scriptedReply({
         turn,
         avatar,
-        isAvatar: (id) => avatarIds.has(id),
+        isAvatar,
         greetingMaxChars,
         spokenInThread: situation.spokenInThread,
         avatarNames: situation.avatarNames,

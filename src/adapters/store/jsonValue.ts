@@ -18,6 +18,7 @@ const MAX_DEPTH = 500;
  * @throws TroupeError `TROUPE_STORE_INVALID_VALUE` naming the place and the offending path.
  */
 export function encodeJson(value: unknown, place: ValuePlace): string {
+  if (isJson(value, 0)) return JSON.stringify(value);
   const found = findProblem(value, new Set(), 0);
   const problem = found
     ? { path: `$${found.at.reverse().map(segment).join('')}`, what: found.what }
@@ -30,6 +31,20 @@ export function encodeJson(value: unknown, place: ValuePlace): string {
     );
   }
   return JSON.stringify(value);
+}
+
+/**
+ * A deep copy of `value` as storing it as JSON and reading it back would give (`undefined`
+ * properties left out, `-0` as `0`), made in one pass, for stores that keep objects.
+ * @throws TroupeError `TROUPE_STORE_INVALID_VALUE`, exactly as {@link encodeJson} does.
+ */
+export function copyJson<T>(value: T, place: ValuePlace): T {
+  const copy = copyOf(value, 0);
+  if (copy === NOT_JSON) {
+    encodeJson(value, place); // throws, naming the offending path
+    return JSON.parse(JSON.stringify(value)) as T;
+  }
+  return copy as T;
 }
 
 /**
@@ -94,6 +109,91 @@ export function checkNumber<T extends number | undefined>(value: T, what: string
       { details: { place, what } },
     );
   return value;
+}
+
+/**
+ * Whether `value` is JSON as {@link encodeJson} accepts it. The quick check of every write: no
+ * cycle bookkeeping (a cycle shows up as depth) and no paths; a refusal is explained by
+ * {@link findProblem}.
+ */
+function isJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined || !isJson(item, depth + 1)) return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  const record = value as Record<string, unknown>;
+  // for-in (own keys only) allocates no key array; Object.keys order is the same.
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const item = record[key];
+    if (item !== undefined && !isJson(item, depth + 1)) return false;
+  }
+  return true;
+}
+
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** {@link isJson} and the copy in one pass; {@link NOT_JSON} when the value is not JSON. */
+function copyOf(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) return NOT_JSON;
+      return value === 0 ? 0 : value;
+    case 'object':
+      break;
+    default:
+      return NOT_JSON;
+  }
+  if (value === null) return null;
+  if (depth > MAX_DEPTH) return NOT_JSON;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined) return NOT_JSON;
+      const copy = copyOf(item, depth + 1);
+      if (copy === NOT_JSON) return NOT_JSON;
+      out.push(copy);
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return NOT_JSON;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const item = record[key];
+    if (item === undefined) continue;
+    const copy = copyOf(item, depth + 1);
+    if (copy === NOT_JSON) return NOT_JSON;
+    // JSON.parse makes "__proto__" an own property; an assignment would set the prototype.
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out;
 }
 
 /** A problem, with the path to it collected innermost first (built into text only when found). */

@@ -1,5 +1,5 @@
 import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
-import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
+import type { ImmediateOutboxWrites, Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
 import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
 import type { SentPart } from '../../ports/routingOutcome.js';
 import type {
@@ -14,8 +14,7 @@ import type {
   VersionedMemory,
 } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
-import { checkIncrement, checkNumber, compareKeys, decodeJson, encodeJson } from './jsonValue.js';
-import { MemoryHistory } from './memoryHistory.js';
+import { checkIncrement, checkNumber, compareKeys, copyJson, decodeJson, encodeJson } from './jsonValue.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -28,9 +27,10 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * A complete `TroupeStore` in memory: for tests and for embedding without disk. Values are kept
- * as JSON text, so what goes in is copied and checked, and what comes out is a fresh copy a
- * caller may change freely. It keeps every promise of the durable adapters within one process.
+ * A complete `TroupeStore` in memory: for tests and for embedding without disk. What goes in is
+ * checked and copied (documents, memory and events as JSON text; the outbox and history, written
+ * on every reply, as objects copied in one pass), and what comes out is a fresh copy a caller may
+ * change freely. It keeps every promise of the durable adapters within one process.
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): TroupeStore {
   const state: MemoryState = { closed: false, now: options.now ?? Date.now };
@@ -47,6 +47,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): TroupeStore
     },
   };
 }
+
+/** What a write that gives nothing back resolves with (one promise for all of them). */
+const DONE: Promise<void> = Promise.resolve();
 
 interface MemoryState {
   closed: boolean;
@@ -283,7 +286,8 @@ function toRecord<T>(namespace: string, key: string, row: MemoryRow): MemoryReco
 
 interface OutboxRow {
   key: string;
-  response: string;
+  /** A checked copy, never handed out. */
+  response: OutgoingResponse;
   recordedAt: number;
   sentParts: SentPart[];
   settled?: OutboxSettlement;
@@ -303,32 +307,65 @@ class CopyingOutbox implements Outbox {
     private readonly retainSettled: number,
   ) {}
 
-  async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
+  /** The writes answered at once: routing calls these and spares a promise per write. */
+  readonly immediate: ImmediateOutboxWrites = {
+    record: (response, at) => {
+      const { row, created } = this.recordRow(response, at);
+      return { entry: toEntryState(row), created };
+    },
+    markPartSent: (key, part) => this.markPartSentNow(key, part),
+    settle: (key, settlement) => this.settleNow(key, settlement),
+  };
+
+  record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
+    try {
+      const { row, created } = this.recordRow(response, at);
+      return Promise.resolve({ entry: toEntry(row), created });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  markPartSent(key: string, part: SentPart): Promise<void> {
+    try {
+      this.markPartSentNow(key, part);
+      return DONE;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  settle(key: string, settlement: OutboxSettlement): Promise<void> {
+    try {
+      this.settleNow(key, settlement);
+      return DONE;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private recordRow(response: OutgoingResponse, at: number): { row: OutboxRow; created: boolean } {
     ensureOpen(this.state);
     const key = response.idempotencyKey;
-    const json = encodeJson(response, `outbox entry "${key}"`);
+    const copy = copyJson(response, `outbox entry "${key}"`);
     checkNumber(at, 'at', `outbox entry "${key}"`);
     const existing = this.entries.get(key);
-    if (existing) return { entry: toEntry(existing), created: false };
-    const row: OutboxRow = { key, response: json, recordedAt: at, sentParts: [] };
+    if (existing) return { row: existing, created: false };
+    const row: OutboxRow = { key, response: copy, recordedAt: at, sentParts: [] };
     this.entries.set(key, row);
-    return { entry: toEntry(row), created: true };
+    return { row, created: true };
   }
 
-  async markPartSent(key: string, part: SentPart): Promise<void> {
+  private markPartSentNow(key: string, part: SentPart): void {
     ensureOpen(this.state);
-    const copy = decodeJson<SentPart>(encodeJson(part, `outbox part of "${key}"`), `outbox part of "${key}"`);
+    const copy = copyJson(part, `outbox part of "${key}"`);
     const row = this.entries.get(key);
-    if (!row || row.sentParts.some((p) => p.index === part.index)) return;
-    row.sentParts.push(copy);
+    if (row && !row.sentParts.some((p) => p.index === part.index)) row.sentParts.push(copy);
   }
 
-  async settle(key: string, settlement: OutboxSettlement): Promise<void> {
+  private settleNow(key: string, settlement: OutboxSettlement): void {
     ensureOpen(this.state);
-    const copy = decodeJson<OutboxSettlement>(
-      encodeJson(settlement, `outbox settlement of "${key}"`),
-      `outbox settlement of "${key}"`,
-    );
+    const copy = copyJson(settlement, `outbox settlement of "${key}"`);
     const row = this.entries.get(key);
     if (!row || row.settled) return;
     row.settled = copy;
@@ -358,10 +395,19 @@ class CopyingOutbox implements Outbox {
   }
 }
 
+/** What routing needs of a recorded entry: its parts and settlement, copied. */
+function toEntryState(row: OutboxRow): Pick<OutboxEntry, 'sentParts' | 'settled'> {
+  const sentParts = row.sentParts.map((p) => ({ ...p }));
+  if (!row.settled) return { sentParts };
+  const settled = { ...row.settled };
+  if (row.settled.error) settled.error = { ...row.settled.error };
+  return { sentParts, settled };
+}
+
 function toEntry(row: OutboxRow): OutboxEntry {
   return {
     key: row.key,
-    response: decodeJson<OutgoingResponse>(row.response, `outbox entry "${row.key}"`),
+    response: copyJson(row.response, `outbox entry "${row.key}"`),
     recordedAt: row.recordedAt,
     sentParts: row.sentParts.map((p) => ({ ...p })),
     ...(row.settled
@@ -456,27 +502,47 @@ class MemoryProcessed implements ProcessedIds {
   }
 }
 
-/** {@link MemoryHistory} behind the store's checks, handing out copies. */
+/**
+ * Channel history as `MemoryHistory` keeps it (the last `perChannel` lines, trimmed in
+ * batches), behind the store's checks: lines are copied in and handed out as copies.
+ */
 class CopyingHistory implements HistoryStore {
-  private readonly lines: MemoryHistory;
+  private readonly channels = new Map<string, HistoryEntry[]>();
 
   constructor(
     private readonly state: MemoryState,
-    perChannel: number,
-  ) {
-    this.lines = new MemoryHistory({ perChannel });
+    private readonly perChannel: number,
+  ) {}
+
+  append(entry: HistoryEntry): Promise<void> {
+    try {
+      this.appendNow(entry);
+      return DONE;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  async append(entry: HistoryEntry): Promise<void> {
+  readonly appendNow = (entry: HistoryEntry): void => {
     ensureOpen(this.state);
-    const place = `history line "${entry.channelId}/${entry.messageId}"`;
-    await this.lines.append(decodeJson<HistoryEntry>(encodeJson(entry, place), place));
-  }
+    const line = copyJson(entry, `history line "${entry.channelId}/${entry.messageId}"`);
+    let lines = this.channels.get(line.channelId);
+    if (!lines) {
+      lines = [];
+      this.channels.set(line.channelId, lines);
+    }
+    lines.push(line);
+    // Trim in batches so appends stay O(1) amortised.
+    if (lines.length > this.perChannel * 2) lines.splice(0, lines.length - this.perChannel);
+  };
 
   async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
     ensureOpen(this.state);
-    if (limitOf(limit) === 0) return [];
-    const lines = await this.lines.recent(channelId, limitOf(limit));
-    return lines.map((line) => ({ ...line, author: { ...line.author } }));
+    const n = Math.min(limitOf(limit), this.perChannel);
+    if (n === 0) return [];
+    const lines = this.channels.get(channelId) ?? [];
+    return lines
+      .slice(Math.max(0, lines.length - n))
+      .map((line) => ({ ...line, author: { ...line.author } }));
   }
 }

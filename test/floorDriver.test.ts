@@ -33,10 +33,12 @@ function room() {
   const driver = new FloorDriver({
     floor,
     clock,
-    onEffect: (effect) => seen.push(effect.type),
-    onClaim: (turn) => claims.push(turn),
-    onRelease: (release) => released.push(release.turnId),
-    onApplied: (event) => applied.push(event.type),
+    hooks: {
+      onEffect: (effect) => seen.push(effect.type),
+      onClaim: (turn) => claims.push(turn),
+      onRelease: (release) => released.push(release.turnId),
+      onApplied: (event) => applied.push(event.type),
+    },
   });
   return { clock, floor, driver, claims, released, seen, applied };
 }
@@ -130,7 +132,11 @@ describe('FloorDriver', () => {
       nextDeadline: () => START + 100,
     };
     const reports: number[] = [];
-    const driver = new FloorDriver({ floor: stuck, clock, onStuckDeadline: (at) => reports.push(at) });
+    const driver = new FloorDriver({
+      floor: stuck,
+      clock,
+      hooks: { onStuckDeadline: (at) => reports.push(at) },
+    });
     driver.armTick();
     clock.advanceSync(100);
     expect(ticks).toBe(3);

@@ -141,11 +141,13 @@ export function replayBare(
       driver: new FloorDriver({
         floor: timed(floor),
         clock,
-        onClaim: (claim) => {
-          stats.claims++;
-          clock.setTimer(clock.now(), () => complete(room, claim));
+        hooks: {
+          onClaim: (claim) => {
+            stats.claims++;
+            clock.setTimer(clock.now(), () => complete(room, claim));
+          },
+          onRelease: (release) => released.add(release.turnId),
         },
-        onRelease: (release) => released.add(release.turnId),
       }),
     };
     return room;

@@ -352,12 +352,14 @@ export function drive(
       driver: new FloorDriver({
         floor: timed(floors[i] as FloorLike, () => ch),
         clock,
-        onEffect: (effect) => onEffect(ch, effect),
-        onClaim: (claim) => play(ch, claim),
-        // A deadline a tick does not move would keep the channel ticking forever: count it, stop ticking.
-        onStuckDeadline: () => {
-          stats.staleDeadlines++;
-          ch.driver.stop();
+        hooks: {
+          onEffect: (effect) => onEffect(ch, effect),
+          onClaim: (claim) => play(ch, claim),
+          // A deadline a tick does not move would keep the channel ticking forever: count it, stop ticking.
+          onStuckDeadline: () => {
+            stats.staleDeadlines++;
+            ch.driver.stop();
+          },
         },
       }),
       released: new Set(),

@@ -7,7 +7,7 @@ import {
 } from '../delivery/preparation.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
-import { FloorDriver, type TurnRelease } from '../machines/floorDriver.js';
+import { FloorDriver, type FloorDriverHooks, type TurnRelease } from '../machines/floorDriver.js';
 import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
 import type { Clock } from '../ports/clock.js';
 import type { TurnGenerationResult, TurnSituation } from '../ports/model.js';
@@ -117,7 +117,7 @@ const MESSAGES_STORED = 100;
  * the routing outcome back to the floor as `turn.delivered` or `turn.failed`. Channels are
  * independent actors, so their generations and sends run concurrently.
  */
-export class ChannelActor {
+export class ChannelActor implements FloorDriverHooks {
   private readonly turns = new Map<string, TurnInFlight>();
   private readonly awaiting = new Map<string, AwaitedAnswer>();
   /** Inbound voice-note ids (made with the first one: most channels never get one). */
@@ -180,10 +180,7 @@ export class ChannelActor {
       floor: start.floor,
       clock: this.deps.clock,
       spoken: start.spoken ?? [],
-      onEffect: (effect) => this.onEffect(effect),
-      onClaim: (turn) => this.startTurn(turn),
-      onRelease: (release) => this.abortTurn(release),
-      onApplied: () => this.deps.persistence?.markDirty(this.deps.key, this),
+      hooks: this,
     });
     for (const id of start.seen ?? []) remember(this.seenMessages, id, MESSAGES_REMEMBERED);
     if (start.restored) await this.resumeInFlight();
@@ -240,7 +237,7 @@ export class ChannelActor {
           { turnId: claim.turnId },
           'resuming a turn that was in flight when the process stopped',
         );
-        this.startTurn(claim);
+        this.onClaim(claim);
       } else if (entry.settled?.sent) {
         this.awaiting.set(key, { claim, text: entry.response.text ?? '', mentions: [] });
         this.onOutcome({
@@ -443,19 +440,27 @@ export class ChannelActor {
     this.driver.apply(event);
   }
 
-  private onEffect(effect: FloorEffect): void {
+  /** {@link FloorDriverHooks}: every effect goes to inspection; a rejected event is logged. */
+  onEffect(effect: FloorEffect): void {
     if (this.deps.inspecting())
       this.deps.inspect({ type: 'floor.effect', at: effect.at, channelKey: this.deps.key, effect });
     if (effect.type === 'event.rejected') this.log.info({ code: effect.code }, effect.message);
   }
 
-  private abortTurn(release: TurnRelease): void {
+  /** {@link FloorDriverHooks}: a released turn's generation is aborted. */
+  onRelease(release: TurnRelease): void {
     const turn = this.turns.get(release.turnId);
     this.turns.delete(release.turnId);
     turn?.abort.abort(new Error(`turn released: ${release.reason}`));
   }
 
-  private startTurn(claim: TurnClaim): void {
+  /** {@link FloorDriverHooks}: the store learns the channel changed (written in batches). */
+  onApplied(): void {
+    this.deps.persistence?.markDirty(this.deps.key, this);
+  }
+
+  /** {@link FloorDriverHooks}: a claimed turn's pipeline starts. */
+  onClaim(claim: TurnClaim): void {
     const turn: TurnInFlight = { claim, abort: new AbortController() };
     this.turns.set(claim.turnId, turn);
     this.deps.tracker.track(this.runTurn(turn));

@@ -13,26 +13,37 @@ export type FloorClock = Pick<Clock, 'now' | 'setTimer' | 'clearTimer'>;
 /** A turn the floor took back, and why. */
 export type TurnRelease = Extract<FloorEffect, { type: 'turn.released' }>;
 
+/**
+ * Whom a {@link FloorDriver} tells what happened. Methods, not closures, so a long-lived owner (the
+ * channel actor, one per channel) can be its own hooks and costs no function objects per channel.
+ */
+export interface FloorDriverHooks {
+  /** Every effect, in order, before the driver acts on it (transcripts, inspection, statistics). */
+  onEffect?(effect: FloorEffect, event: FloorEvent): void;
+  /** A turn was granted: generate and deliver it, then apply `turn.delivered` (or `turn.failed`). */
+  onClaim?(turn: TurnClaim): void;
+  /** A turn was taken back (dismissed, failed, aborted): stop working on it. */
+  onRelease?(release: TurnRelease): void;
+  /** An event was applied and the tick re-armed (persist the floor here). */
+  onApplied?(event: FloorEvent, effects: readonly FloorEffect[]): void;
+  /**
+   * The floor's deadline stayed at `at` after three ticks there: the driver ticks 1 ms later
+   * rather than spin at one instant (a floor bug; reported once per instant).
+   */
+  onStuckDeadline?(at: number): void;
+}
+
 /** What a {@link FloorDriver} drives and whom it tells. */
 export interface FloorDriverOptions {
   floor: DrivenFloor;
   clock: FloorClock;
   /** `[threadId, avatarId, turns]` spoken so far (a restored channel's). */
   spoken?: Iterable<readonly [string, string, number]>;
-  /** Every effect, in order, before the driver acts on it (transcripts, inspection, statistics). */
-  onEffect?: (effect: FloorEffect, event: FloorEvent) => void;
-  /** A turn was granted: generate and deliver it, then apply `turn.delivered` (or `turn.failed`). */
-  onClaim?: (turn: TurnClaim) => void;
-  /** A turn was taken back (dismissed, failed, aborted): stop working on it. */
-  onRelease?: (release: TurnRelease) => void;
-  /** An event was applied and the tick re-armed (persist the floor here). */
-  onApplied?: (event: FloorEvent, effects: readonly FloorEffect[]) => void;
-  /**
-   * The floor's deadline stayed at `at` after three ticks there: the driver ticks 1 ms later
-   * rather than spin at one instant (a floor bug; reported once per instant).
-   */
-  onStuckDeadline?: (at: number) => void;
+  /** Whom to tell (none: the driver only applies events and keeps the tick armed). */
+  hooks?: FloorDriverHooks;
 }
+
+const NO_HOOKS: FloorDriverHooks = {};
 
 /** How many ticks at one instant a driver sends before it moves its tick on. */
 const TICKS_AT_ONE_INSTANT = 3;
@@ -55,25 +66,32 @@ export class FloorDriver {
   private reportedStuckAt: number | undefined;
   private stopped = false;
 
-  constructor(private readonly options: FloorDriverOptions) {
+  private readonly floor: DrivenFloor;
+  private readonly clock: FloorClock;
+  private readonly hooks: FloorDriverHooks;
+
+  constructor(options: FloorDriverOptions) {
+    this.floor = options.floor;
+    this.clock = options.clock;
+    this.hooks = options.hooks ?? NO_HOOKS;
     for (const [threadId, avatarId, n] of options.spoken ?? [])
       this.spoken.set(spokenKey(threadId, avatarId), n);
   }
 
   /** Applies one event: reports and acts on its effects in order, then re-arms the tick. */
   apply(event: FloorEvent): FloorEffect[] {
-    const { options } = this;
-    const effects = options.floor.handle(event);
+    const { hooks } = this;
+    const effects = this.floor.handle(event);
     // Whoever speaks in this event: an avatar's message, or the avatar whose turn was delivered.
     let speaker = event.type === 'message' && event.author.kind === 'avatar' ? event.author.id : undefined;
     for (const effect of effects) {
-      options.onEffect?.(effect, event);
+      hooks.onEffect?.(effect, event);
       switch (effect.type) {
         case 'turn.claimed':
-          options.onClaim?.(effect.turn);
+          hooks.onClaim?.(effect.turn);
           break;
         case 'turn.released':
-          options.onRelease?.(effect);
+          hooks.onRelease?.(effect);
           break;
         case 'turn.consumed':
           if (event.type === 'turn.delivered' && effect.turnId === event.turnId) speaker = effect.avatarId;
@@ -91,7 +109,7 @@ export class FloorDriver {
       }
     }
     this.armTick();
-    options.onApplied?.(event, effects);
+    hooks.onApplied?.(event, effects);
     return effects;
   }
 
@@ -116,36 +134,36 @@ export class FloorDriver {
    */
   armTick(): void {
     if (this.stopped) return;
-    let due = this.options.floor.nextDeadline();
+    let due = this.floor.nextDeadline();
     // A floor whose deadline does not move after a tick would spin forever at one instant (a
     // deadline already past fires now, so "now" is the instant it would spin at).
-    const fires = due === undefined ? undefined : Math.max(due, this.options.clock.now());
+    const fires = due === undefined ? undefined : Math.max(due, this.clock.now());
     if (fires !== undefined && fires === this.lastTickAt && this.ticksAtSameTime >= TICKS_AT_ONE_INSTANT) {
       if (this.reportedStuckAt !== fires) {
         this.reportedStuckAt = fires;
-        this.options.onStuckDeadline?.(fires);
+        this.hooks.onStuckDeadline?.(fires);
       }
       due = fires + 1;
     }
     if (due === this.tick?.due) return;
-    if (this.tick) this.options.clock.clearTimer(this.tick.handle);
+    if (this.tick) this.clock.clearTimer(this.tick.handle);
     this.tick = undefined;
     if (due === undefined) return;
-    const handle = this.options.clock.setTimer(due, () => this.onTick());
+    const handle = this.clock.setTimer(due, () => this.onTick());
     this.tick = { handle, due };
   }
 
   /** Cancels the tick; the driver arms none afterwards. */
   stop(): void {
     this.stopped = true;
-    if (this.tick) this.options.clock.clearTimer(this.tick.handle);
+    if (this.tick) this.clock.clearTimer(this.tick.handle);
     this.tick = undefined;
   }
 
   private onTick(): void {
     this.tick = undefined;
     if (this.stopped) return;
-    const now = this.options.clock.now();
+    const now = this.clock.now();
     this.ticksAtSameTime = now === this.lastTickAt ? this.ticksAtSameTime + 1 : 1;
     this.lastTickAt = now;
     this.apply({ type: 'tick', at: now });

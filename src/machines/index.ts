@@ -29,6 +29,7 @@ export {
   type DrivenFloor,
   type FloorClock,
   FloorDriver,
+  type FloorDriverHooks,
   type FloorDriverOptions,
   type TurnRelease,
 } from './floorDriver.js';

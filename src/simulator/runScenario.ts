@@ -303,9 +303,11 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
   const driver = new FloorDriver({
     floor,
     clock,
-    onEffect: record,
-    onClaim: (turn) => scheduleTurn(turn),
-    onStuckDeadline: (at) => note(`the floor's deadline stayed at ${rel(at)}ms after three ticks`),
+    hooks: {
+      onEffect: record,
+      onClaim: (turn) => scheduleTurn(turn),
+      onStuckDeadline: (at) => note(`the floor's deadline stayed at ${rel(at)}ms after three ticks`),
+    },
   });
   const apply = (event: FloorEvent): FloorEffect[] => driver.apply(event);
 

@@ -321,6 +321,44 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
+  it('answers a person who has been talking to a ready avatar, whatever rung above it waits', () => {
+    fc.assert(
+      fc.property(traffic, (t) => {
+        // Affinity (the sticky rung) answers through cooldowns, so a ready avatar the author has
+        // been talking to always lets an unaddressed message be answered by someone, even when
+        // the same avatar's summon or thread rung is held back.
+        let affinityBefore = new Map<string, Record<string, number>>();
+        play(t, (entry, rec) => {
+          const { event, effects } = entry;
+          if (event.type === 'message' && event.author.kind === 'human' && event.replyTo === undefined) {
+            const authorId = event.author.id;
+            const addressedSomeone = effects.some(
+              (e) => e.type === 'candidate.suppressed' && (e.reason === 'busy' || e.reason === 'not-present'),
+            );
+            // A late event is decided at the floor's time, which never goes back.
+            const now = Math.max(event.at, entry.viewBefore.now);
+            const sticky = entry.viewBefore.present.filter(
+              (p) => p.turn === 'ready' && (affinityBefore.get(p.id)?.[authorId] ?? 0) > now,
+            );
+            if (sticky.length > 0 && !addressedSomeone && entry.presentBefore.length > 0) {
+              const answered = effects.filter((e) => e.type === 'turn.claimed');
+              expect(
+                answered.length,
+                `someone answers ${authorId} (sticky: ${sticky.map((p) => p.id)})`,
+              ).toBeGreaterThan(0);
+            }
+          }
+          affinityBefore = new Map(
+            rec()
+              .floor.snapshot()
+              .presences.map(([id, p]) => [id, { ...p.context.affinity }]),
+          );
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('respects cooldowns on the ambient and summon rungs, and fires follow-ups no earlier than due', () => {
     fc.assert(
       fc.property(traffic, (t) => {

@@ -195,6 +195,32 @@ describe('the thread rung: a participant who did not speak last answers', () => 
   });
 });
 
+describe('the avatar a person is talking to keeps the conversation: a blocked rung does not hide lower ones', () => {
+  it('answers a follow-up on the affinity rung when the summon rung is held back by a cooldown', () => {
+    const s = new Scene({}, ['luna', 'milo', 'zed']);
+    const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, hi there'));
+    s.deliver(2_000, t1.turnId, 'Hello Ann!');
+
+    // Luna holds the turns a mention grants (summon rung), but spoke 3 s ago: that rung is on
+    // cooldown. Ann has been talking to her (affinity), which answers through the cooldown.
+    const effects = s.say(5_000, ANN, 'how are you today?');
+    expect(onlyClaim(effects)).toMatchObject({ avatarId: 'luna', rung: 'affinity' });
+    expect(suppressions(effects)).toContainEqual({ avatarId: 'luna', rung: 'summon', reason: 'cooldown' });
+  });
+
+  it('lets a summoned avatar keep a conversation a bystander would otherwise take on initiative', () => {
+    const s = new Scene({ summonProactiveEnabled: false }, ['luna', 'milo']);
+    const greeting = onlyClaim(s.summon(1_000, 'kai'));
+    s.deliver(2_000, greeting.turnId, 'Kai here, waves are up!');
+    const t1 = onlyClaim(s.say(3_000, ANN, 'Kai, can you teach me surfing?'));
+    s.deliver(4_000, t1.turnId, 'Sure, Ann!');
+
+    const effects = s.say(6_000, ANN, 'and what about big waves and astronomy?');
+    expect(onlyClaim(effects)).toMatchObject({ avatarId: 'kai' });
+    expect(claimsIn(effects).map((c) => c.rung)).not.toContain('initiative');
+  });
+});
+
 describe('the summon rung: a summoned avatar with guaranteed turns answers unaddressed messages', () => {
   it('answers an unaddressed human message and says how many turns it has', () => {
     const s = new Scene({ summonProactiveEnabled: false }, []);

@@ -127,6 +127,17 @@ describe('examples', () => {
     expect(r.transcript.some((e) => e.type === 'narration')).toBe(true);
   });
 
+  it('keeps-the-conversation: the avatar a person is talking to answers a follow-up, not a bystander', async () => {
+    const r = await run('keeps-the-conversation');
+    expectFloorInvariants(r);
+    const replies = offline(r).map((m) => `${m.avatarId}:${m.rung}`);
+    // The follow-ups name nobody: Pip's summon rung waits on its cooldown, affinity answers.
+    expect(replies).toEqual(['pip:mention', 'pip:affinity', 'pip:affinity']);
+    expect(r.transcript).toContainEqual(
+      expect.objectContaining({ type: 'suppressed', avatarId: 'pip', rung: 'summon', reason: 'cooldown' }),
+    );
+  });
+
   it('crowd-10-avatars: heavy traffic stays inside every limit', async () => {
     const r = await run('crowd-10-avatars');
     expect(r.scenario.avatars.length).toBeGreaterThanOrEqual(10);

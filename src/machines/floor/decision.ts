@@ -1,5 +1,5 @@
 import { isFarewell } from '../farewell.js';
-import type { BudgetLane, FloorEffect } from '../floorTypes.js';
+import type { BudgetLane, FloorEffect, SuppressionReason } from '../floorTypes.js';
 import { openBudget } from './budgets.js';
 import { claimTurn } from './claims.js';
 import { authorName, type FloorSetup } from './floorSetup.js';
@@ -13,7 +13,8 @@ import type { Utterance } from './utterance.js';
  * The decision for one message (a person's, an avatar's, or an avatar's delivered turn): who it
  * addresses, the thread it belongs to or opens, and who answers. Addressed avatars all answer
  * (within the budget); otherwise the ladder picks exactly one, descending past candidates that may
- * not speak right now. Every candidate passed over is reported with the reason.
+ * not speak right now, each avatar at every rung it qualifies for. Every rung passed over is
+ * reported with the reason.
  */
 export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effects: FloorEffect[]): void {
   const config = setup.config;
@@ -97,8 +98,20 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
   const lane: BudgetLane = human ? 'main' : 'cascade';
   const single = addressed.length === 0;
   let claimed = false;
+  // Each avatar answers at most once. To a person's message it is tried at each rung it qualifies
+  // for, in ladder order, until one may speak: a rung held back for its own reason (the summon
+  // rung's cooldown, a full thread) does not hide the rungs below it (affinity, mention). A reason
+  // that holds for every rung (busy, an exhausted budget) ends its candidacy, and so does any block
+  // for an avatar's message: between avatars the best rung alone decides (loop freedom).
+  const settled = new Set<string>();
+  const outranked = new Set<string>();
   const tryCandidates = (candidates: readonly Candidate[]) => {
     for (const c of candidates) {
+      if (settled.has(c.avatarId)) continue;
+      if (single && claimed) {
+        if (outranked.has(c.avatarId)) continue;
+        outranked.add(c.avatarId);
+      }
       const blocked = single && claimed ? 'lower-rung' : gate(state, setup, c, lane, thread);
       const inThread =
         thread?.context.participants.includes(c.avatarId) &&
@@ -127,9 +140,11 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
         });
         // Someone addressed by name while mid-turn still owes an answer.
         if (blocked === 'busy' && !single) state.deferred.set(c.avatarId, { spec, messageId: u.messageId });
+        if (!human || blocksEveryRung(blocked)) settled.add(c.avatarId);
         continue;
       }
       claimTurn(state, setup, spec, effects);
+      settled.add(c.avatarId);
       claimed = true;
     }
   };
@@ -144,4 +159,9 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
   tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) < ambientRank));
   tryCandidates(claimed ? [] : ambientCandidates(state, setup, u));
   tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) >= ambientRank));
+}
+
+/** A reason that holds whatever rung the avatar is tried at. */
+function blocksEveryRung(reason: SuppressionReason): boolean {
+  return reason === 'busy' || reason === 'not-present' || reason.startsWith('budget-');
 }

@@ -9,7 +9,7 @@ import { presenceTurnState } from './presences.js';
 import { threadHasRoom } from './threads.js';
 import type { Utterance } from './utterance.js';
 
-/** An avatar that qualifies to answer, at its best rung. */
+/** An avatar that qualifies to answer at one rung (an avatar may qualify at several). */
 export interface Candidate {
   avatarId: string;
   rung: Rung;
@@ -23,7 +23,12 @@ export function rankOf(setup: FloorSetup, rung: Rung): number {
   return setup.ranks.get(rung) ?? 99;
 }
 
-/** Candidates for an utterance, each at its best rung, best first (the response ladder, seed 003). */
+/**
+ * Candidates for an utterance at every rung each qualifies for, best first (the response ladder,
+ * seed 003). An avatar appears once per rung, so a rung that is blocked right now (a cooldown, a
+ * full thread) does not hide the rungs below it: the avatar a person is talking to is still tried
+ * on affinity or mention when its summon rung waits.
+ */
 export function rankCandidates(
   state: FloorState,
   setup: FloorSetup,
@@ -34,15 +39,12 @@ export function rankCandidates(
   const human = u.author.kind === 'human';
   const authorId = u.author.id;
   const author = authorName(setup, u.author);
-  const best = new Map<string, Candidate>();
+  const offered: Candidate[] = [];
   const offer = (avatarId: string, rung: Rung, reason: string) => {
     if (avatarId === authorId || !state.presences.has(avatarId)) return;
-    const existing = best.get(avatarId);
-    const rank = rankOf(setup, rung);
-    if (existing && rankOf(setup, existing.rung) <= rank) return;
     const idx = addressed.indexOf(avatarId);
     const order = idx >= 0 ? idx : addressed.length + (setup.rosterOrder.get(avatarId) ?? 0);
-    best.set(avatarId, { avatarId, rung, reason, order });
+    offered.push({ avatarId, rung, reason, order });
   };
 
   const replyTo = u.replyTo?.avatarId;
@@ -85,9 +87,7 @@ export function rankCandidates(
 
   for (const id of addressed) offer(id, 'mention', `${nameOf(setup, id)} was mentioned by ${author}`);
 
-  return [...best.values()].sort(
-    (a, b) => rankOf(setup, a.rung) - rankOf(setup, b.rung) || a.order - b.order,
-  );
+  return offered.sort((a, b) => rankOf(setup, a.rung) - rankOf(setup, b.rung) || a.order - b.order);
 }
 
 /** Round-robin among active speakers, else the best initiative score above the threshold. */

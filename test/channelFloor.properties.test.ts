@@ -321,6 +321,28 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
+  it('answers an avatar message at most min(BOT_MENTION_CASCADE_LIMIT, MAX_RESPONSES_PER_MESSAGE) times', () => {
+    fc.assert(
+      fc.property(traffic, (t) => {
+        const cfg = t.world.config;
+        const cap = Math.min(cfg.botCascadeLimit, cfg.maxResponsesPerMessage);
+        const answers = new Map<string, number>();
+        play(t, (entry) => {
+          for (const e of entry.effects) {
+            if (e.type !== 'turn.claimed' || e.turn.lane !== 'cascade') continue;
+            const n = (answers.get(e.turn.triggerMessageId) ?? 0) + 1;
+            answers.set(e.turn.triggerMessageId, n);
+            expect(
+              n,
+              `answers to ${e.turn.triggerMessageId} (${e.turn.avatarId} ${e.turn.rung} ${e.turn.reason}; event ${entry.event.type})`,
+            ).toBeLessThanOrEqual(cap);
+          }
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('answers a person who has been talking to a ready avatar, whatever rung above it waits', () => {
     fc.assert(
       fc.property(traffic, (t) => {

@@ -501,6 +501,23 @@ describe('budgets are anchored to the latest human message', () => {
     expect(s.floor.view().budget).toEqual({ anchorMessageId: 'h1', main: 0, cascade: 3 });
   });
 
+  it('caps the answers to one avatar message at min(BOT_MENTION_CASCADE_LIMIT, MAX_RESPONSES_PER_MESSAGE)', () => {
+    const s = new Scene({ maxResponsesPerMessage: 2, botCascadeLimit: 5 }, [
+      'luna',
+      'milo',
+      'zed',
+      'pia',
+      'kai',
+    ]);
+    const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, call everyone'));
+    const effects = s.deliver(2_000, t1.turnId, 'Milo, Zed, Pia and Kai: come here!');
+    expect(claimsIn(effects).map((c) => c.avatarId)).toEqual(['milo', 'zed']);
+    expect(suppressions(effects)).toEqual([
+      { avatarId: 'pia', rung: 'thread', reason: 'mention-cap' },
+      { avatarId: 'kai', rung: 'thread', reason: 'mention-cap' },
+    ]);
+  });
+
   it('stops a bot-to-bot chain at BOT_MENTION_CASCADE_LIMIT', () => {
     const s = new Scene({ botCascadeLimit: 3, botMentionThreadTurns: 10 });
     let turn = onlyClaim(s.say(1_000, ANN, 'Luna, start a chain'));

@@ -108,7 +108,7 @@ export const coordinationSettings = {
     key: 'botCascadeLimit',
     schema: count(0, 100),
     default: 3,
-    doc: 'Bot-to-bot responses allowed after one human message (the cascade lane of its budget).',
+    doc: 'Bot-to-bot responses allowed after one human message (the cascade lane of its budget); one avatar message gets at most min(this, `MAX_RESPONSES_PER_MESSAGE`) answers.',
   },
   BOT_MENTION_CREATE_THREAD: {
     key: 'botMentionCreateThread',

@@ -58,6 +58,8 @@ export type SuppressionReason =
   | 'thread-exhausted'
   | 'thread-ended'
   | 'lower-rung'
+  /** An avatar's message already has min(BOT_MENTION_CASCADE_LIMIT, MAX_RESPONSES_PER_MESSAGE) answers. */
+  | 'mention-cap'
   | 'no-initiative';
 
 /** Inputs to a channel floor. Every event carries the time it happened (`at`, epoch ms). */

@@ -105,6 +105,12 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
   // for an avatar's message: between avatars the best rung alone decides (loop freedom).
   const settled = new Set<string>();
   const outranked = new Set<string>();
+  // An avatar naming several others gets at most this many answers (seed 003), however many it
+  // named; a person's message is bounded by its main lane.
+  const cap = human
+    ? Number.POSITIVE_INFINITY
+    : Math.min(config.botCascadeLimit, config.maxResponsesPerMessage);
+  let answers = 0;
   const tryCandidates = (candidates: readonly Candidate[]) => {
     for (const c of candidates) {
       if (settled.has(c.avatarId)) continue;
@@ -112,7 +118,12 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
         if (outranked.has(c.avatarId)) continue;
         outranked.add(c.avatarId);
       }
-      const blocked = single && claimed ? 'lower-rung' : gate(state, setup, c, lane, thread);
+      const blocked: SuppressionReason | null =
+        single && claimed
+          ? 'lower-rung'
+          : answers >= cap
+            ? 'mention-cap'
+            : gate(state, setup, c, lane, thread);
       const inThread =
         thread?.context.participants.includes(c.avatarId) &&
         (!human || c.rung === 'thread') &&
@@ -139,12 +150,16 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
           reason: blocked,
         });
         // Someone addressed by name while mid-turn still owes an answer.
-        if (blocked === 'busy' && !single) state.deferred.set(c.avatarId, { spec, messageId: u.messageId });
+        if (blocked === 'busy' && !single) {
+          state.deferred.set(c.avatarId, { spec, messageId: u.messageId });
+          answers++; // an answer owed counts against the cap as one given
+        }
         if (!human || blocksEveryRung(blocked)) settled.add(c.avatarId);
         continue;
       }
       claimTurn(state, setup, spec, effects);
       settled.add(c.avatarId);
+      answers++;
       claimed = true;
     }
   };

@@ -329,9 +329,10 @@ describe('channel floor invariants over random traffic', () => {
         const answers = new Map<string, number>();
         play(t, (entry) => {
           for (const e of entry.effects) {
-            if (e.type !== 'turn.claimed' || e.turn.lane !== 'cascade') continue;
-            const n = (answers.get(e.turn.triggerMessageId) ?? 0) + 1;
-            answers.set(e.turn.triggerMessageId, n);
+            const trigger = e.type === 'turn.claimed' ? e.turn.triggerMessageId : undefined;
+            if (e.type !== 'turn.claimed' || e.turn.lane !== 'cascade' || trigger === undefined) continue;
+            const n = (answers.get(trigger) ?? 0) + 1;
+            answers.set(trigger, n);
             expect(
               n,
               `answers to ${e.turn.triggerMessageId} (${e.turn.avatarId} ${e.turn.rung} ${e.turn.reason}; event ${entry.event.type})`,

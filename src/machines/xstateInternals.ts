@@ -4,13 +4,13 @@ import { runtimeErrorCodes } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
 
 /**
- * Everything Troupe reads of xstate beyond its documented API, in one place: the compiled engine
- * (`compiledMachine.ts`) reads a machine's state nodes, transitions, guards and `assign` actions,
- * whose shapes xstate does not promise to keep. This module turns them into plain, Troupe-owned
- * readings and refuses to run against an xstate it was not verified with, so an xstate upgrade is
- * one deliberate change: bump the exact pin in package.json, run the equivalence tests
- * (`test/compiledMachine.test.ts`, `test/machineStepper.test.ts`), update
- * {@link XSTATE_VERIFIED_VERSION}.
+ * Everything Troupe reads of xstate beyond its documented API, in one place. The compiled engine
+ * (`compiledMachine.ts`) and the statechart drawing (`src/inspect/statechartDiagram.ts`) read a
+ * machine's state nodes, transitions, guards and `assign` actions, whose shapes xstate does not
+ * promise to keep. This module turns them into plain, Troupe-owned readings and refuses to read
+ * an xstate it was not verified with, so an xstate upgrade is one deliberate change: bump the
+ * exact pin in package.json, run the equivalence tests (`test/compiledMachine.test.ts`,
+ * `test/machineStepper.test.ts`), update {@link XSTATE_VERIFIED_VERSION}.
  */
 
 /** The xstate release the compiled engine was checked against (package.json pins it exactly). */

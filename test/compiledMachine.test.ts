@@ -1,12 +1,18 @@
+import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type AnyStateMachine,
+  and,
   assign,
   createMachine,
   type EventFromLogic,
   type InputFrom,
+  not,
+  or,
+  StateMachine,
   setup,
+  stateIn,
 } from 'xstate';
 import {
   type AvatarPresenceEvent,
@@ -19,6 +25,7 @@ import {
   conversationThreadMachine,
 } from '../src/machines/conversationThread.machine.js';
 import { createMachineStepper } from '../src/machines/machineStepper.js';
+import { TroupeError } from '../src/ports/troupeError.js';
 
 const settings: PresenceSettings = {
   perAvatarCooldownMs: 1_000,
@@ -169,5 +176,119 @@ describe('compileMachine: the machines as plain step functions', () => {
       states: { a: { on: { GO: { actions: () => {} } } } },
     });
     expect(() => compileMachine(withRaise)).toThrow(/action/);
+  });
+});
+
+/** The error compiling `machine` throws (failing the test when it compiles). */
+function refusal(machine: AnyStateMachine): TroupeError {
+  try {
+    compileMachine(machine);
+  } catch (error) {
+    if (TroupeError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error(`machine "${machine.id}" compiled, but should have been refused`);
+}
+
+describe('compileMachine refuses what it would run differently from xstate', () => {
+  const ready = ({ context }: { context: { n: number } }) => context.n > 0;
+  const busy = ({ context }: { context: { n: number } }) => context.n > 5;
+  /** A machine that reads as one transition on GO from "idle", with the given guard and actions. */
+  const withTransition = (id: string, go: Record<string, unknown>, guards: Record<string, unknown> = {}) =>
+    setup({
+      types: { context: {} as { n: number }, events: {} as { type: 'GO' } },
+      guards: { ready, busy, ...guards } as never,
+      actions: {
+        setN: assign((_, params: { n: number }) => ({ n: params.n })),
+        bump: assign({ n: ({ context }) => context.n + 1 }),
+      },
+    }).createMachine({
+      id,
+      context: { n: 1 },
+      initial: 'idle',
+      states: { idle: { on: { GO: { target: 'done', ...go } as never } }, done: {} },
+    });
+
+  const cases: [string, AnyStateMachine, RegExp][] = [
+    [
+      'a guard with params',
+      withTransition('guardParams', { guard: { type: 'ready', params: { min: 3 } } }),
+      /guard "ready" with params .*inside the guard/,
+    ],
+    [
+      'an assign with params',
+      withTransition('assignParams', { actions: { type: 'setN', params: { n: 3 } } }),
+      /action "setN" \(an assign\) with params .*inside the assign/,
+    ],
+    [
+      'an inline not()',
+      withTransition('inlineNot', { guard: not('ready') }),
+      /inline guard made with not\(\)/,
+    ],
+    ['an inline and()', withTransition('inlineAnd', { guard: and(['ready', 'busy']) }), /made with and\(\)/],
+    ['an inline or()', withTransition('inlineOr', { guard: or(['ready', 'busy']) }), /made with or\(\)/],
+    [
+      'a named guard implemented with not()',
+      withTransition('namedNot', { guard: 'idleNow' }, { idleNow: not('busy') }),
+      /guard "idleNow" made with not\(\) .*one named guard that combines the checks/,
+    ],
+    [
+      'stateIn()',
+      withTransition('inState', { guard: stateIn('#inState.idle') }),
+      /made with stateIn\(\) .*test the context or event instead of the active state/,
+    ],
+  ];
+  it.each(cases)('%s', (_, machine, advice) => {
+    const error = refusal(machine);
+    expect(error.code).toBe('TROUPE_MACHINE_UNSUPPORTED');
+    // Names the machine, the state and the transition, and says what to do.
+    expect(error.message).toContain(`machine "${machine.id}"`);
+    expect(error.message).toContain(`state "${machine.id}.idle", on "GO"`);
+    expect(error.message).toMatch(advice);
+    expect(error.message).toMatch(/createMachineStepper/);
+    expect(error.details).toEqual({ machine: machine.id, state: `${machine.id}.idle`, event: 'GO' });
+  });
+
+  it('compiles the same transition without params or combinators (the refusals are not blanket)', () => {
+    const plain = withTransition('plain', { guard: 'ready', actions: ['bump'] });
+    const compiled = compileMachine(plain);
+    const after = compiled.step(compiled.initial(undefined as never), { type: 'GO' });
+    expect(view(after)).toEqual({ value: 'done', context: { n: 2 }, status: 'active' });
+  });
+
+  it('refuses wildcard events, actions on an initial transition, and eventless combinators', () => {
+    const wildcard = createMachine({ id: 'wild', initial: 'a', states: { a: { on: { '*': 'b' } }, b: {} } });
+    expect(refusal(wildcard).message).toMatch(/a wildcard event descriptor at state "wild.a", on "\*"/);
+    const initialActions = createMachine({
+      id: 'init',
+      context: { n: 0 },
+      initial: { target: 'a', actions: assign({ n: 1 }) },
+      states: { a: {} },
+    });
+    expect(refusal(initialActions).message).toMatch(/actions on its initial transition at state "init"/);
+    const eventless = createMachine({
+      id: 'eventless',
+      initial: 'a',
+      states: { a: { always: { guard: not(() => true), target: 'b' } }, b: {} },
+    });
+    expect(refusal(eventless).message).toMatch(
+      /made with not\(\) at state "eventless.a", eventless transition/,
+    );
+  });
+});
+
+describe('every shipped machine compiles', () => {
+  it('src/machines/*.machine.ts', async () => {
+    const dir = new URL('../src/machines/', import.meta.url);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.machine.ts'));
+    const machines: AnyStateMachine[] = [];
+    for (const file of files) {
+      const module = (await import(new URL(file, dir).href)) as Record<string, unknown>;
+      for (const value of Object.values(module)) if (value instanceof StateMachine) machines.push(value);
+    }
+    expect(machines.map((m) => m.id).sort()).toEqual(
+      expect.arrayContaining(['avatarPresence', 'conversationThread', 'pendingChoice']),
+    );
+    for (const machine of machines) expect(() => compileMachine(machine)).not.toThrow();
   });
 });

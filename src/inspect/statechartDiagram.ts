@@ -1,38 +1,29 @@
 import type { AnyStateMachine } from 'xstate';
-
-/** Minimal view of an XState state node, as far as drawing needs it. */
-interface NodeLike {
-  id: string;
-  key: string;
-  type: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
-  initial?: { target: readonly NodeLike[] };
-  states: Record<string, NodeLike>;
-  transitions: Map<string, readonly TransitionLike[]>;
-  always?: readonly TransitionLike[];
-}
-interface TransitionLike {
-  target?: readonly NodeLike[];
-  guard?: string | { type?: string } | ((...args: never[]) => unknown);
-  actions?: readonly unknown[];
-}
+import {
+  type GuardReading,
+  readMachine,
+  type StateNodeReading,
+  type TransitionReading,
+} from '../machines/xstateInternals.js';
 
 /** Diagram formats `statechartDiagram` can write. */
 export type DiagramFormat = 'mermaid' | 'dot';
 
-const guardName = (g: TransitionLike['guard']): string | undefined => {
+const guardName = (g: GuardReading | undefined): string | undefined => {
   if (g === undefined) return undefined;
-  if (typeof g === 'string') return g;
-  if (typeof g === 'function') return g.name || 'guard';
-  return g.type ?? 'guard';
+  if (g.name !== undefined) return g.name;
+  if (g.kind === 'combinator') return g.combinator;
+  if (g.kind === 'predicate') return g.test.name || 'guard';
+  return 'guard';
 };
 
-const label = (event: string, t: TransitionLike) => {
+const label = (event: string, t: TransitionReading) => {
   const g = guardName(t.guard);
   return g ? `${event} [${g}]` : event;
 };
 
 /** Mermaid-safe id for a state node. */
-const mid = (n: NodeLike) => n.id.replace(/[^A-Za-z0-9_]/g, '_');
+const mid = (n: StateNodeReading) => n.id.replace(/[^A-Za-z0-9_]/g, '_');
 
 /**
  * Draws a machine's statechart by walking its definition (no browser, no network): Mermaid
@@ -41,39 +32,53 @@ const mid = (n: NodeLike) => n.id.replace(/[^A-Za-z0-9_]/g, '_');
  * as self-loops so every event a state handles is visible.
  */
 export function statechartDiagram(machine: AnyStateMachine, format: DiagramFormat = 'mermaid'): string {
-  const root = machine.root as unknown as NodeLike;
-  return format === 'dot' ? toDot(root) : toMermaid(root);
+  const root = readMachine(machine).root;
+  const byId = new Map(allNodes(root).map((n) => [n.id, n]));
+  const nodeOf = (id: string): StateNodeReading => {
+    const node = byId.get(id);
+    if (!node) throw new Error(`statechartDiagram: no state node "${id}" in machine "${root.id}"`);
+    return node;
+  };
+  return format === 'dot' ? toDot(root, nodeOf) : toMermaid(root, nodeOf);
 }
 
 /** The node and all its descendants, in document order. */
-function allNodes(node: NodeLike): NodeLike[] {
-  return [node, ...Object.values(node.states).flatMap(allNodes)];
+function allNodes(node: StateNodeReading): StateNodeReading[] {
+  return [node, ...node.children.flatMap(allNodes)];
 }
 
-function edgesOf(node: NodeLike): { from: NodeLike; to: NodeLike; label: string }[] {
-  const edges: { from: NodeLike; to: NodeLike; label: string }[] = [];
-  for (const [event, ts] of node.transitions) {
+/** Finds a state node of the machine being drawn by its id. */
+type NodeOf = (id: string) => StateNodeReading;
+
+interface Edge {
+  from: StateNodeReading;
+  to: StateNodeReading;
+  label: string;
+}
+
+function edgesOf(node: StateNodeReading, nodeOf: NodeOf): Edge[] {
+  const edges: Edge[] = [];
+  for (const [event, ts] of node.on) {
     ts.forEach((t, i) => {
-      const targets = t.target && t.target.length > 0 ? t.target : [node];
+      const targets = t.targetIds.length > 0 ? t.targetIds.map(nodeOf) : [node];
       // An unguarded transition after guarded ones is the fallback branch.
       const text = i > 0 && t.guard === undefined ? `${event} [else]` : label(event, t);
       for (const to of targets) edges.push({ from: node, to, label: text });
     });
   }
-  for (const t of node.always ?? []) {
-    for (const to of t.target ?? []) edges.push({ from: node, to, label: label('always', t) });
+  for (const t of node.always) {
+    for (const to of t.targetIds.map(nodeOf)) edges.push({ from: node, to, label: label('always', t) });
   }
   return edges;
 }
 
-function toMermaid(root: NodeLike): string {
+function toMermaid(root: StateNodeReading, nodeOf: NodeOf): string {
   const lines = ['stateDiagram-v2'];
-  const emit = (node: NodeLike, indent: string) => {
-    const children = Object.values(node.states);
-    const initial = node.initial?.target[0];
-    if (initial) lines.push(`${indent}[*] --> ${mid(initial)}`);
+  const emit = (node: StateNodeReading, indent: string) => {
+    const children = node.children;
+    if (node.initialId !== undefined) lines.push(`${indent}[*] --> ${mid(nodeOf(node.initialId))}`);
     children.forEach((child, i) => {
-      if (Object.keys(child.states).length > 0) {
+      if (child.children.length > 0) {
         lines.push(`${indent}state "${child.key}" as ${mid(child)} {`);
         emit(child, `${indent}  `);
         lines.push(`${indent}}`);
@@ -87,15 +92,15 @@ function toMermaid(root: NodeLike): string {
   emit(root, '  ');
   const all = allNodes(root);
   for (const n of all)
-    for (const e of edgesOf(n)) lines.push(`  ${mid(e.from)} --> ${mid(e.to)}: ${e.label}`);
+    for (const e of edgesOf(n, nodeOf)) lines.push(`  ${mid(e.from)} --> ${mid(e.to)}: ${e.label}`);
   return `${lines.join('\n')}\n`;
 }
 
-function toDot(root: NodeLike): string {
+function toDot(root: StateNodeReading, nodeOf: NodeOf): string {
   const lines = [`digraph "${root.id}" {`, '  compound=true; rankdir=LR; node [shape=box, style=rounded];'];
-  const emit = (node: NodeLike, indent: string) => {
-    for (const child of Object.values(node.states)) {
-      if (Object.keys(child.states).length > 0) {
+  const emit = (node: StateNodeReading, indent: string) => {
+    for (const child of node.children) {
+      if (child.children.length > 0) {
         lines.push(
           `${indent}subgraph "cluster_${child.id}" {`,
           `${indent}  label="${child.key}${child.type === 'parallel' ? ' (parallel)' : ''}";`,
@@ -114,7 +119,7 @@ function toDot(root: NodeLike): string {
   const all = allNodes(root);
   for (const n of all) {
     if (n === root) continue;
-    for (const e of edgesOf(n))
+    for (const e of edgesOf(n, nodeOf))
       lines.push(`  "${e.from.id}" -> "${e.to.id}" [label="${e.label.replace(/"/g, '\\"')}"];`);
   }
   lines.push('}');

@@ -1,4 +1,14 @@
 import type { AnyStateMachine, ContextFrom, EventFromLogic, InputFrom, StateValue } from 'xstate';
+import { runtimeErrorCodes } from '../ports/errorCodes.js';
+import { TroupeError } from '../ports/troupeError.js';
+import {
+  type ActionReading,
+  type GuardReading,
+  type MachineArgs,
+  readMachine,
+  type StateNodeReading,
+  type TransitionReading,
+} from './xstateInternals.js';
 
 /** The part of a snapshot the channel floor reads: plain, shared, JSON-serialisable data. */
 export interface MachineState<TContext> {
@@ -25,34 +35,8 @@ export interface CompiledState<TMachine extends AnyStateMachine> extends Machine
   readonly config: Configuration;
 }
 
-// ---- the definition shapes we read from xstate's StateNode objects ----
-interface NodeDef {
-  id: string;
-  key: string;
-  type: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
-  parent?: NodeDef;
-  machine: unknown;
-  states: Record<string, NodeDef>;
-  initial?: { target: readonly NodeDef[] };
-  transitions: Map<string, readonly TransitionDef[]>;
-  always?: readonly TransitionDef[];
-  entry: readonly unknown[];
-  exit: readonly unknown[];
-  invoke: readonly unknown[];
-  after?: readonly unknown[];
-  order: number;
-}
-interface TransitionDef {
-  target?: readonly NodeDef[];
-  guard?: unknown;
-  actions: readonly unknown[];
-  reenter?: boolean;
-  source: NodeDef;
-}
-
-type Args = { context: unknown; event: { type: string } };
-type Guard = (args: Args) => boolean;
-type Assigner = (args: Args) => Record<string, unknown>;
+type Guard = (args: MachineArgs) => boolean;
+type Assigner = (args: MachineArgs) => Record<string, unknown>;
 
 interface Transition {
   source: Node;
@@ -63,7 +47,7 @@ interface Transition {
 }
 
 interface Node {
-  def: NodeDef;
+  def: StateNodeReading;
   parent: Node | undefined;
   children: Node[];
   ancestors: Node[]; // parent first, root last
@@ -72,6 +56,8 @@ interface Node {
   order: number;
   on: Map<string, Transition[]>;
   always: Transition[];
+  /** The child a compound node starts in, when its definition names one. */
+  initial: Node | undefined;
 }
 
 /** A set of active nodes, with its value; shared by every state in that configuration. */
@@ -87,10 +73,9 @@ interface Configuration {
   readonly after: Map<Transition, Configuration>;
 }
 
-const unsupported = (what: string, where: string) =>
-  new Error(
-    `compileMachine: ${what} at ${where} is not supported; step this machine with createMachineStepper instead.`,
-  );
+/** How to step a machine the compiled engine refuses. */
+const STEPPER_ADVICE =
+  "step this machine with createMachineStepper instead (a channel floor: engine: 'xstate')";
 
 /**
  * Compiles an XState v5 machine into a pure step function over plain data, following the
@@ -100,28 +85,40 @@ const unsupported = (what: string, where: string) =>
  * per-transition bookkeeping (about 5x faster; see bench/coordination.ts).
  *
  * Supported: atomic, compound, parallel and top-level final states; event and eventless
- * transitions; named or inline guards; named or inline `assign` actions. Anything else (entry or
- * exit actions, invokes, delays, history, re-entering or self-targeting transitions, non-assign
- * actions) is refused when compiling. `test/compiledMachine.test.ts` checks on random event
- * sequences that every state, context and status equals what xstate itself computes.
+ * transitions on exact event types; named or inline guards that are plain predicates; named or
+ * inline `assign` actions. Refused when compiling, with a `TROUPE_MACHINE_UNSUPPORTED` error that
+ * names the machine, the state and the transition: entry or exit actions, invokes, delays,
+ * history, nested final states, wildcard event descriptors, re-entering or self-targeting
+ * transitions, actions on an `initial` transition, non-assign actions, guards or actions given
+ * `params`, and the higher-order guards `not`, `and`, `or` and `stateIn`. Reading the definition
+ * checks the installed xstate first (`TROUPE_XSTATE_UNSUPPORTED`; see `xstateInternals.ts`).
+ * `test/compiledMachine.test.ts` checks on random event sequences that every state, context and
+ * status equals what xstate itself computes.
  */
 export function compileMachine<TMachine extends AnyStateMachine>(
   machine: TMachine,
 ): CompiledMachine<TMachine> {
-  const impl = machine.implementations as {
-    guards: Record<string, unknown>;
-    actions: Record<string, unknown>;
+  const reading = readMachine(machine);
+  const unsupported = (what: string, state: string, eventType?: string | null, advice = STEPPER_ADVICE) => {
+    const on =
+      eventType === undefined ? '' : eventType === null ? ', eventless transition' : `, on "${eventType}"`;
+    return new TroupeError(
+      runtimeErrorCodes.machineUnsupported,
+      `compileMachine: machine "${reading.id}" uses ${what} at state "${state}"${on}, which the compiled ` +
+        `engine does not run; ${advice}.`,
+      { details: { machine: reading.id, state, ...(eventType === undefined ? {} : { event: eventType }) } },
+    );
   };
-  const rootDef = machine.root as unknown as NodeDef;
-  const byDef = new Map<NodeDef, Node>();
+  const byId = new Map<string, Node>();
   let order = 0;
 
-  const build = (def: NodeDef, parent: Node | undefined): Node => {
+  const build = (def: StateNodeReading, parent: Node | undefined): Node => {
     if (def.type === 'history') throw unsupported('a history state', def.id);
     // Checked first: xstate implements delays and invokes with entry/exit actions of its own.
-    if (def.after && def.after.length > 0) throw unsupported('delayed transitions', def.id);
-    if (def.invoke.length > 0) throw unsupported('invoke', def.id);
-    if (def.entry.length > 0 || def.exit.length > 0) throw unsupported('entry/exit actions', def.id);
+    if (def.delayedTransitions > 0) throw unsupported('delayed transitions', def.id);
+    if (def.invokes > 0) throw unsupported('invoke', def.id);
+    if (def.entryActions > 0 || def.exitActions > 0) throw unsupported('entry/exit actions', def.id);
+    if (def.initialActions > 0) throw unsupported('actions on its initial transition', def.id);
     if (def.type === 'final' && parent !== undefined && parent.parent !== undefined) {
       throw unsupported('a nested final state', def.id);
     }
@@ -136,36 +133,62 @@ export function compileMachine<TMachine extends AnyStateMachine>(
       order: order++,
       on: new Map(),
       always: [],
+      initial: undefined,
     };
     node.path = [node, ...ancestors];
-    byDef.set(def, node);
-    for (const child of Object.values(def.states)) node.children.push(build(child, node));
+    byId.set(def.id, node);
+    for (const child of def.children) node.children.push(build(child, node));
     return node;
   };
-  const root = build(rootDef, undefined);
+  const root = build(reading.root, undefined);
 
-  const resolveGuard = (guard: unknown, where: string): Guard | undefined => {
+  const compileGuard = (guard: GuardReading | undefined, t: TransitionReading, where: string) => {
     if (guard === undefined) return undefined;
-    const name = typeof guard === 'string' ? guard : (guard as { type?: unknown }).type;
-    const fn = typeof guard === 'function' ? guard : typeof name === 'string' ? impl.guards[name] : undefined;
-    if (typeof fn !== 'function') throw unsupported(`guard ${String(name)}`, where);
-    return fn as Guard;
+    const named = guard.name === undefined ? 'an inline guard' : `guard "${guard.name}"`;
+    switch (guard.kind) {
+      case 'combinator':
+        throw unsupported(
+          `${named} made with ${guard.combinator}()`,
+          where,
+          t.eventType,
+          guard.combinator === 'stateIn'
+            ? 'test the context or event instead of the active state (or split the transition by state), or ' +
+                STEPPER_ADVICE
+            : `write it as one named guard that combines the checks in code (e.g. isReady: (args) => !isBusy(args)), or ${STEPPER_ADVICE}`,
+        );
+      case 'unimplemented':
+        throw unsupported(`guard "${guard.name}", which no function implements`, where, t.eventType);
+      case 'predicate':
+        if (guard.hasParams) {
+          throw unsupported(
+            `${named} with params`,
+            where,
+            t.eventType,
+            `read the values from the context or the event inside the guard (or write one guard per value), or ${STEPPER_ADVICE}`,
+          );
+        }
+        return guard.test;
+    }
   };
-  const resolveAssign = (action: unknown, where: string): Assigner => {
-    let a = action;
-    if (typeof a === 'string') a = impl.actions[a];
-    else if (a && typeof a === 'object' && 'type' in a && typeof a.type === 'string')
-      a = impl.actions[a.type];
-    const fn = a as { type?: string; assignment?: unknown } | undefined;
-    if (fn?.type !== 'xstate.assign') throw unsupported(`action ${String(action)}`, where);
-    const assignment = fn.assignment;
-    if (typeof assignment === 'function') return assignment as Assigner;
-    const entries = Object.entries(assignment as Record<string, unknown>);
-    return (args) => {
-      const partial: Record<string, unknown> = {};
-      for (const [key, value] of entries) partial[key] = typeof value === 'function' ? value(args) : value;
-      return partial;
-    };
+  const compileAction = (action: ActionReading, t: TransitionReading, where: string): Assigner => {
+    const named = action.name === undefined ? 'an inline action' : `action "${action.name}"`;
+    if (action.kind === 'other') {
+      throw unsupported(
+        `${named}${action.type === undefined ? '' : ` (${action.type})`} that is not an assign`,
+        where,
+        t.eventType,
+        `keep the machine to assign actions and perform effects outside it, or ${STEPPER_ADVICE}`,
+      );
+    }
+    if (action.hasParams) {
+      throw unsupported(
+        `${named} (an assign) with params`,
+        where,
+        t.eventType,
+        `read the values from the context or the event inside the assign, or ${STEPPER_ADVICE}`,
+      );
+    }
+    return action.update;
   };
   const lcca = (nodes: readonly Node[]): Node | undefined => {
     // The least common proper ancestor of the targets and the source: the transition's domain
@@ -175,32 +198,44 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     for (const anc of first.ancestors) if (rest.every((n) => n.ancestors.includes(anc))) return anc;
     return root;
   };
-  const compileTransition = (t: TransitionDef, source: Node): Transition => {
+  const compileTransition = (t: TransitionReading, source: Node): Transition => {
     const where = source.def.id;
-    if (t.reenter) throw unsupported('a re-entering transition', where);
-    const targets = (t.target ?? []).map((d) => {
-      const n = byDef.get(d);
-      if (!n) throw unsupported('a target outside the machine', where);
+    if (t.reenter) throw unsupported('a re-entering transition', where, t.eventType);
+    const targets = t.targetIds.map((id) => {
+      const n = byId.get(id);
+      if (!n) throw unsupported('a target outside the machine', where, t.eventType);
       if (n === source || n.ancestors.includes(source))
-        throw unsupported('a transition into its own source', where);
+        throw unsupported('a transition into its own source', where, t.eventType);
       return n;
     });
     return {
       source,
       targets,
-      guard: resolveGuard(t.guard, where),
-      assigns: t.actions.map((a) => resolveAssign(a, where)),
+      guard: compileGuard(t.guard, t, where),
+      assigns: t.actions.map((a) => compileAction(a, t, where)),
       domain: targets.length > 0 ? lcca([...targets, source]) : undefined,
     };
   };
-  for (const node of byDef.values()) {
-    for (const [event, ts] of node.def.transitions) {
+  for (const node of byId.values()) {
+    for (const [event, ts] of node.def.on) {
+      // xstate matches "*" and "prefix.*" against every event; the compiled engine looks events up
+      // by exact type.
+      if (event === '*' || event.endsWith('.*')) {
+        throw unsupported(
+          'a wildcard event descriptor',
+          node.def.id,
+          event,
+          `list the event types, or ${STEPPER_ADVICE}`,
+        );
+      }
       node.on.set(
         event,
         ts.map((t) => compileTransition(t, node)),
       );
     }
-    node.always = (node.def.always ?? []).map((t) => compileTransition(t, node));
+    node.always = node.def.always.map((t) => compileTransition(t, node));
+    const initialId = node.def.initialId;
+    node.initial = initialId === undefined ? undefined : byId.get(initialId);
   }
 
   // Configurations are interned: equal sets of active nodes share one object (and one value).
@@ -241,14 +276,13 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     into.add(node);
     if (node.def.type === 'parallel') for (const c of node.children) enterDefaults(c, into);
     else if (node.children.length > 0) {
-      const initial = node.def.initial?.target[0];
-      const child = initial ? byDef.get(initial) : node.children[0];
+      const child = node.initial ?? node.children[0];
       if (child) enterDefaults(child, into);
     }
   };
 
   // Which transitions are enabled, and with no two exiting the same states (document order wins).
-  const select = (config: Configuration, eventType: string | null, args: Args) => {
+  const select = (config: Configuration, eventType: string | null, args: MachineArgs) => {
     const chosen: Transition[] = [];
     for (const atomic of config.atomic) {
       found: for (const n of atomic.path) {
@@ -344,7 +378,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     config,
   });
 
-  const contextFactory = (machine.config as { context?: unknown }).context;
+  const contextFactory = reading.context;
   return {
     machine,
     initial(input) {

@@ -1,4 +1,5 @@
 import { startRuntime } from './actors/runtime.js';
+import { checkRuntimeLimits } from './actors/runtimeLimits.js';
 import type { Runtime, RuntimeOptions, RuntimeStore } from './actors/runtimeOptions.js';
 import { createScriptedModel } from './adapters/llm/scriptedModel.js';
 import { createMemoryStore } from './adapters/store/memoryStore.js';
@@ -20,9 +21,11 @@ import type { TroupeStore } from './ports/store.js';
  * await runtime.stop();
  * ```
  * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
- * @throws ConfigError `TROUPE_CONFIG_INVALID` when `config` names an unknown setting or a bad value.
+ * @throws ConfigError `TROUPE_CONFIG_INVALID` when `config` names an unknown setting or a bad value,
+ *   or a timeout, deadline, retry or persistence option is not a finite number in range.
  */
 export function createRuntime(options: RuntimeOptions): Runtime {
+  checkRuntimeLimits(options);
   return startRuntime({
     ...options,
     config: resolveCoordinationConfig(options.config ?? {}),

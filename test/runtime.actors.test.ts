@@ -22,6 +22,46 @@ describe('runtime events', () => {
     await t.stop();
   });
 
+  it('refuses an event it cannot read (a getter that throws) instead of throwing, also through connect()', async () => {
+    const t = createTestRuntime({ avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }] });
+    const unreadable = (messageId: string) =>
+      Object.defineProperty(
+        {
+          type: 'channel.message',
+          channel: room,
+          messageId,
+          author: { kind: 'human', id: 'u1', name: 'Ada' },
+        },
+        'text',
+        {
+          enumerable: true,
+          get() {
+            throw new Error('payload could not be decoded');
+          },
+        },
+      );
+    expect(t.runtime.send(unreadable('m0'))).toMatchObject({
+      accepted: false,
+      error: { code: 'TROUPE_EVENT_INVALID' },
+    });
+    const events$ = new Subject<unknown>();
+    const subscription = t.runtime.connect(events$);
+    events$.next(unreadable('m1'));
+    events$.next({
+      type: 'channel.message',
+      channel: room,
+      messageId: 'm2',
+      author: { kind: 'human', id: 'u1', name: 'Ada' },
+      text: 'Nova, hello',
+    });
+    await t.settle();
+    expect(subscription.closed).toBe(false);
+    expect(t.transport.sent).toHaveLength(1);
+    expect(t.errors.map((e) => e.code)).toEqual(['TROUPE_EVENT_INVALID', 'TROUPE_EVENT_INVALID']);
+    expect(t.errors[0]?.message).toContain('payload could not be decoded');
+    await t.stop();
+  });
+
   it('ignores a message it has already seen (a gateway redelivery), so nobody answers twice', async () => {
     const t = createTestRuntime({ avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }] });
     await t.say('Nova, once only', { messageId: 'dup-1' });
@@ -74,6 +114,21 @@ describe('runtime events', () => {
     expect(t.errors.map((e) => e.code)).toEqual(['TROUPE_EVENT_INVALID']);
     subscription.unsubscribe();
     await t.stop();
+  });
+});
+
+describe('runtime options', () => {
+  it.each([
+    ['sendTimeoutMs', { sendTimeoutMs: Number.NaN }],
+    ['stopDeadlineMs', { stopDeadlineMs: Number.POSITIVE_INFINITY }],
+    ['retry.maxAttempts', { retry: { maxAttempts: 0 } }],
+    ['persistence.passivateAfterMs', { persistence: { passivateAfterMs: -1 } }],
+    ['historyLimit', { historyLimit: 2.5 }],
+  ])('refuses %s that would switch a protection off, naming it (TROUPE_CONFIG_INVALID)', (name, options) => {
+    const create = () =>
+      createRuntime({ avatars: [{ id: 'nova', name: 'Nova' }], logger: silentLogger(), ...options });
+    expect(create).toThrow(expect.objectContaining({ code: 'TROUPE_CONFIG_INVALID' }));
+    expect(create).toThrow(name);
   });
 });
 

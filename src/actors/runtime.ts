@@ -231,7 +231,9 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   };
 
   const retireIfFinished = (actor: ChannelActor) => {
-    if (!actor.isFinished()) return;
+    // A retired actor's late outcome (a reply it sent before it was dropped) must not stop the
+    // actor that has taken the channel since.
+    if (registry.get(actor.key) !== actor || !actor.isFinished()) return;
     registry.stop(actor.key);
     tracker.track(persistence.flush([actor.key]).catch(() => undefined));
     inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'finished' });
@@ -321,10 +323,21 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       return reject(
         new TroupeError('TROUPE_RUNTIME_STOPPED', 'The runtime is stopping and accepts no more events.'),
       );
-    const parsed = parseRuntimeEvent(input);
+    let parsed: ReturnType<typeof parseRuntimeEvent>;
+    try {
+      parsed = parseRuntimeEvent(input);
+    } catch (error) {
+      // A getter or Proxy trap that throws: the event cannot be read, so it is refused, not thrown.
+      return reject(
+        new TroupeError(
+          'TROUPE_EVENT_INVALID',
+          `Rejected an event that could not be read (${error instanceof Error ? error.message : String(error)}); send plain data.`,
+          { cause: error },
+        ),
+      );
+    }
     if (!parsed.success) {
-      const type =
-        typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;
+      const type = typeOf(input);
       return reject(
         new TroupeError(
           'TROUPE_EVENT_INVALID',
@@ -493,4 +506,13 @@ export function inspectionOf<T extends InspectionEvent['type']>(
   type: T,
 ): Observable<Extract<InspectionEvent, { type: T }>> {
   return stream.pipe(filter((e): e is Extract<InspectionEvent, { type: T }> => e.type === type));
+}
+
+/** An event's `type`, if it can be read safely (for the error message). */
+function typeOf(input: unknown): unknown {
+  try {
+    return typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;
+  } catch {
+    return undefined;
+  }
 }

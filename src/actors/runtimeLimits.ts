@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import type { RuntimeOptions } from './runtimeOptions.js';
+
+/** A duration in milliseconds: finite and positive (NaN or Infinity would switch a protection off). */
+const durationMs = z.number().finite().positive();
+const count = (min: number) => z.number().int().min(min).max(Number.MAX_SAFE_INTEGER);
+
+/** The numeric runtime options, as zod checks them. */
+const runtimeLimitsSchema = z.object({
+  sendTimeoutMs: durationMs.optional(),
+  stopDeadlineMs: durationMs.optional(),
+  historyLimit: count(0).optional(),
+  retry: z
+    .object({
+      maxAttempts: count(1).optional(),
+      baseDelayMs: z.number().finite().min(0).optional(),
+      maxDelayMs: z.number().finite().min(0).optional(),
+    })
+    .optional(),
+  persistence: z
+    .object({
+      flushIntervalMs: z.number().finite().min(0).optional(),
+      passivateAfterMs: durationMs.optional(),
+      idleExpiryMs: durationMs.optional(),
+    })
+    .optional(),
+  lookup: z.object({ choiceTtlMs: durationMs.optional() }).optional(),
+});
+
+/** What each option must be, as a person reads it. */
+const EXPECTED: Record<string, string> = {
+  sendTimeoutMs: 'a finite number of milliseconds above 0',
+  stopDeadlineMs: 'a finite number of milliseconds above 0',
+  historyLimit: 'a whole number of messages, 0 or more',
+  maxAttempts: 'a whole number of attempts, 1 or more',
+  baseDelayMs: 'a finite number of milliseconds, 0 or more',
+  maxDelayMs: 'a finite number of milliseconds, 0 or more',
+  flushIntervalMs: 'a finite number of milliseconds, 0 or more',
+  passivateAfterMs: 'a finite number of milliseconds above 0',
+  idleExpiryMs: 'a finite number of milliseconds above 0',
+  choiceTtlMs: 'a finite number of milliseconds above 0',
+};
+
+/**
+ * Checks the runtime's numeric options (timeouts, deadlines, retry and persistence intervals)
+ * the way config is checked: a value that would quietly disable a protection (a NaN send timeout
+ * never fires; a NaN stop deadline waits forever) is refused up front.
+ *
+ * @throws ConfigError `TROUPE_CONFIG_INVALID`, naming every option that is wrong.
+ */
+export function checkRuntimeLimits(options: RuntimeOptions): void {
+  const parsed = runtimeLimitsSchema.safeParse({
+    sendTimeoutMs: options.sendTimeoutMs,
+    stopDeadlineMs: options.stopDeadlineMs,
+    historyLimit: options.historyLimit,
+    retry: options.retry,
+    persistence: options.persistence,
+    lookup: options.lookup ? { choiceTtlMs: options.lookup.choiceTtlMs } : undefined,
+  });
+  if (parsed.success) return;
+  const problems: ConfigProblem[] = parsed.error.issues.map((issue) => {
+    const value = issue.path.reduce<unknown>(
+      (at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey],
+      options,
+    );
+    const leaf = String(issue.path.at(-1) ?? '');
+    return {
+      variable: issue.path.join('.'),
+      value: String(value),
+      expected: EXPECTED[leaf] ?? issue.message,
+    };
+  });
+  throw new ConfigError(problems);
+}

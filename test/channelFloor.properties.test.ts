@@ -321,6 +321,32 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
+  it('never lets a turn delivered after its thread ended open a thread or draw answers', () => {
+    fc.assert(
+      fc.property(traffic, (t) => {
+        const threadOf = new Map<string, string>();
+        const ended = new Set<string>();
+        play(t, (entry) => {
+          const { event, effects } = entry;
+          const thread = event.type === 'turn.delivered' ? threadOf.get(event.turnId) : undefined;
+          if (event.type === 'turn.delivered' && thread !== undefined && ended.has(thread)) {
+            expect(effects.filter((e) => e.type === 'thread.opened')).toEqual([]);
+            // Nobody answers it (an answer the speaker owed someone else may follow, as after any turn).
+            expect(
+              effects.filter((e) => e.type === 'turn.claimed' && e.turn.triggerMessageId === event.messageId),
+            ).toEqual([]);
+          }
+          for (const e of effects) {
+            if (e.type === 'turn.claimed' && e.turn.threadId !== undefined)
+              threadOf.set(e.turn.turnId, e.turn.threadId);
+            if (e.type === 'thread.ended') ended.add(e.threadId);
+          }
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('answers an avatar message at most min(BOT_MENTION_CASCADE_LIMIT, MAX_RESPONSES_PER_MESSAGE) times', () => {
     fc.assert(
       fc.property(traffic, (t) => {

@@ -802,17 +802,14 @@ describe('mention threads between avatars', () => {
     expect(s.floor.view().threads).toEqual([]);
   });
 
-  // BUG (src/machines/channelFloor.ts onUtterance -> threadForAddress): the farewell ends thread
-  // th1, then, because it names Luna, threadForAddress finds no current thread for Milo and opens
-  // a fresh mention thread th2 [milo, luna], where Luna is claimed at the thread rung. A goodbye
-  // that names the partner therefore restarts the conversation it just concluded.
+  // The farewell ends thread th1; naming Luna in it must not open a fresh thread with her.
   it('does not reopen a thread when the goodbye names the partner', () => {
     const s = new Scene();
     const t1 = onlyClaim(s.say(1_000, ANN, 'Luna?'));
     const t2 = onlyClaim(s.deliver(2_000, t1.turnId, 'Milo, you there?'));
     const effects = s.deliver(3_000, t2.turnId, 'Goodbye, Luna!');
     expect(ofType(effects, 'thread.ended')[0]).toMatchObject({ threadId: 'ch:th1', outcome: 'concluded' });
-    expect(ofType(effects, 'thread.opened')).toEqual([]); // actual: ch:th2 [milo, luna]
+    expect(ofType(effects, 'thread.opened')).toEqual([]);
   });
 
   it('expires a thread at its deadline, even when the tick comes later', () => {
@@ -857,10 +854,8 @@ describe('mention threads between avatars', () => {
     ]);
   });
 
-  // BUG (src/machines/channelFloor.ts onUtterance -> threadForAddress): the delivery that exhausts
-  // a thread is processed after the thread ended, so when it names the partner, a fresh mention
-  // thread with the same two avatars is opened and the partner claims a thread turn in it.
-  // BOT_MENTION_THREAD_TURNS then never bounds an exchange; only the cascade lane does.
+  // The delivery that exhausts a thread names the partner: no fresh thread with the same two
+  // avatars, or BOT_MENTION_THREAD_TURNS would never bound an exchange.
   it('does not reopen an exhausted thread when its last turn names the partner', () => {
     const s = new Scene({ botMentionThreadTurns: 2, botCascadeLimit: 10 });
     const t1 = onlyClaim(s.say(1_000, ANN, 'Luna?'));
@@ -872,7 +867,52 @@ describe('mention threads between avatars', () => {
       outcome: 'exhausted',
       turns: 2,
     });
-    expect(ofType(effects, 'thread.opened')).toEqual([]); // actual: ch:th2 [luna, milo], Milo claims in it
+    expect(ofType(effects, 'thread.opened')).toEqual([]);
+  });
+});
+
+describe('threads end and stay ended', () => {
+  it('does not let a reply that lands after its thread expired open new threads (one mention, one thread)', () => {
+    const s = new Scene({ threadTtlMs: 5_000, botCascadeLimit: 10 });
+    const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, will it rain?'));
+    const t2 = onlyClaim(s.deliver(2_000, t1.turnId, 'Milo, what do you think?'));
+    expect(t2.threadId).toBe('ch:th1');
+    // The model is slow: the thread's deadline passes while Milo's turn is still being written.
+    expect(ofType(s.tick(7_000), 'thread.ended')).toMatchObject([{ threadId: 'ch:th1', outcome: 'expired' }]);
+    const late = s.deliver(9_000, t2.turnId, 'Luna, I think it will rain.');
+    expect(ofType(late, 'thread.opened')).toEqual([]);
+    expect(claimsIn(late)).toEqual([]);
+    expect(suppressions(late)).toEqual([{ avatarId: 'luna', rung: undefined, reason: 'thread-ended' }]);
+    expect(s.log.filter((e) => e.type === 'thread.opened')).toHaveLength(1);
+  });
+
+  it('does not pull an avatar who said goodbye into a new thread when an owed answer names it', () => {
+    const s = new Scene(
+      { summonProactiveEnabled: false, botCascadeLimit: 10, threadResponsePriority: 'normal' },
+      ['luna'],
+    );
+    const greeting = onlyClaim(s.summon(1_000, 'kai'));
+    // Ann asks Luna for a story; Bob asks her too while she is busy, so she owes him an answer.
+    const t1 = onlyClaim(s.say(2_000, ANN, 'Luna, tell me a long story'));
+    expect(suppressions(s.say(2_500, BOB, 'Luna, and one for me?'))).toContainEqual({
+      avatarId: 'luna',
+      rung: 'mention',
+      reason: 'busy',
+    });
+    // Kai greets and takes its leave at once: the summon conversation concludes.
+    const bye = s.deliver(3_000, greeting.turnId, 'Hi all! Sorry, I have to go, goodbye!');
+    expect(ofType(bye, 'thread.ended')).toMatchObject([
+      { outcome: 'concluded', detail: 'participants said goodbye' },
+    ]);
+    const owed = claimsIn(s.deliver(4_000, t1.turnId, 'Once upon a time...')).find(
+      (c) => c.avatarId === 'luna',
+    );
+    expect(owed).toBeDefined();
+    // Luna's owed answer names Kai, who left: no new thread with Kai, and Kai does not answer.
+    const answer = s.deliver(5_000, (owed as TurnClaim).turnId, 'Bob, here is one. Kai, you would love it.');
+    expect(ofType(answer, 'thread.opened')).toEqual([]);
+    expect(claimsIn(answer)).toEqual([]);
+    expect(suppressions(answer)).toContainEqual({ avatarId: 'kai', rung: undefined, reason: 'said-goodbye' });
   });
 });
 

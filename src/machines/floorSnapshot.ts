@@ -176,6 +176,8 @@ export const floorSnapshotSchema = z.object({
   followUps: z.array(pendingFollowUp),
   deferred: z.array(z.tuple([z.string(), deferredAnswer])),
   pendingGreetings: z.array(z.tuple([z.string(), claimSpec])),
+  /** Absent in documents stored before goodbyes were remembered. */
+  departed: z.array(z.tuple([z.string(), z.number()])).optional(),
   budget,
 });
 

@@ -60,6 +60,8 @@ export type SuppressionReason =
   | 'lower-rung'
   /** An avatar's message already has min(BOT_MENTION_CASCADE_LIMIT, MAX_RESPONSES_PER_MESSAGE) answers. */
   | 'mention-cap'
+  /** The avatar said goodbye; only a person (or a summon) brings it back into a conversation. */
+  | 'said-goodbye'
   | 'no-initiative';
 
 /** Inputs to a channel floor. Every event carries the time it happened (`at`, epoch ms). */

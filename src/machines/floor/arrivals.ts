@@ -34,6 +34,7 @@ export function summon(
     return;
   }
   const others = [...state.presences.keys()].filter((id) => id !== avatarId);
+  state.departed.delete(avatarId); // summoned back: a goodbye said before no longer holds
   ensurePresence(state, setup, avatarId, at);
   stepPresence(state, setup, avatarId, { type: 'presence.summoned', at, turns: config.summonInitialTurns });
   effects.push({ type: 'presence.summoned', at, avatarId, turnsGranted: config.summonInitialTurns });
@@ -109,6 +110,7 @@ export function dismiss(
   state.presences.delete(avatarId);
   state.deferred.delete(avatarId);
   state.pendingGreetings.delete(avatarId);
+  state.departed.delete(avatarId);
   removeFollowUps(state, avatarId);
   for (const [id, snap] of state.threads) {
     if (snap.context.participants.includes(avatarId))

@@ -59,11 +59,31 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
 
   // Record the avatar's own turn in its thread, then open or widen a thread for whom it addressed.
   let candidatesAddressed: string[] = addressed;
-  if (!human) {
+  if (human) {
+    // A person speaking to an avatar who took its leave brings it back.
+    for (const id of addressed) state.departed.delete(id);
+  } else {
     const farewell = isFarewell(u.text);
-    let endedHere: { id: string; participants: readonly string[] } | undefined;
+    if (farewell) state.departed.set(authorId, u.at);
+    else state.departed.delete(authorId);
+    // An avatar who said goodbye is not drawn back into a conversation by another avatar.
+    candidatesAddressed = addressed.filter((id) => {
+      if (!state.departed.has(id)) return true;
+      effects.push({
+        type: 'candidate.suppressed',
+        at: u.at,
+        avatarId: id,
+        messageId: u.messageId,
+        reason: 'said-goodbye',
+      });
+      return false;
+    });
+    let endedHere: { id: string; participants: readonly string[] | undefined } | undefined;
     const own = u.threadId !== undefined ? state.threads.get(u.threadId) : undefined;
-    if (own) {
+    if (u.threadId !== undefined && !own) {
+      // A turn that lands after its thread ended belongs to that thread: it opens none.
+      endedHere = { id: u.threadId, participants: undefined };
+    } else if (own) {
       stepThread(
         state,
         setup,
@@ -77,8 +97,8 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
     if (endedHere) {
       // The turn that ended a thread (goodbye, turn limit) does not restart it by naming a partner.
       const ended = endedHere;
-      candidatesAddressed = addressed.filter((id) => {
-        if (!ended.participants.includes(id)) return true;
+      candidatesAddressed = candidatesAddressed.filter((id) => {
+        if (ended.participants !== undefined && !ended.participants.includes(id)) return true;
         effects.push({
           type: 'candidate.suppressed',
           at: u.at,
@@ -88,8 +108,10 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
         });
         return false;
       });
-    } else if (addressed.length > 0 && !farewell) {
-      threadForAddress(state, setup, u, addressed, effects);
+      // A late turn of an ended thread draws no answer, in that thread or any other.
+      if (ended.participants === undefined) return;
+    } else if (candidatesAddressed.length > 0 && !farewell) {
+      threadForAddress(state, setup, u, candidatesAddressed, effects);
     }
   }
 

@@ -34,6 +34,8 @@ export function snapshotOf(state: FloorState): FloorSnapshot {
     followUps: state.followUps.map((f) => ({ ...f })),
     deferred: [...state.deferred].map(([id, d]) => entry(id, { spec: d.spec, messageId: d.messageId })),
     pendingGreetings: [...state.pendingGreetings],
+    // Written only when someone has said goodbye (documents without it restore with none).
+    ...(state.departed.size > 0 ? { departed: [...state.departed] } : {}),
     budget: {
       ...(budget.anchorMessageId !== undefined ? { anchorMessageId: budget.anchorMessageId } : {}),
       main: budget.main,
@@ -67,6 +69,7 @@ export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): Floor
   for (const f of data.followUps) if (known(f.avatarId)) state.followUps.push({ ...f });
   for (const [id, d] of data.deferred) if (known(id)) state.deferred.set(id, d);
   for (const [id, spec] of data.pendingGreetings) if (known(id)) state.pendingGreetings.set(id, spec);
+  for (const [id, at] of data.departed ?? []) if (known(id)) state.departed.set(id, at);
   state.budget = {
     anchorMessageId: data.budget.anchorMessageId,
     main: data.budget.main,

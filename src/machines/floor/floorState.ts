@@ -78,6 +78,11 @@ export interface FloorState {
   readonly deferred: Map<string, DeferredAnswer>;
   /** Avatar id → the greeting it owes, summoned while mid-turn. */
   readonly pendingGreetings: Map<string, ClaimSpec>;
+  /**
+   * Avatar id → when it said goodbye. Until a person addresses or summons it again (or it speaks
+   * again), another avatar naming it does not draw it back into a conversation.
+   */
+  readonly departed: Map<string, number>;
   budget: Budget;
 }
 
@@ -97,6 +102,7 @@ export function createFloorState(channelId: string, epoch: string, now: number):
     followUps: [],
     deferred: new Map(),
     pendingGreetings: new Map(),
+    departed: new Map(),
     budget: { anchorMessageId: undefined, main: 0, cascade: 0 },
   };
 }

@@ -82,7 +82,8 @@ export function turnDelivered(
   };
   if (event.mentions) utterance.mentions = event.mentions;
   if (event.replyTo) utterance.replyTo = event.replyTo;
-  if (threadStillOpen) utterance.threadId = claim.threadId;
+  // A turn claimed in a thread belongs to it even when it lands after the thread ended.
+  if (claim.threadId !== undefined) utterance.threadId = claim.threadId;
   if (claim.kind === 'greeting') utterance.announcement = true;
   decide(state, setup, utterance, effects);
   resumeOwedTurns(state, setup, claim.avatarId, effects);

@@ -872,6 +872,19 @@ describe('mention threads between avatars', () => {
 });
 
 describe('threads end and stay ended', () => {
+  it('extends a thread on activity to now + half its TTL (THREAD_ACTIVITY_EXTENSION), or as configured', () => {
+    const play = (config: Partial<CoordinationConfig>) => {
+      const s = new Scene({ threadTtlMs: 60_000, ...config });
+      const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, hi'));
+      const t2 = onlyClaim(s.deliver(2_000, t1.turnId, 'Milo, your view?'));
+      s.deliver(50_000, t2.turnId, 'Luna, I agree.');
+      return s.floor.view().threads[0]?.expiresAt;
+    };
+    expect(play({})).toBe(50_000 + 30_000);
+    expect(play({ threadActivityExtension: '100%' })).toBe(50_000 + 60_000);
+    expect(play({ threadActivityExtension: 5_000 })).toBe(62_000); // never pulled in
+  });
+
   it('does not let a reply that lands after its thread expired open new threads (one mention, one thread)', () => {
     const s = new Scene({ threadTtlMs: 5_000, botCascadeLimit: 10 });
     const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, will it rain?'));

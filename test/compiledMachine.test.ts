@@ -145,6 +145,7 @@ describe('compileMachine: the machines as plain step functions', () => {
             mode: 'mention' as const,
             ttlMs: 1_000,
             quietMs: 300,
+            extensionMs: 500,
             at: 0,
             ...opts,
           };

@@ -23,6 +23,7 @@ function input(overrides: Partial<ConversationThreadInput> = {}): ConversationTh
     ttlMs: 180_000,
     quietMs: 30_000,
     extendOnActivity: true,
+    extensionMs: 90_000,
     at: T0,
     ...overrides,
   };
@@ -98,14 +99,16 @@ describe('conversationThread: turns and the turn limit', () => {
 });
 
 describe('conversationThread: expiry', () => {
-  it('extends the deadline on activity when extendOnActivity is on', () => {
+  it('extends the deadline on activity to now + the extension (half the TTL), never pulling it in', () => {
+    // A turn early in the thread leaves the deadline where it is: now + TTL/2 comes sooner.
+    const early = run([turn(T0 + 1_000, 'alice', ['bob'])]);
+    expect(early.context.expiresAt).toBe(T0 + 180_000);
     const s = run([turn(T0 + 100_000, 'alice', ['bob'])]);
-    expect(s.context.expiresAt).toBe(T0 + 100_000 + 180_000);
-    // An earlier-looking turn never pulls the deadline back in.
+    expect(s.context.expiresAt).toBe(T0 + 100_000 + 90_000);
     const later = stepper.step(s, turn(T0 + 100_500, 'bob', ['alice']));
-    expect(later.context.expiresAt).toBe(T0 + 100_500 + 180_000);
-    expect(stepper.step(later, tick(T0 + 280_499)).value).toBe('active');
-    expect(stepper.step(later, tick(T0 + 280_500)).value).toBe('expired');
+    expect(later.context.expiresAt).toBe(T0 + 100_500 + 90_000);
+    expect(stepper.step(later, tick(T0 + 190_499)).value).toBe('active');
+    expect(stepper.step(later, tick(T0 + 190_500)).value).toBe('expired');
   });
 
   it('keeps the original deadline when extendOnActivity is off', () => {
@@ -341,8 +344,8 @@ describe('conversationThread: as a live actor on a simulated clock', () => {
       clock: new SimulatedClock(),
     });
     restored.start();
-    expect(restored.getSnapshot().context.expiresAt).toBe(T0 + 181_000);
-    restored.send(tick(T0 + 181_000));
+    expect(restored.getSnapshot().context.expiresAt).toBe(T0 + 180_000);
+    restored.send(tick(T0 + 180_000));
     expect(restored.getSnapshot().value).toBe('expired');
     restored.stop();
   });

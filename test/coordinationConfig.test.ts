@@ -29,6 +29,7 @@ describe('defaults', () => {
       threadTtlMs: 180_000, // CONVERSATION_THREAD_TTL=180000
       threadMaxTurns: 6, // CONVERSATION_THREAD_MAX_TURNS=6
       threadExtendOnActivity: true, // CONVERSATION_THREAD_EXTEND_ON_ACTIVITY=true
+      threadActivityExtension: '50%', // activity extends the deadline to now + TTL/2
       summonProactiveEnabled: true, // SUMMON_PROACTIVE_ENABLED=true
       summonInitialTurns: 5, // SUMMON_INITIAL_TURNS=5
       summonConversationDurationMs: 300_000, // SUMMON_CONVERSATION_DURATION=300000
@@ -109,6 +110,17 @@ describe('how values are written', () => {
       maxResponsesPerMessage: 50,
       initiativeThreshold: 0.5,
     });
+  });
+
+  it('reads THREAD_ACTIVITY_EXTENSION as a duration or a share of the TTL', () => {
+    const read = (raw: string) =>
+      loadCoordinationConfig({ THREAD_ACTIVITY_EXTENSION: raw }).threadActivityExtension;
+    expect(read('50%')).toBe('50%');
+    expect(read(' 25.5 % ')).toBe('25.5%');
+    expect(read('90s')).toBe(90_000);
+    expect(read('90000')).toBe(90_000);
+    for (const bad of ['0%', '150%', '-5%', 'half', '0'])
+      expect(() => read(bad), bad).toThrow(expect.objectContaining({ code: 'TROUPE_CONFIG_INVALID' }));
   });
 
   it('applies overrides after the environment', () => {

@@ -31,6 +31,7 @@ const threadInput: ConversationThreadInput = {
   ttlMs: 180_000,
   quietMs: 30_000,
   extendOnActivity: true,
+  extensionMs: 90_000,
   at: T0,
 };
 

@@ -129,6 +129,7 @@ const threadInputs: Array<{ name: string; input: ConversationThreadInput }> = [
       ttlMs: 300,
       quietMs: 200,
       extendOnActivity: true,
+      extensionMs: 150,
       at: 1_000,
     },
   },
@@ -143,6 +144,7 @@ const threadInputs: Array<{ name: string; input: ConversationThreadInput }> = [
       ttlMs: 400,
       quietMs: 200,
       extendOnActivity: false,
+      extensionMs: 150,
       at: 5_000,
     },
   },
@@ -274,7 +276,9 @@ function checkThreadStep(
     if (inTime) {
       expect(a.participants).toContain(event.speakerId);
       expect(a.lastSpeakerId).toBe(event.speakerId);
-      expect(a.expiresAt).toBe(b.extendOnActivity ? Math.max(b.expiresAt, event.at + b.ttlMs) : b.expiresAt);
+      expect(a.expiresAt).toBe(
+        b.extendOnActivity ? Math.max(b.expiresAt, event.at + (b.extensionMs ?? b.ttlMs)) : b.expiresAt,
+      );
     } else {
       expect(after.status).toBe('done');
       expect(a.lastSpeakerId).toBe(b.lastSpeakerId);

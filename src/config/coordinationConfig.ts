@@ -40,6 +40,27 @@ const ratio = z.union([z.number(), z.string()]).transform((raw, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * How far activity pushes a thread's deadline: a duration (`90s`, `90000`) or a share of the
+ * thread's own TTL (`50%`), kept as written so each thread applies it to its TTL.
+ */
+const extension = z.union([z.number(), z.string()]).transform((raw, ctx): number | `${number}%` => {
+  if (typeof raw === 'string') {
+    const share = /^\s*(\d{1,3}(?:\.\d+)?)\s*%\s*$/.exec(raw);
+    if (share) {
+      const n = Number(share[1]);
+      if (n > 0 && n <= 100) return `${n}%`;
+    }
+  }
+  const ms = parseDurationMs(raw);
+  if (ms !== undefined && ms > 0) return ms;
+  ctx.addIssue({
+    code: 'custom',
+    message: 'a duration such as 90s or 90000, or a share of the TTL such as 50%',
+  });
+  return z.NEVER;
+});
+
 const priority = z
   .string()
   .transform((s) => s.trim().toLowerCase())
@@ -66,7 +87,13 @@ export const coordinationSettings = {
     key: 'threadExtendOnActivity',
     schema: flag,
     default: true,
-    doc: 'Each delivered turn pushes the thread deadline to now + TTL.',
+    doc: 'Each delivered turn pushes the thread deadline out to now + `THREAD_ACTIVITY_EXTENSION`.',
+  },
+  THREAD_ACTIVITY_EXTENSION: {
+    key: 'threadActivityExtension',
+    schema: extension,
+    default: '50%' as number | `${number}%`,
+    doc: 'How far a delivered turn pushes its thread deadline (from now): a duration, or a share of the thread TTL (seed 003: half).',
   },
   CONVERSATION_THREAD_QUIET: {
     key: 'threadQuietMs',

@@ -11,6 +11,8 @@ export interface ConversationThreadInput {
   ttlMs: number;
   quietMs: number;
   extendOnActivity: boolean;
+  /** How far each turn pushes the deadline out from its time (seed 003: half the TTL). */
+  extensionMs: number;
   at: number;
 }
 
@@ -26,6 +28,8 @@ export interface ConversationThreadContext {
   ttlMs: number;
   quietMs: number;
   extendOnActivity: boolean;
+  /** How far each turn pushes the deadline out from its time; absent in threads stored before it existed (they use the TTL). */
+  extensionMs?: number;
   turnCount: number;
   startedAt: number;
   /** Latest time the thread has seen; time comes only from events. */
@@ -100,7 +104,7 @@ export const conversationThreadMachine = setup({
         lastSpeakerId: event.speakerId,
         lastActivityAt: event.at,
         expiresAt: context.extendOnActivity
-          ? Math.max(context.expiresAt, event.at + context.ttlMs)
+          ? Math.max(context.expiresAt, event.at + (context.extensionMs ?? context.ttlMs))
           : context.expiresAt,
         quietDeadline: addressedOthers.length === 0 ? event.at + context.quietMs : null,
         departed:
@@ -140,6 +144,7 @@ export const conversationThreadMachine = setup({
     ttlMs: input.ttlMs,
     quietMs: input.quietMs,
     extendOnActivity: input.extendOnActivity,
+    extensionMs: input.extensionMs,
     turnCount: 0,
     startedAt: input.at,
     now: input.at,

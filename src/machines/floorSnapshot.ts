@@ -82,6 +82,7 @@ const threadContext: z.ZodType<ConversationThreadContext> = z.object({
   ttlMs: z.number(),
   quietMs: z.number(),
   extendOnActivity: z.boolean(),
+  extensionMs: z.number().optional(),
   turnCount: z.number(),
   startedAt: z.number(),
   now: z.number(),

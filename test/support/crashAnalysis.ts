@@ -12,6 +12,7 @@ import type { FloorEffect, Rung } from '../../src/machines/floorTypes.js';
 import {
   type AttemptLine,
   CRASH_CHANNELS,
+  CRASH_CONFIG,
   CRASH_FILES,
   type CrashMarker,
   crashChannelKey,
@@ -329,8 +330,15 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
           if (e.threadId !== undefined) {
             const thread = opened.get(e.threadId);
             if (thread) {
+              // Activity pushes the deadline out to now + the extension: a share of the thread's TTL
+              // (half unless CRASH_CONFIG says otherwise) or a fixed duration.
               const ttl = thread.effect.expiresAt - thread.effect.at;
-              thread.deadline = Math.max(thread.deadline, e.at + ttl);
+              const extension = CRASH_CONFIG.threadActivityExtension ?? '50%';
+              const extendBy =
+                typeof extension === 'number'
+                  ? extension
+                  : Math.round((ttl * Number.parseFloat(extension)) / 100);
+              thread.deadline = Math.max(thread.deadline, e.at + extendBy);
             }
           }
           const delivered = deliveredTurns.get(`${channelKey}\u0000${e.turnId}`);

@@ -28,6 +28,7 @@ export function openThread(
     ttlMs,
     quietMs: setup.config.threadQuietMs,
     extendOnActivity: setup.config.threadExtendOnActivity,
+    extensionMs: extensionFor(setup.config.threadActivityExtension, ttlMs),
     at,
   });
   state.threads.set(id, snap);
@@ -41,6 +42,11 @@ export function openThread(
     expiresAt: snap.context.expiresAt,
   });
   return id;
+}
+
+/** How far a turn pushes a thread's deadline: a duration, or a share of that thread's TTL. */
+function extensionFor(extension: number | `${number}%`, ttlMs: number): number {
+  return typeof extension === 'number' ? extension : Math.round((ttlMs * Number.parseFloat(extension)) / 100);
 }
 
 /** Steps a thread; a thread that ends is moved to the ended threads and reported. */

@@ -347,6 +347,35 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
+  it('never opens a thread between two avatars sooner than THREAD_BACKOFF_BASE after their last one ended', () => {
+    fc.assert(
+      fc.property(traffic, (t) => {
+        // The wait never exceeds the window.
+        const base = Math.min(t.world.config.threadBackoffBaseMs, t.world.config.threadBackoffWindowMs);
+        const lastEnded = new Map<string, number>();
+        const participants = new Map<string, string[]>();
+        const pairs = (ids: readonly string[]) =>
+          ids.flatMap((a, i) => ids.slice(i + 1).map((b) => [a, b].sort().join('+')));
+        play(t, (entry) => {
+          for (const e of entry.effects) {
+            if (e.type === 'thread.opened') {
+              participants.set(e.threadId, e.participants);
+              if (e.mode === 'summon') continue; // a person's act, not avatars' rapid threads
+              for (const pair of pairs(e.participants)) {
+                const ended = lastEnded.get(pair);
+                if (ended !== undefined && base > 0)
+                  expect(e.at - ended, `${pair} reopened`).toBeGreaterThanOrEqual(base);
+              }
+            }
+            if (e.type === 'thread.ended')
+              for (const pair of pairs(participants.get(e.threadId) ?? [])) lastEnded.set(pair, e.at);
+          }
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('answers an avatar message at most min(BOT_MENTION_CASCADE_LIMIT, MAX_RESPONSES_PER_MESSAGE) times', () => {
     fc.assert(
       fc.property(traffic, (t) => {

@@ -885,6 +885,37 @@ describe('threads end and stay ended', () => {
     expect(play({ threadActivityExtension: 5_000 })).toBe(62_000); // never pulled in
   });
 
+  it('backs off exponentially before the same pair opens another thread (THREAD_BACKOFF_BASE)', () => {
+    const s = new Scene({ threadBackoffBaseMs: 10_000, botMentionThreadTurns: 1, botCascadeLimit: 20 });
+    let at = 1_000;
+    const exchange = (): FloorEffect[] => {
+      const t1 = onlyClaim(s.say(at, ANN, 'Luna, hello'));
+      const opened = s.deliver(at + 100, t1.turnId, 'Milo, you there?');
+      const milo = claimsIn(opened)[0];
+      if (milo) s.deliver(at + 200, milo.turnId, 'Yes.'); // the thread's one turn: exhausted
+      return opened;
+    };
+    // The first thread opens; it ends at once (one turn), so the pair waits 10 s for the next.
+    expect(ofType(exchange(), 'thread.opened')).toHaveLength(1);
+    at = 5_000; // 4.7 s after it ended: too soon
+    const tooSoon = exchange();
+    expect(ofType(tooSoon, 'thread.opened')).toEqual([]);
+    expect(suppressions(tooSoon)).toContainEqual({
+      avatarId: 'milo',
+      rung: undefined,
+      reason: 'thread-backoff',
+    });
+    at = 11_400; // 10.1 s after: a second thread, after which the pair waits 20 s
+    expect(ofType(exchange(), 'thread.opened')).toHaveLength(1);
+    at = 31_000; // 19.4 s after the second ended: still backing off
+    expect(ofType(exchange(), 'thread.opened')).toEqual([]);
+    at = 32_000;
+    expect(ofType(exchange(), 'thread.opened')).toHaveLength(1);
+    // Another pair is not held back by Luna and Milo's.
+    const t = onlyClaim(s.say(33_000, BOB, 'Zed, hi'));
+    expect(ofType(s.deliver(33_100, t.turnId, 'Luna, hello!'), 'thread.opened')).toHaveLength(1);
+  });
+
   it('does not let a reply that lands after its thread expired open new threads (one mention, one thread)', () => {
     const s = new Scene({ threadTtlMs: 5_000, botCascadeLimit: 10 });
     const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, will it rain?'));

@@ -95,6 +95,18 @@ export const coordinationSettings = {
     default: '50%' as number | `${number}%`,
     doc: 'How far a delivered turn pushes its thread deadline (from now): a duration, or a share of the thread TTL (seed 003: half).',
   },
+  THREAD_BACKOFF_BASE: {
+    key: 'threadBackoffBaseMs',
+    schema: durationMs,
+    default: 10_000,
+    doc: 'After a thread between two avatars ends, they open no new thread together for this long, doubled for each further thread within THREAD_BACKOFF_WINDOW (0: no backoff).',
+  },
+  THREAD_BACKOFF_WINDOW: {
+    key: 'threadBackoffWindowMs',
+    schema: durationMs,
+    default: 600_000,
+    doc: 'Threads between the same two avatars that end within this window of each other back off further; the wait never exceeds it.',
+  },
   CONVERSATION_THREAD_QUIET: {
     key: 'threadQuietMs',
     schema: durationMs,

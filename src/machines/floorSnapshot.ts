@@ -179,6 +179,10 @@ export const floorSnapshotSchema = z.object({
   pendingGreetings: z.array(z.tuple([z.string(), claimSpec])),
   /** Absent in documents stored before goodbyes were remembered. */
   departed: z.array(z.tuple([z.string(), z.number()])).optional(),
+  /** Absent in documents stored before thread backoff existed. */
+  threadBackoff: z
+    .array(z.tuple([z.string(), z.object({ endedAt: z.number(), level: z.number(), until: z.number() })]))
+    .optional(),
   budget,
 });
 

@@ -62,6 +62,8 @@ export type SuppressionReason =
   | 'mention-cap'
   /** The avatar said goodbye; only a person (or a summon) brings it back into a conversation. */
   | 'said-goodbye'
+  /** The two avatars ended a thread together moments ago and wait before another (THREAD_BACKOFF_BASE). */
+  | 'thread-backoff'
   | 'no-initiative';
 
 /** Inputs to a channel floor. Every event carries the time it happened (`at`, epoch ms). */

@@ -168,6 +168,12 @@ export const configArb: fc.Arbitrary<CoordinationConfig> = fc
     threadMaxTurns: fc.integer({ min: 1, max: 8 }),
     threadExtendOnActivity: fc.boolean(),
     threadQuietMs: fc.integer({ min: 1_000, max: 60_000 }),
+    threadActivityExtension: fc.oneof(
+      fc.integer({ min: 1, max: 100 }).map((n): `${number}%` => `${n}%`),
+      fc.integer({ min: 1_000, max: 300_000 }),
+    ),
+    threadBackoffBaseMs: fc.constantFrom(0, 1_000, 10_000, 30_000),
+    threadBackoffWindowMs: fc.integer({ min: 10_000, max: 900_000 }),
     summonProactiveEnabled: fc.boolean(),
     summonFollowUpDelayMs: fc.integer({ min: 0, max: 10_000 }),
     summonInitialTurns: fc.integer({ min: 0, max: 6 }),

@@ -6,7 +6,15 @@ import { authorName, type FloorSetup } from './floorSetup.js';
 import type { ClaimSpec, FloorState } from './floorState.js';
 import { ambientCandidates, type Candidate, gate, rankCandidates, rankOf } from './ladder.js';
 import { stepPresence } from './presences.js';
-import { endedOutcome, stepThread, threadForAddress, threadHasRoom, threadOfUtterance } from './threads.js';
+import {
+  backingOff,
+  endedOutcome,
+  latestThreadWith,
+  stepThread,
+  threadForAddress,
+  threadHasRoom,
+  threadOfUtterance,
+} from './threads.js';
 import type { Utterance } from './utterance.js';
 
 /**
@@ -111,7 +119,26 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
       // A late turn of an ended thread draws no answer, in that thread or any other.
       if (ended.participants === undefined) return;
     } else if (candidatesAddressed.length > 0 && !farewell) {
-      threadForAddress(state, setup, u, candidatesAddressed, effects);
+      if (config.botMentionCreateThread && !latestThreadWith(state, authorId)) {
+        // A new thread between avatars who just ended one together waits out the backoff: whoever
+        // would pair up with someone backing off (the author, or one named before) is not answered.
+        const together = [authorId];
+        candidatesAddressed = candidatesAddressed.filter((id) => {
+          if (!together.some((other) => backingOff(state, other, id, state.now))) {
+            together.push(id);
+            return true;
+          }
+          effects.push({
+            type: 'candidate.suppressed',
+            at: u.at,
+            avatarId: id,
+            messageId: u.messageId,
+            reason: 'thread-backoff',
+          });
+          return false;
+        });
+      }
+      if (candidatesAddressed.length > 0) threadForAddress(state, setup, u, candidatesAddressed, effects);
     }
   }
 

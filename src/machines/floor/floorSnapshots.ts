@@ -36,6 +36,9 @@ export function snapshotOf(state: FloorState): FloorSnapshot {
     pendingGreetings: [...state.pendingGreetings],
     // Written only when someone has said goodbye (documents without it restore with none).
     ...(state.departed.size > 0 ? { departed: [...state.departed] } : {}),
+    ...(state.threadBackoff.size > 0
+      ? { threadBackoff: [...state.threadBackoff].map(([pair, b]) => entry(pair, { ...b })) }
+      : {}),
     budget: {
       ...(budget.anchorMessageId !== undefined ? { anchorMessageId: budget.anchorMessageId } : {}),
       main: budget.main,
@@ -70,6 +73,7 @@ export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): Floor
   for (const [id, d] of data.deferred) if (known(id)) state.deferred.set(id, d);
   for (const [id, spec] of data.pendingGreetings) if (known(id)) state.pendingGreetings.set(id, spec);
   for (const [id, at] of data.departed ?? []) if (known(id)) state.departed.set(id, at);
+  for (const [pair, b] of data.threadBackoff ?? []) state.threadBackoff.set(pair, { ...b });
   state.budget = {
     anchorMessageId: data.budget.anchorMessageId,
     main: data.budget.main,

@@ -41,6 +41,16 @@ export interface ClaimSpec {
   addressedBy?: { id: string; name: string };
 }
 
+/** How long a pair of avatars waits before another thread together. */
+export interface ThreadBackoff {
+  /** When the last thread between them ended. */
+  endedAt: number;
+  /** Threads that ended within the window of each other, minus one (the wait doubles per level). */
+  level: number;
+  /** No new thread between them before this. */
+  until: number;
+}
+
 /** An answer owed by an avatar that was addressed while busy; claimed once it is free. */
 export interface DeferredAnswer {
   spec: ClaimSpec;
@@ -83,6 +93,11 @@ export interface FloorState {
    * again), another avatar naming it does not draw it back into a conversation.
    */
   readonly departed: Map<string, number>;
+  /**
+   * Avatar pair (`a\0b`, sorted) → when its next thread may open, and how often it backed off:
+   * rapid threads between the same two avatars wait longer each time (seed 003's mitigation).
+   */
+  readonly threadBackoff: Map<string, ThreadBackoff>;
   budget: Budget;
 }
 
@@ -103,6 +118,7 @@ export function createFloorState(channelId: string, epoch: string, now: number):
     deferred: new Map(),
     pendingGreetings: new Map(),
     departed: new Map(),
+    threadBackoff: new Map(),
     budget: { anchorMessageId: undefined, main: 0, cascade: 0 },
   };
 }

@@ -65,6 +65,7 @@ export function stepThread(
     state.threadReservations.delete(id);
     const outcome = next.value as ThreadOutcome;
     state.endedThreads.set(id, outcome);
+    backOff(state, setup, next.context.participants, next.context.now);
     if (state.endedThreads.size > ENDED_THREADS_REMEMBERED)
       state.endedThreads.delete(state.endedThreads.keys().next().value as string);
     effects.push({
@@ -78,6 +79,36 @@ export function stepThread(
   } else {
     state.threads.set(id, next);
   }
+}
+
+function pairKey(a: string, b: string): string {
+  return a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
+}
+
+/**
+ * A thread ended: each pair of its participants waits before their next thread, twice as long
+ * as last time if their previous thread ended within the window (seed 003: exponential backoff
+ * on rapid thread creation). The wait is an absolute time in the floor's data, like every deadline.
+ */
+function backOff(state: FloorState, setup: FloorSetup, participants: readonly string[], at: number): void {
+  const { threadBackoffBaseMs: base, threadBackoffWindowMs: window } = setup.config;
+  if (base <= 0) return;
+  // Forget pairs whose last thread is out of the window (bounded by the pairs that talked lately).
+  for (const [pair, b] of state.threadBackoff) if (at - b.endedAt > window) state.threadBackoff.delete(pair);
+  for (let i = 0; i < participants.length; i++) {
+    for (let j = i + 1; j < participants.length; j++) {
+      const pair = pairKey(participants[i] as string, participants[j] as string);
+      const previous = state.threadBackoff.get(pair);
+      const level = previous && at - previous.endedAt <= window ? Math.min(previous.level + 1, 30) : 0;
+      state.threadBackoff.set(pair, { endedAt: at, level, until: at + Math.min(base * 2 ** level, window) });
+    }
+  }
+}
+
+/** True while two avatars are backing off from another thread together. */
+export function backingOff(state: FloorState, a: string, b: string, at: number): boolean {
+  const backoff = state.threadBackoff.get(pairKey(a, b));
+  return backoff !== undefined && at < backoff.until;
 }
 
 /** True while the thread's turns, counting those claimed and not yet delivered, are below its limit. */

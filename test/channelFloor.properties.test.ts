@@ -111,7 +111,7 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
-  it('keeps delivered answers per human message within the main and cascade lanes', () => {
+  it('keeps delivered answers per human message within the main and cascade lanes (thread turns apart)', () => {
     fc.assert(
       fc.property(traffic, (t) => {
         const rec = playTraffic(t);
@@ -120,7 +120,7 @@ describe('channel floor invariants over random traffic', () => {
         for (const e of rec.effects) {
           if (e.type !== 'turn.consumed') continue;
           const claim = rec.claims.get(e.turnId) as TurnClaim;
-          if (claim.lane === 'scheduled') continue;
+          if (claim.lane === 'scheduled' || claim.lane === 'thread') continue;
           const n = perAnchor.get(claim.anchorMessageId) ?? { main: 0, cascade: 0 };
           n[claim.lane]++;
           perAnchor.set(claim.anchorMessageId, n);
@@ -130,8 +130,10 @@ describe('channel floor invariants over random traffic', () => {
         // Main-lane turns answer the human message that anchors them; cascade ones answer avatars.
         for (const claim of rec.claims.values()) {
           if (claim.lane === 'main') expect(claim.triggerMessageId).toBe(claim.anchorMessageId);
-          if (claim.lane === 'cascade')
+          if (claim.lane === 'cascade' || claim.lane === 'thread')
             expect(rec.authors.get(claim.triggerMessageId as string)?.kind).toBe('avatar');
+          // Thread-lane turns are turns inside a thread; the thread's limit bounds them.
+          if (claim.lane === 'thread') expect(claim.threadId).toBeDefined();
           if (claim.lane === 'scheduled') expect(['greeting', 'follow-up']).toContain(claim.rung);
         }
       }),
@@ -371,6 +373,43 @@ describe('channel floor invariants over random traffic', () => {
               for (const pair of pairs(participants.get(e.threadId) ?? [])) lastEnded.set(pair, e.at);
           }
         });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('is loop-free: every avatar-only chain ends, within the cascade lane and the turn limits of its threads', () => {
+    fc.assert(
+      fc.property(traffic, (t) => {
+        const cfg = t.world.config;
+        const rec = playTraffic(t);
+        // A chain: avatar turns each answering the one before, from a person's message (or an
+        // avatar's own post) on. Outside threads each link spends the cascade lane; inside, the
+        // thread's turn limit bounds it, and a thread ends without reopening itself, so a chain
+        // passes through at most cascade + 1 threads.
+        const longestThread = Math.max(cfg.threadMaxTurns, cfg.botMentionThreadTurns, cfg.summonThreadTurns);
+        const bound =
+          cfg.maxResponsesPerMessage + cfg.botCascadeLimit + (cfg.botCascadeLimit + 2) * longestThread;
+        const turnOfMessage = new Map<string, string>();
+        // Per turn: the chain it ends, counted since the last person spoke (a person's message
+        // opens a new budget, so a chain is measured from it), and the lanes of its links.
+        const chain = new Map<string, { anchor: string; lanes: string[] }>();
+        for (const e of rec.effects) {
+          if (e.type !== 'turn.consumed') continue;
+          turnOfMessage.set(e.messageId, e.turnId);
+          const claim = rec.claims.get(e.turnId) as TurnClaim;
+          const before =
+            claim.triggerMessageId !== undefined ? turnOfMessage.get(claim.triggerMessageId) : undefined;
+          const previous = before !== undefined ? chain.get(before) : undefined;
+          const lanes =
+            previous && previous.anchor === claim.anchorMessageId
+              ? [...previous.lanes, claim.lane]
+              : [claim.lane];
+          chain.set(e.turnId, { anchor: claim.anchorMessageId, lanes });
+          expect(lanes.length, `chain ${lanes.join(' > ')}`).toBeLessThanOrEqual(bound);
+          // Links outside threads never outnumber the cascade lane.
+          expect(lanes.filter((l) => l === 'cascade').length).toBeLessThanOrEqual(cfg.botCascadeLimit);
+        }
       }),
       { numRuns: RUNS },
     );

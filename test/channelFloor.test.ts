@@ -172,7 +172,7 @@ describe('the thread rung: a participant who did not speak last answers', () => 
     expect(claim).toMatchObject({
       avatarId: 'luna',
       rung: 'thread',
-      lane: 'cascade',
+      lane: 'thread',
       threadId: thread?.threadId,
     });
     expect(claim.reason).toContain('did not speak last');
@@ -332,17 +332,15 @@ describe('the initiative rung: an avatar speaks up about its topics', () => {
 describe('THREAD_RESPONSE_PRIORITY: where the thread rung sits', () => {
   /**
    * Luna and Milo are in a mention thread and Milo spoke last. Luna then posts, mentioning Milo
-   * first and Zed (an outsider, who joins the thread) second, when the cascade lane has room for
-   * one answer. Zed qualifies for the thread rung (a participant who did not speak last), Milo only
-   * for the mention rung.
+   * first and Zed (an outsider, who joins the thread) second, when one answer per avatar message is
+   * allowed (MAX_RESPONSES_PER_MESSAGE=1). Zed qualifies for the thread rung (a participant who did
+   * not speak last), Milo only for the mention rung.
    */
   function outsiderScene(threadResponsePriority: 'high' | 'normal' | 'low') {
-    const s = new Scene({ threadResponsePriority, botCascadeLimit: 2 });
+    const s = new Scene({ threadResponsePriority, maxResponsesPerMessage: 1 });
     const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, start a chat'));
-    const t2 = onlyClaim(s.deliver(2_000, t1.turnId, 'Milo, you there?')); // cascade 1 of 2
-    const t3 = onlyClaim(s.deliver(3_000, t2.turnId, 'Here.')); // cascade 2 of 2
-    s.fail(3_500, t3.turnId); // refunded: room for exactly one more
-    expect(s.floor.view().budget.cascade).toBe(1);
+    const t2 = onlyClaim(s.deliver(2_000, t1.turnId, 'Milo, you there?'));
+    s.deliver(3_000, t2.turnId, 'Here.');
     return s.avatarSays(4_000, 'luna', 'Milo and Zed, what do you both think?');
   }
 
@@ -352,7 +350,7 @@ describe('THREAD_RESPONSE_PRIORITY: where the thread rung sits', () => {
     expect(suppressions(effects)).toContainEqual({
       avatarId: 'milo',
       rung: 'mention',
-      reason: 'budget-cascade',
+      reason: 'mention-cap',
     });
   });
 
@@ -362,7 +360,7 @@ describe('THREAD_RESPONSE_PRIORITY: where the thread rung sits', () => {
     expect(suppressions(effects)).toContainEqual({
       avatarId: 'zed',
       rung: 'mention',
-      reason: 'budget-cascade',
+      reason: 'mention-cap',
     });
   });
 
@@ -518,8 +516,8 @@ describe('budgets are anchored to the latest human message', () => {
     ]);
   });
 
-  it('stops a bot-to-bot chain at BOT_MENTION_CASCADE_LIMIT', () => {
-    const s = new Scene({ botCascadeLimit: 3, botMentionThreadTurns: 10 });
+  it('stops a bot-to-bot chain outside threads at BOT_MENTION_CASCADE_LIMIT', () => {
+    const s = new Scene({ botCascadeLimit: 3, botMentionCreateThread: false });
     let turn = onlyClaim(s.say(1_000, ANN, 'Luna, start a chain'));
     const cascade: TurnClaim[] = [];
     let last: FloorEffect[] = [];
@@ -534,7 +532,7 @@ describe('budgets are anchored to the latest human message', () => {
     expect(cascade.map((c) => c.lane)).toEqual(['cascade', 'cascade', 'cascade']);
     expect(cascade.map((c) => c.anchorMessageId)).toEqual(['h1', 'h1', 'h1']);
     expect(cascade.at(-1)?.context.closing).toBe(true);
-    expect(suppressions(last)).toEqual([{ avatarId: 'luna', rung: 'thread', reason: 'budget-cascade' }]);
+    expect(suppressions(last)).toEqual([{ avatarId: 'luna', rung: 'mention', reason: 'budget-cascade' }]);
 
     // A new human message opens a new budget, and the conversation may go on.
     expect(s.say(20_000, ANN, 'Milo?').length).toBeGreaterThan(0);
@@ -618,7 +616,7 @@ describe('summoning', () => {
       avatarId: 'luna',
       rung: 'thread',
       threadId: 'ch:th1',
-      lane: 'cascade',
+      lane: 'thread',
     });
   });
 
@@ -748,7 +746,7 @@ describe('mention threads between avatars', () => {
       },
     ]);
     const claim = onlyClaim(effects);
-    expect(claim).toMatchObject({ avatarId: 'milo', rung: 'thread', threadId: 'ch:th1', lane: 'cascade' });
+    expect(claim).toMatchObject({ avatarId: 'milo', rung: 'thread', threadId: 'ch:th1', lane: 'thread' });
     expect(claim.context).toMatchObject({ threadPartnerNames: ['Luna'], threadTurn: 1, threadMaxTurns: 6 });
 
     const consumed = s.deliver(3_000, claim.turnId, 'Luna, I agree.');
@@ -914,6 +912,27 @@ describe('threads end and stay ended', () => {
     // Another pair is not held back by Luna and Milo's.
     const t = onlyClaim(s.say(33_000, BOB, 'Zed, hi'));
     expect(ofType(s.deliver(33_100, t.turnId, 'Luna, hello!'), 'thread.opened')).toHaveLength(1);
+  });
+
+  it('budgets turns inside a live thread by the thread, so its turn limit is reachable', () => {
+    // Defaults: a cascade lane of 3, a mention thread of 6 turns.
+    const s = new Scene({}, ['luna', 'milo']);
+    let turn = onlyClaim(s.say(1_000, ANN, 'Luna, hi'));
+    let at = 2_000;
+    const lanes: string[] = [];
+    let last: FloorEffect[] = [];
+    for (let i = 0; i < 12; i++) {
+      const partner = turn.avatarId === 'luna' ? 'Milo' : 'Luna';
+      last = s.deliver(at, turn.turnId, `${partner}, what do you think?`);
+      at += 1_000;
+      const next = claimsIn(last)[0];
+      if (!next) break;
+      lanes.push(next.lane);
+      turn = next;
+    }
+    expect(lanes).toEqual(['thread', 'thread', 'thread', 'thread', 'thread', 'thread']);
+    expect(ofType(last, 'thread.ended')).toMatchObject([{ outcome: 'exhausted', turns: 6 }]);
+    expect(s.floor.view().budget.cascade).toBe(3); // untouched: talk outside threads keeps its lane
   });
 
   it('does not let a reply that lands after its thread expired open new threads (one mention, one thread)', () => {

@@ -35,7 +35,7 @@ const rung: z.ZodType<Rung> = z.enum([
   'follow-up',
 ]);
 const turnKind: z.ZodType<TurnKind> = z.enum(['greeting', 'follow-up', 'response']);
-const budgetLane: z.ZodType<BudgetLane> = z.enum(['main', 'cascade', 'scheduled']);
+const budgetLane: z.ZodType<BudgetLane> = z.enum(['main', 'cascade', 'thread', 'scheduled']);
 const threadMode: z.ZodType<ThreadMode> = z.enum(['mention', 'summon', 'reply']);
 const threadOutcome: z.ZodType<ThreadOutcome> = z.enum(['expired', 'exhausted', 'concluded']);
 

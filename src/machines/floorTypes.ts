@@ -42,7 +42,12 @@ export type TurnKind = 'greeting' | 'follow-up' | 'response';
  * answers to an avatar's message (both anchored to the latest human message), `scheduled` for a
  * summon's greeting and its one follow-up (bounded by construction: two per summon).
  */
-export type BudgetLane = 'main' | 'cascade' | 'scheduled';
+/**
+ * What pays for a turn: `main` (answers to a person's message), `cascade` (answers to avatars
+ * outside threads), `thread` (turns between avatars inside a live thread, bounded by the thread's
+ * turn limit and deadline) or `scheduled` (greetings and follow-ups).
+ */
+export type BudgetLane = 'main' | 'cascade' | 'thread' | 'scheduled';
 
 /** How a conversation thread ended. */
 export type ThreadOutcome = 'expired' | 'exhausted' | 'concluded';

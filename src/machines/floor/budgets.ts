@@ -16,10 +16,15 @@ export function openBudget(state: FloorState, setup: FloorSetup, anchorMessageId
   };
 }
 
-/** Why the lane cannot pay for another turn, or null if it can (the scheduled lane always can). */
+/**
+ * Why the lane cannot pay for another turn, or null if it can (the scheduled lane always can; the
+ * thread lane is bounded by the thread itself).
+ */
 export function laneExhausted(state: FloorState, lane: BudgetLane): SuppressionReason | null {
   if (lane === 'main' && state.budget.main <= 0) return 'budget-main';
   if (lane === 'cascade' && state.budget.cascade <= 0) return 'budget-cascade';
+  // Avatars talk among themselves only after a person has spoken, in threads too.
+  if (lane === 'thread' && state.budget.anchorMessageId === undefined) return 'budget-cascade';
   return null;
 }
 

@@ -21,10 +21,11 @@ export function claimTurn(
   const now = state.now;
   const turnId = `${state.channelId}:t${++state.turnSeq}`;
   stepPresence(state, setup, spec.avatarId, { type: 'presence.claim', at: now, turnId, rung: spec.rung });
-  // Nobody may answer this turn when the thread is full or the cascade lane is empty.
+  // Nobody may answer this turn when its thread is full or, outside a thread, the cascade lane is empty.
   const closing =
-    (thread !== undefined && threadTurn !== undefined && threadTurn >= thread.context.maxTurns) ||
-    state.budget.cascade <= 0;
+    thread !== undefined && threadTurn !== undefined
+      ? threadTurn >= thread.context.maxTurns
+      : state.budget.cascade <= 0;
   // Built by assignment rather than conditional spreads: this runs for every turn.
   const presentNames: string[] = [];
   for (const id of state.presences.keys()) if (id !== spec.avatarId) presentNames.push(nameOf(setup, id));

@@ -144,7 +144,6 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
 
   if (addressed.length > 0 && candidatesAddressed.length === 0) return;
   const thread = threadOfUtterance(state, u, candidatesAddressed);
-  const lane: BudgetLane = human ? 'main' : 'cascade';
   const single = addressed.length === 0;
   let claimed = false;
   // Each avatar answers at most once. To a person's message it is tried at each rung it qualifies
@@ -154,11 +153,16 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
   // for an avatar's message: between avatars the best rung alone decides (loop freedom).
   const settled = new Set<string>();
   const outranked = new Set<string>();
-  // An avatar naming several others gets at most this many answers (seed 003), however many it
-  // named; a person's message is bounded by its main lane.
-  const cap = human
-    ? Number.POSITIVE_INFINITY
-    : Math.min(config.botCascadeLimit, config.maxResponsesPerMessage);
+  // An avatar naming several others gets at most min(BOT_MENTION_CASCADE_LIMIT,
+  // MAX_RESPONSES_PER_MESSAGE) answers (seed 003), however many it named; inside a live thread, at
+  // most MAX_RESPONSES_PER_MESSAGE (the thread's turn limit bounds the rest). A person's message is
+  // bounded by its main lane.
+  const capFor = (lane: BudgetLane) =>
+    lane === 'main'
+      ? Number.POSITIVE_INFINITY
+      : lane === 'thread'
+        ? config.maxResponsesPerMessage
+        : Math.min(config.botCascadeLimit, config.maxResponsesPerMessage);
   let answers = 0;
   const tryCandidates = (candidates: readonly Candidate[]) => {
     for (const c of candidates) {
@@ -167,16 +171,19 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
         if (outranked.has(c.avatarId)) continue;
         outranked.add(c.avatarId);
       }
-      const blocked: SuppressionReason | null =
-        single && claimed
-          ? 'lower-rung'
-          : answers >= cap
-            ? 'mention-cap'
-            : gate(state, setup, c, lane, thread);
       const inThread =
         thread?.context.participants.includes(c.avatarId) &&
         (!human || c.rung === 'thread') &&
         threadHasRoom(state, thread);
+      // Answers to a person draw on the main lane; between avatars, a turn inside a live thread is
+      // budgeted by the thread (its turn limit and deadline), any other by the cascade lane.
+      const lane: BudgetLane = human ? 'main' : inThread ? 'thread' : 'cascade';
+      const blocked: SuppressionReason | null =
+        single && claimed
+          ? 'lower-rung'
+          : answers >= capFor(lane)
+            ? 'mention-cap'
+            : gate(state, setup, c, lane, thread);
       const spec: ClaimSpec = {
         avatarId: c.avatarId,
         kind: 'response',

@@ -126,12 +126,14 @@ function resumeDeferred(
     }
     if (!threadHasRoom(state, thread)) threadId = undefined;
   }
+  // A thread turn whose thread has no room left is an ordinary answer between avatars now.
+  const lane = owed.spec.lane === 'thread' && threadId === undefined ? 'cascade' : owed.spec.lane;
   // The same gate as any candidate, applied now rather than when it was addressed.
   const blocked = gate(
     state,
     setup,
     { avatarId, rung: owed.spec.rung, reason: owed.spec.reason, order: 0 },
-    owed.spec.lane,
+    lane,
     thread,
   );
   if (blocked) {
@@ -141,7 +143,7 @@ function resumeDeferred(
   claimTurn(
     state,
     setup,
-    { ...owed.spec, threadId, reason: `${owed.spec.reason} (answered once free)` },
+    { ...owed.spec, threadId, lane, reason: `${owed.spec.reason} (answered once free)` },
     effects,
   );
 }

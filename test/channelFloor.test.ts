@@ -221,6 +221,43 @@ describe('the avatar a person is talking to keeps the conversation: a blocked ru
   });
 });
 
+describe('every decision is explained, also when nobody answers', () => {
+  it('lets nobody answer in the place of an absent avatar, and says so for each one present', () => {
+    const s = new Scene({}, ['luna', 'milo']);
+    const effects = s.say(1_000, ANN, 'Zed, hi! Got a minute?');
+    expect(claimsIn(effects)).toEqual([]);
+    expect(suppressions(effects)).toEqual([
+      { avatarId: 'zed', rung: undefined, reason: 'not-present' },
+      { avatarId: 'luna', rung: undefined, reason: 'addressed-absent' },
+      { avatarId: 'milo', rung: undefined, reason: 'addressed-absent' },
+    ]);
+  });
+
+  it('still answers when the message also names someone present', () => {
+    const s = new Scene({}, ['luna', 'milo']);
+    expect(onlyClaim(s.say(1_000, ANN, 'Zed and Luna, hi!'))).toMatchObject({
+      avatarId: 'luna',
+      rung: 'mention',
+    });
+  });
+
+  it('lists each present avatar and why it did not answer an unaddressed message nobody took', () => {
+    const s = new Scene({ initiativeThreshold: 0.99 }, ['luna', 'milo', 'zed']);
+    const t1 = onlyClaim(s.say(1_000, ANN, 'Luna, hi'));
+    s.deliver(2_000, t1.turnId, 'Hello Ann!');
+    // Bob has talked to nobody; nobody's initiative reaches 0.99; Luna just spoke (cooling down).
+    const effects = s.say(3_000, BOB, 'anyone around?');
+    expect(claimsIn(effects)).toEqual([]);
+    const why = ofType(effects, 'candidate.suppressed');
+    expect(why.map((w) => [w.avatarId, w.reason])).toEqual([
+      ['luna', 'cooldown'], // on the summon rung (the turns Ann's mention granted)
+      ['milo', 'no-initiative'],
+      ['zed', 'no-initiative'],
+    ]);
+    expect(why.find((w) => w.avatarId === 'milo')?.detail).toMatch(/initiative 0\.\d\d .*< 0\.99/);
+  });
+});
+
 describe('the summon rung: a summoned avatar with guaranteed turns answers unaddressed messages', () => {
   it('answers an unaddressed human message and says how many turns it has', () => {
     const s = new Scene({ summonProactiveEnabled: false }, []);

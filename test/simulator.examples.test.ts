@@ -140,6 +140,21 @@ describe('examples', () => {
     );
   });
 
+  it('absent-avatar: nobody answers in the place of an avatar who is not here, and the transcript says so', async () => {
+    const r = await run('absent-avatar');
+    expectFloorInvariants(r);
+    const first = offline(r)[0];
+    expect(first).toMatchObject({ avatarId: 'nova', rung: 'greeting' }); // nothing before the summon
+    expect(r.transcript).toContainEqual(
+      expect.objectContaining({ type: 'suppressed', avatarId: 'luna', reason: 'addressed-absent' }),
+    );
+    const text = formatTranscript(r, { summary: false });
+    expect(text).toContain(
+      "🔇 Nova is not here, so nobody answers in Nova's place (summon Nova to bring them in)",
+    );
+    expect(offline(r).find((m) => m.rung === 'mention')).toMatchObject({ avatarId: 'nova' });
+  });
+
   it('crowd-10-avatars: heavy traffic stays inside every limit', async () => {
     const r = await run('crowd-10-avatars');
     expect(r.scenario.avatars.length).toBeGreaterThanOrEqual(10);

@@ -199,7 +199,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
           const rung = effect.rung ? ` at rung ${effect.rung}` : '';
           write(
             dim(
-              `  · suppressed ${nameOf(effect.avatarId)}${rung} on [${effect.messageId}]: ${effect.reason}`,
+              `  · suppressed ${nameOf(effect.avatarId)}${rung} on [${effect.messageId}]: ${effect.reason}${effect.detail ? ` — ${effect.detail}` : ''}`,
             ),
           );
         }

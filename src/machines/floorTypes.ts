@@ -69,6 +69,8 @@ export type SuppressionReason =
   | 'said-goodbye'
   /** The two avatars ended a thread together moments ago and wait before another (THREAD_BACKOFF_BASE). */
   | 'thread-backoff'
+  /** The message named only avatars who are not here: nobody answers in their place. */
+  | 'addressed-absent'
   | 'no-initiative';
 
 /** Inputs to a channel floor. Every event carries the time it happened (`at`, epoch ms). */
@@ -165,6 +167,8 @@ export type FloorEffect =
       messageId: string;
       rung?: Rung;
       reason: SuppressionReason;
+      /** The reason in words, where a number explains it (a score against its threshold, a cooldown). */
+      detail?: string;
     }
   | {
       type: 'thread.opened';

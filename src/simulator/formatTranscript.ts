@@ -93,9 +93,12 @@ function formatEntry(entry: TranscriptEntry, h: Helpers): string | undefined {
         `  · claim ${entry.turnId}: ${names([entry.avatarId])} (${entry.kind}, rung ${entry.rung}, lane ${entry.lane}) — ${entry.reason}`,
       );
     case 'suppressed':
+      // Someone was spoken to who is not here: worth a line even without --verbose.
+      if (entry.reason === 'not-present' && !h.verbose)
+        return `🔇 ${names([entry.avatarId])} is not here, so nobody answers in ${names([entry.avatarId])}'s place ${dim(`(summon ${names([entry.avatarId])} to bring them in)`)}`;
       if (!h.verbose) return undefined;
       return dim(
-        `  · suppressed ${names([entry.avatarId])}${entry.rung ? ` at rung ${entry.rung}` : ''} on ${entry.messageId}: ${entry.reason}`,
+        `  · suppressed ${names([entry.avatarId])}${entry.rung ? ` at rung ${entry.rung}` : ''} on ${entry.messageId}: ${entry.reason}${entry.detail ? ` — ${entry.detail}` : ''}`,
       );
   }
 }

@@ -127,6 +127,8 @@ export type TranscriptEntry =
       messageId: string;
       rung?: Rung;
       reason: SuppressionReason;
+      /** The reason in words (a score against its threshold), where there is one. */
+      detail?: string;
     })
   | (EntryBase & {
       type: 'turn.failed';
@@ -241,6 +243,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
           messageId: effect.messageId,
           ...(effect.rung !== undefined ? { rung: effect.rung } : {}),
           reason: effect.reason,
+          ...(effect.detail !== undefined ? { detail: effect.detail } : {}),
         });
         break;
       case 'thread.opened': {

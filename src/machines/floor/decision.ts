@@ -4,7 +4,14 @@ import { openBudget } from './budgets.js';
 import { claimTurn } from './claims.js';
 import { authorName, type FloorSetup } from './floorSetup.js';
 import type { ClaimSpec, FloorState } from './floorState.js';
-import { ambientCandidates, type Candidate, gate, rankCandidates, rankOf } from './ladder.js';
+import {
+  ambientCandidates,
+  type Candidate,
+  gate,
+  rankCandidates,
+  rankOf,
+  whyNoInitiative,
+} from './ladder.js';
 import { stepPresence } from './presences.js';
 import {
   backingOff,
@@ -143,6 +150,21 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
   }
 
   if (addressed.length > 0 && candidatesAddressed.length === 0) return;
+  if (addressedAll.length > 0 && addressed.length === 0) {
+    // Spoken to avatars who are not here: nobody present answers in their place.
+    for (const id of state.presences.keys()) {
+      if (id === authorId) continue;
+      effects.push({
+        type: 'candidate.suppressed',
+        at: u.at,
+        avatarId: id,
+        messageId: u.messageId,
+        reason: 'addressed-absent',
+      });
+    }
+    return;
+  }
+  const reportedFrom = effects.length;
   const thread = threadOfUtterance(state, u, candidatesAddressed);
   const single = addressed.length === 0;
   let claimed = false;
@@ -230,6 +252,38 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
   tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) < ambientRank));
   tryCandidates(claimed ? [] : ambientCandidates(state, setup, u));
   tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) >= ambientRank));
+  if (!claimed) explainSilence(state, setup, u, effects, reportedFrom);
+}
+
+/**
+ * Nobody answered a person's message: every present avatar not already reported for it is, with
+ * why it took no ambient turn, so "who could have answered, and why not" is always on record.
+ */
+function explainSilence(
+  state: FloorState,
+  setup: FloorSetup,
+  u: Utterance,
+  effects: FloorEffect[],
+  reportedFrom: number,
+): void {
+  const reported = new Set<string>();
+  for (let i = reportedFrom; i < effects.length; i++) {
+    const e = effects[i];
+    if (e?.type === 'candidate.suppressed') reported.add(e.avatarId);
+  }
+  for (const id of state.presences.keys()) {
+    if (id === u.author.id || reported.has(id)) continue;
+    const why = whyNoInitiative(state, setup, id, u.text);
+    effects.push({
+      type: 'candidate.suppressed',
+      at: u.at,
+      avatarId: id,
+      messageId: u.messageId,
+      rung: 'initiative',
+      reason: why.reason,
+      detail: why.detail,
+    });
+  }
 }
 
 /** A reason that holds whatever rung the avatar is tried at. */

@@ -200,6 +200,42 @@ function roundRobinSpeaker(state: FloorState, setup: FloorSetup, authorId: strin
   return active >= 2 ? pick : undefined;
 }
 
+/**
+ * Why a present avatar took no ambient turn for a message nobody answered: busy, cooling down, or
+ * its initiative score below the threshold (with the score, so the silence is explained).
+ */
+export function whyNoInitiative(
+  state: FloorState,
+  setup: FloorSetup,
+  avatarId: string,
+  text: string,
+): { reason: SuppressionReason; detail: string } {
+  const snap = state.presences.get(avatarId);
+  if (!snap) return { reason: 'not-present', detail: `${nameOf(setup, avatarId)} is not here` };
+  if (presenceTurnState(state, avatarId) !== 'ready')
+    return { reason: 'busy', detail: `${nameOf(setup, avatarId)} is answering something else` };
+  const c = snap.context;
+  const now = state.now;
+  if (now < c.cooldownUntil)
+    return {
+      reason: 'cooldown',
+      detail: `${nameOf(setup, avatarId)} is cooling down for ${Math.ceil((c.cooldownUntil - now) / 1000)}s more`,
+    };
+  const config = setup.config;
+  const s = initiativeScore({
+    attention: attentionAt(c.attention, now, config.attentionHalfLifeMs),
+    lastSpokeAt: c.lastSpokeAt,
+    now,
+    windowMs: config.activeSpeakerWindowMs,
+    topics: setup.roster.get(avatarId)?.topics,
+    words: wordsOf(text),
+  });
+  return {
+    reason: 'no-initiative',
+    detail: `${nameOf(setup, avatarId)}'s initiative ${s.score.toFixed(2)} (attention ${s.attention.toFixed(2)}, hunger ${s.hunger.toFixed(2)}, topic ${s.topic.toFixed(2)}) < ${config.initiativeThreshold}`,
+  };
+}
+
 function bestInitiative(
   state: FloorState,
   setup: FloorSetup,

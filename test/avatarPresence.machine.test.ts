@@ -6,6 +6,7 @@ import {
   type AvatarPresenceEvent,
   type AvatarPresenceInput,
   avatarPresenceMachine,
+  guaranteedTurns,
   hasAffinity,
   type PresenceSettings,
 } from '../src/machines/avatarPresence.machine.js';
@@ -89,8 +90,14 @@ describe('avatarPresence: summon and conversation mode', () => {
     expect(stepper.step(s, tick(T0 + 300_999)).matches({ present: { mode: 'conversing' } })).toBe(true);
     const over = stepper.step(s, tick(T0 + 301_000));
     expect(over.matches({ present: { mode: 'ambient' } })).toBe(true);
-    // The turns outlive conversation mode: they are spent only by speaking.
-    expect(over.context.summonTurns).toBe(5);
+    // The summon's turns last as long as its conversation (seed 003): then ordinary rules apply.
+    expect(guaranteedTurns(over.context, T0 + 300_999)).toBe(5);
+    expect(guaranteedTurns(over.context, T0 + 301_000)).toBe(0);
+  });
+
+  it('keeps turns a mention granted after the conversation ended', () => {
+    const s = run([summon(T0), tick(T0 + 301_000), mention(T0 + 310_000, 'u1', 2)]);
+    expect(guaranteedTurns(s.context, T0 + 400_000)).toBe(2);
   });
 
   it('a second summon extends the conversation and never lowers the turns', () => {
@@ -119,12 +126,25 @@ describe('avatarPresence: claiming, generating, delivering', () => {
     },
   );
 
-  it.each(['reply', 'thread', 'affinity', 'mention', 'round-robin', 'initiative', 'greeting'] as const)(
-    'delivering a %s claim spends no summon turn',
+  it.each(['reply', 'thread', 'affinity', 'mention', 'round-robin', 'initiative'] as const)(
+    'delivering a %s claim while the summon conversation is live spends one summon turn',
     (rung) => {
       const s = run([summon(T0), ...speak(T0 + 10_000, 'turn-1', rung)]);
-      expect(s.context.summonTurns).toBe(5);
+      expect(s.context.summonTurns).toBe(4);
       expect(s.context.delivered).toBe(1);
+    },
+  );
+
+  it('delivering the greeting spends no summon turn', () => {
+    const s = run([summon(T0), ...speak(T0 + 10_000, 'turn-1', 'greeting')]);
+    expect(s.context.summonTurns).toBe(5);
+  });
+
+  it.each(['reply', 'thread', 'affinity', 'mention', 'round-robin', 'initiative'] as const)(
+    'delivering a %s claim outside a summon conversation spends no turn a mention granted',
+    (rung) => {
+      const s = run([mention(T0, 'u1', 2), ...speak(T0 + 10_000, 'turn-1', rung)]);
+      expect(s.context.summonTurns).toBe(2);
     },
   );
 
@@ -402,10 +422,15 @@ describe('avatarPresence: properties over random event sequences', () => {
             if (s.matches('present')) {
               expect(s.matches({ present: { mode: 'conversing' } })).toBe(c.now < c.conversingUntil);
             }
-            if (c.summonTurns < before.context.summonTurns) {
+            // Turns held (a summon's expire with its conversation) go down only by a delivery, one
+            // at a time: of a summon or follow-up turn, or of any but the greeting while conversing.
+            const held = guaranteedTurns(before.context, at);
+            if (guaranteedTurns(c, at) < held) {
               expect(e.type).toBe('presence.delivered');
-              expect(c.summonTurns).toBe(before.context.summonTurns - 1);
-              expect(['summon', 'follow-up']).toContain(before.context.claim?.rung);
+              expect(guaranteedTurns(c, at)).toBe(held - 1);
+              const rung = before.context.claim?.rung;
+              if (at >= before.context.conversingUntil) expect(['summon', 'follow-up']).toContain(rung);
+              else expect(rung).not.toBe('greeting');
             }
             if (before.status === 'done') expect(c).toEqual(before.context);
           }

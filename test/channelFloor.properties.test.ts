@@ -292,22 +292,29 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
-  it('spends a summon turn only when a summon or follow-up turn is delivered, one at a time', () => {
+  it('spends a guaranteed turn only when a turn is delivered, one at a time; a summon’s expire with its conversation', () => {
     fc.assert(
       fc.property(traffic, (t) => {
         play(t, (entry, rec) => {
-          const before = new Map(entry.viewBefore.present.map((p) => [p.id, p.summonTurns]));
+          const before = new Map(entry.viewBefore.present.map((p) => [p.id, p]));
           for (const p of rec().floor.view().present) {
             const was = before.get(p.id);
-            if (was === undefined || p.summonTurns >= was) continue;
+            if (was === undefined || p.summonTurns >= was.summonTurns) continue;
+            // The conversation mode ended by now: the summon's turns are gone (a mention in the same
+            // event may grant new ones), ordinary rules apply.
+            if (
+              was.conversingUntil > 0 &&
+              was.conversingUntil <= Math.max(entry.event.at, entry.viewBefore.now)
+            )
+              continue;
             const spent = entry.effects.filter(
-              (e) =>
-                e.type === 'turn.consumed' &&
-                e.avatarId === p.id &&
-                (e.rung === 'summon' || e.rung === 'follow-up'),
+              (e) => e.type === 'turn.consumed' && e.avatarId === p.id && e.rung !== 'greeting',
             );
-            expect(spent.length, `${p.id} spent a turn`).toBe(1);
-            expect(p.summonTurns).toBe(was - 1);
+            expect(
+              spent.length,
+              `${p.id} spent a turn (${was.summonTurns} -> ${p.summonTurns}, conversing ${was.conversing} -> ${p.conversing}, ${entry.event.type})`,
+            ).toBe(1);
+            expect(p.summonTurns).toBe(was.summonTurns - 1);
           }
           for (const e of entry.effects) {
             if (e.type !== 'presence.summoned') continue;

@@ -28,9 +28,11 @@ import {
 } from 'xstate';
 import { createTestModel, getSimplePaths, getStateNodes } from 'xstate/graph';
 import {
+  type AvatarPresenceContext,
   type AvatarPresenceEvent,
   type AvatarPresenceInput,
   avatarPresenceMachine,
+  guaranteedTurns,
 } from '../src/machines/avatarPresence.machine.js';
 import {
   type ConversationThreadEvent,
@@ -462,6 +464,11 @@ const presenceStateChecks = {
 
 const SPENDS = new Set(['summon', 'follow-up']);
 
+/** Whether delivering a claim at this rung spends a guaranteed turn (seed 003: every turn while conversing). */
+function spendsTurn(b: AvatarPresenceContext, rung: string, at: number): boolean {
+  return guaranteedTurns(b, at) > 0 && (SPENDS.has(rung) || (at < b.conversingUntil && rung !== 'greeting'));
+}
+
 /** The step oracle: what one event must do to a presence. */
 function checkPresenceStep(
   before: PresenceSnapshot,
@@ -485,7 +492,9 @@ function checkPresenceStep(
         unchanged();
         return;
       }
-      expect(a.summonTurns).toBe(b.summonTurns - (SPENDS.has(b.claim.rung) && b.summonTurns > 0 ? 1 : 0));
+      expect(a.summonTurns).toBe(
+        guaranteedTurns(b, event.at) - (spendsTurn(b, b.claim.rung, event.at) ? 1 : 0),
+      );
       expect(a.delivered).toBe(b.delivered + 1);
       expect(a.lastSpokeAt).toBe(event.at);
       expect(a.cooldownUntil).toBe(
@@ -513,12 +522,14 @@ function checkPresenceStep(
       expect(a.claim).toEqual({ turnId: event.turnId, rung: event.rung, claimedAt: event.at });
       break;
     case 'presence.mentioned':
-      expect(a.summonTurns).toBe(b.summonTurns > 0 ? b.summonTurns : event.grantTurns);
+      expect(a.summonTurns).toBe(
+        guaranteedTurns(b, event.at) > 0 ? guaranteedTurns(b, event.at) : event.grantTurns,
+      );
       expect(a.lastMentionBy).toBe(event.by);
       expect(a.lastMentionAt).toBe(event.at);
       break;
     case 'presence.summoned':
-      expect(a.summonTurns).toBe(Math.max(b.summonTurns, event.turns));
+      expect(a.summonTurns).toBe(Math.max(guaranteedTurns(b, event.at), event.turns));
       expect(a.conversingUntil).toBe(
         Math.max(b.conversingUntil, event.at + b.settings.summonConversationDurationMs),
       );
@@ -591,9 +602,10 @@ describe('avatarPresence model', () => {
   });
 
   it('enumerates every simple path of the turn lifecycle of a summoned presence', () => {
-    // Only the turn region's events: however a summoned avatar's turns go, each delivery of a
-    // summon or follow-up claim spends exactly one of the two granted turns until none are left,
-    // a reply spends none, a failure or a stray turn id spends nothing, nothing goes negative.
+    // Only the turn region's events: however a summoned avatar's turns go, each delivery while its
+    // conversation is live (a summon, follow-up or reply claim) spends exactly one of the two
+    // granted turns until none are left, a failure or a stray turn id spends nothing, nothing goes
+    // negative.
     const lifecycleCases = new Set([
       'claim summon',
       'claim follow-up',
@@ -629,11 +641,14 @@ describe('avatarPresence model', () => {
         if (
           step.event.type === 'presence.delivered' &&
           claim?.turnId === step.event.turnId &&
-          SPENDS.has(claim.rung)
+          spendsTurn(previous.context, claim.rung, step.event.at)
         ) {
           spent++;
         }
-        expect(step.state.context.summonTurns).toBe(Math.max(0, 2 - spent));
+        // The summon's turns expire with its conversation.
+        const at = step.event.at;
+        const over = at >= step.state.context.conversingUntil;
+        expect(guaranteedTurns(step.state.context, at)).toBe(over ? 0 : Math.max(0, 2 - spent));
         previous = step.state;
       }
     }

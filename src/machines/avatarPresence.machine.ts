@@ -63,8 +63,19 @@ export type AvatarPresenceEvent =
   | { type: 'presence.tick'; at: number }
   | { type: 'presence.dismissed'; at: number };
 
-/** Rungs whose delivery spends one guaranteed summon turn. */
+/** Rungs whose delivery spends one guaranteed summon turn, in conversation mode or not. */
 const SPENDS_SUMMON_TURN: ReadonlySet<Rung> = new Set<Rung>(['summon', 'follow-up']);
+
+/**
+ * The guaranteed turns an avatar holds at `now`. Turns granted by a summon last as long as its
+ * conversation mode (seed 003: then ordinary rules apply); turns a mention granted afterwards, or
+ * without a summon, last until spent.
+ */
+export function guaranteedTurns(context: AvatarPresenceContext, now: number): number {
+  const conversationEnded = context.conversingUntil > 0 && now >= context.conversingUntil;
+  if (conversationEnded && (context.grantedAt ?? 0) < context.conversingUntil) return 0;
+  return context.summonTurns;
+}
 
 const sameTurn = (context: AvatarPresenceContext, event: AvatarPresenceEvent) =>
   'turnId' in event && context.claim?.turnId === event.turnId;
@@ -84,7 +95,7 @@ const presenceSetup = setup({
     grantSummon: assign(({ context, event }) => {
       if (event.type !== 'presence.summoned') return {};
       return {
-        summonTurns: Math.max(context.summonTurns, event.turns),
+        summonTurns: Math.max(guaranteedTurns(context, event.at), event.turns),
         grantedAt: event.at,
         conversingUntil: Math.max(
           context.conversingUntil,
@@ -95,11 +106,12 @@ const presenceSetup = setup({
     }),
     noteMention: assign(({ context, event }) => {
       if (event.type !== 'presence.mentioned') return {};
-      const grant = context.summonTurns === 0 && event.grantTurns > 0;
+      const held = guaranteedTurns(context, event.at);
+      const grant = held === 0 && event.grantTurns > 0;
       return {
         lastMentionAt: event.at,
         lastMentionBy: event.by,
-        summonTurns: grant ? event.grantTurns : context.summonTurns,
+        summonTurns: grant ? event.grantTurns : held,
         grantedAt: grant ? event.at : context.grantedAt,
         attention: boostAttention(context.attention, event.at, context.settings.attentionHalfLifeMs, 0.5),
       };
@@ -118,14 +130,20 @@ const presenceSetup = setup({
     }),
     consumeTurn: assign(({ context, event }) => {
       const rung = context.claim?.rung;
-      const spends = rung !== undefined && SPENDS_SUMMON_TURN.has(rung) && context.summonTurns > 0;
       const conversing = event.at < context.conversingUntil;
+      const held = guaranteedTurns(context, event.at);
+      // While the summon conversation is live, every turn the avatar delivers (its greeting
+      // aside) spends one of its guaranteed turns; outside it, only the rungs that used them.
+      const spends =
+        rung !== undefined &&
+        held > 0 &&
+        (SPENDS_SUMMON_TURN.has(rung) || (conversing && rung !== 'greeting'));
       const cooldown = conversing
         ? context.settings.recentSummonCooldownMs
         : context.settings.perAvatarCooldownMs;
       return {
         claim: null,
-        summonTurns: spends ? context.summonTurns - 1 : context.summonTurns,
+        summonTurns: spends ? held - 1 : held,
         lastSpokeAt: event.at,
         cooldownUntil: event.at + cooldown,
         delivered: context.delivered + 1,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CHANNELS } from '../../src/actors/channelPersistence.js';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
+import { type AvatarPresenceContext, guaranteedTurns } from '../../src/machines/avatarPresence.machine.js';
 import type { FloorEffect, Rung } from '../../src/machines/floorTypes.js';
 import {
   type AttemptLine,
@@ -310,6 +311,10 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
     const consumed = new Map<string, number>();
     const released = new Map<string, Effect<'turn.released'>[]>();
     const presences = new Map<string, number>(residentsOf(channelKey).map((id) => [id, 0]));
+    // When each avatar's summon conversation ends: its guaranteed turns go with it (seed 003).
+    const conversingUntil = new Map<string, number>();
+    const held = (id: string, at: number) =>
+      at >= (conversingUntil.get(id) ?? 0) && conversingUntil.has(id) ? 0 : (presences.get(id) ?? 0);
     const opened = new Map<string, { effect: Effect<'thread.opened'>; run: number; deadline: number }>();
     const ended = new Map<string, { effect: Effect<'thread.ended'>; line: EffectEntry }[]>();
 
@@ -322,10 +327,14 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
           break;
         case 'turn.consumed': {
           count(consumed, e.turnId);
-          const turns = presences.get(e.avatarId);
-          if (SPENDS_SUMMON_TURN.has(e.rung) && turns !== undefined && turns > 0) {
-            presences.set(e.avatarId, turns - 1);
-            stats.summonTurnsSpent += 1;
+          if (presences.has(e.avatarId)) {
+            // While the summon conversation is live every turn but the greeting spends one.
+            const turns = held(e.avatarId, e.at);
+            const conversing = e.at < (conversingUntil.get(e.avatarId) ?? 0);
+            const spends =
+              turns > 0 && (SPENDS_SUMMON_TURN.has(e.rung) || (conversing && e.rung !== 'greeting'));
+            presences.set(e.avatarId, spends ? turns - 1 : turns);
+            if (spends) stats.summonTurnsSpent += 1;
           }
           if (e.threadId !== undefined) {
             const thread = opened.get(e.threadId);
@@ -354,7 +363,14 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
           break;
         case 'presence.summoned':
           stats.summons += 1;
-          presences.set(e.avatarId, Math.max(presences.get(e.avatarId) ?? 0, e.turnsGranted));
+          presences.set(e.avatarId, Math.max(held(e.avatarId, e.at), e.turnsGranted));
+          conversingUntil.set(
+            e.avatarId,
+            Math.max(
+              conversingUntil.get(e.avatarId) ?? 0,
+              e.at + (CRASH_CONFIG.summonConversationDurationMs ?? 0),
+            ),
+          );
           break;
         case 'presence.dismissed':
           presences.delete(e.avatarId);
@@ -402,7 +418,7 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
     const finalChannel = final?.channels.find((c) => c.channelKey === channelKey);
     if (final && !finalChannel) fail(`final.json has no ${channelKey}`);
     if (finalChannel) {
-      const expected = [...presences].map(([id, turns]) => `${id}=${turns}`).sort();
+      const expected = [...presences].map(([id]) => `${id}=${held(id, finalChannel.now)}`).sort();
       const actual = finalChannel.present.map((p) => `${p.id}=${p.summonTurns}`).sort();
       if (expected.join(' ') !== actual.join(' '))
         fail(
@@ -416,7 +432,7 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
     const storedFloor = finalMarkers.get(channelKey)?.floor;
     if (storedFloor) {
       const stored = storedFloor.presences
-        .map(([id, st]) => `${id}=${String(st.context.summonTurns)}`)
+        .map(([id, st]) => `${id}=${guaranteedTurns(st.context as AvatarPresenceContext, storedFloor.now)}`)
         .sort()
         .join(' ');
       const viewed = (finalChannel?.present ?? [])
@@ -464,7 +480,11 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
 /** The parts of a stored floor the analysis reads. */
 interface StoredFloor {
   epoch: string;
-  presences: [string, { context: { summonTurns?: unknown } }][];
+  now: number;
+  presences: [
+    string,
+    { context: Pick<AvatarPresenceContext, 'summonTurns' | 'conversingUntil' | 'grantedAt'> },
+  ][];
   threads: unknown[];
   inFlight: unknown[];
 }

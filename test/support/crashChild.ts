@@ -416,6 +416,7 @@ async function main(): Promise<void> {
     waitedMs: Date.now() - waitStart,
     channels: views.map((v) => ({
       channelKey: v.channelId,
+      now: v.now,
       present: v.present.map((p) => ({ id: p.id, summonTurns: p.summonTurns })),
       threads: v.threads.map((t) => ({ id: t.id, status: t.status, expiresAt: t.expiresAt })),
       inFlight: v.inFlight.map((c) => c.turnId),

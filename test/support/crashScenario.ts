@@ -201,6 +201,8 @@ export interface FinalFile {
   waitedMs: number;
   channels: {
     channelKey: string;
+    /** The floor's time when the view was taken (guaranteed turns are as of then). */
+    now: number;
     present: { id: string; summonTurns: number }[];
     threads: { id: string; status: string; expiresAt: number }[];
     inFlight: string[];

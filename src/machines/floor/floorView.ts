@@ -1,3 +1,4 @@
+import { guaranteedTurns } from '../avatarPresence.machine.js';
 import type { ThreadMode, ThreadOutcome, TurnClaim } from '../floorTypes.js';
 import { type FloorSetup, nameOf } from './floorSetup.js';
 import type { FloorState } from './floorState.js';
@@ -10,8 +11,11 @@ export interface FloorView {
   present: {
     id: string;
     name: string;
+    /** Guaranteed turns held now (a summon's last as long as its conversation mode). */
     summonTurns: number;
     conversing: boolean;
+    /** When the summon conversation mode ends (0: never summoned). */
+    conversingUntil: number;
     cooldownUntil: number;
     lastSpokeAt: number | null;
     turn: TurnState;
@@ -41,8 +45,9 @@ export function viewOf(state: FloorState, setup: FloorSetup): FloorView {
     present: [...state.presences.entries()].map(([id, snap]) => ({
       id,
       name: nameOf(setup, id),
-      summonTurns: snap.context.summonTurns,
+      summonTurns: guaranteedTurns(snap.context, now),
       conversing: now < snap.context.conversingUntil,
+      conversingUntil: snap.context.conversingUntil,
       cooldownUntil: snap.context.cooldownUntil,
       lastSpokeAt: snap.context.lastSpokeAt,
       turn: presenceTurnState(state, id) ?? 'ready',

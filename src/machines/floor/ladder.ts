@@ -1,5 +1,5 @@
 import { attentionAt } from '../attention.js';
-import { hasAffinity } from '../avatarPresence.machine.js';
+import { guaranteedTurns, hasAffinity } from '../avatarPresence.machine.js';
 import type { BudgetLane, Rung, SuppressionReason } from '../floorTypes.js';
 import { initiativeScore, wordsOf } from '../initiative.js';
 import { laneExhausted } from './budgets.js';
@@ -74,7 +74,8 @@ export function rankCandidates(
   if (human && addressed.length === 0) {
     const summoned = mostRecentlySummonedWithTurns(state);
     if (summoned) {
-      const turns = state.presences.get(summoned)?.context.summonTurns ?? 0;
+      const snap = state.presences.get(summoned);
+      const turns = snap ? guaranteedTurns(snap.context, state.now) : 0;
       offer(
         summoned,
         'summon',
@@ -159,7 +160,7 @@ function mostRecentlySummonedWithTurns(state: FloorState): string | undefined {
   let grantedAt = Number.NEGATIVE_INFINITY;
   for (const [id, snap] of state.presences) {
     const c = snap.context;
-    if (c.summonTurns > 0 && c.grantedAt !== null && c.grantedAt > grantedAt) {
+    if (guaranteedTurns(c, state.now) > 0 && c.grantedAt !== null && c.grantedAt > grantedAt) {
       pick = id;
       grantedAt = c.grantedAt;
     }

@@ -248,7 +248,12 @@ export async function runChat(options: ChatOptions): Promise<number> {
         view?.threads.filter((t) => t.status === 'active' && t.participants.includes(a.id)) ?? [];
       if (threads.length > 0)
         notes.push(`in ${threads.map((t) => `thread ${t.id.split(':').pop()}`).join(', ')}`);
-      else if (state?.conversing) notes.push('conversing');
+      const now = Date.now();
+      const conversing = state !== undefined && state.conversingUntil > now;
+      if (conversing) notes.push(`conversing for ${formatDuration(state.conversingUntil - now)} more`);
+      // A summon's guaranteed turns, while its conversation lasts.
+      if (state && conversing && state.summonTurns > 0)
+        notes.push(`${state.summonTurns} guaranteed turn${state.summonTurns === 1 ? '' : 's'} left`);
       if (state && state.turn !== 'ready') notes.push('speaking');
       return `${who(a)}${notes.length > 0 ? ` ${dim(`(${notes.join(', ')})`)}` : ''}`;
     };

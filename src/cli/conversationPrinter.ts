@@ -238,6 +238,13 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
         write(`⛔ ${effect.code}: ${effect.message}`);
         break;
       case 'turn.consumed':
+        // The message is printed already; say what it cost the summoned avatar.
+        if (effect.summonTurnsLeft !== undefined)
+          write(
+            dim(
+              `  (${nameOf(effect.avatarId)}: ${effect.summonTurnsLeft} guaranteed turn${effect.summonTurnsLeft === 1 ? '' : 's'} left)`,
+            ),
+          );
         break;
     }
   };

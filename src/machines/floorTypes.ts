@@ -158,6 +158,8 @@ export type FloorEffect =
       rung: Rung;
       threadId?: string;
       messageId: string;
+      /** Guaranteed turns the avatar holds after this one, when this turn spent one. */
+      summonTurnsLeft?: number;
     }
   | { type: 'turn.released'; at: number; turnId: string; avatarId: string; reason: string }
   | {

@@ -60,7 +60,11 @@ function formatEntry(entry: TranscriptEntry, h: Helpers): string | undefined {
         return `${who(entry.avatarId)}: ${entry.text}  ${dim('· scripted line')}`;
       const kind = entry.kind && entry.kind !== 'response' ? `${entry.kind}, ` : '';
       const thread = entry.threadId ? ` · thread ${entry.threadId}` : '';
-      const why = dim(`· ${kind}rung ${entry.rung} — ${entry.reason}${thread}`);
+      const left =
+        entry.summonTurnsLeft !== undefined
+          ? ` · ${entry.summonTurnsLeft} guaranteed turn${entry.summonTurnsLeft === 1 ? '' : 's'} left`
+          : '';
+      const why = dim(`· ${kind}rung ${entry.rung} — ${entry.reason}${thread}${left}`);
       return `${who(entry.avatarId)} (offline): ${entry.text}  ${why}`;
     }
     case 'summon': {

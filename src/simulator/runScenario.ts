@@ -64,6 +64,8 @@ export interface AvatarMessageEntry extends EntryBase {
   mentions?: string[];
   replyTo?: { messageId: string; avatarId?: string };
   source: 'offline' | 'script';
+  /** Guaranteed (summon) turns the avatar holds after this message, when it spent one. */
+  summonTurnsLeft?: number;
   /** For delivered turns: the claim that allowed the message. */
   turnId?: string;
   kind?: TurnKind;
@@ -223,8 +225,18 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
         });
         break;
       }
-      case 'turn.consumed':
-        break; // the avatar message entry already stands for it
+      case 'turn.consumed': {
+        // The avatar message entry stands for it; it learns the guaranteed turns left.
+        if (effect.summonTurnsLeft === undefined) break;
+        for (let i = transcript.length - 1; i >= 0; i--) {
+          const entry = transcript[i];
+          if (entry?.type === 'avatar' && entry.turnId === effect.turnId) {
+            entry.summonTurnsLeft = effect.summonTurnsLeft;
+            break;
+          }
+        }
+        break;
+      }
       case 'turn.released':
         released.add(effect.turnId);
         transcript.push({

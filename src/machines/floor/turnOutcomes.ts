@@ -1,3 +1,4 @@
+import { guaranteedTurns } from '../avatarPresence.machine.js';
 import type { FloorEffect, FloorEvent } from '../floorTypes.js';
 import { releaseClaim } from './claims.js';
 import { decide } from './decision.js';
@@ -42,13 +43,16 @@ export function turnDelivered(
   }
   state.inFlight.delete(claim.turnId);
   unreserveThread(state, claim.threadId);
+  const presence = state.presences.get(claim.avatarId);
+  const held = presence ? guaranteedTurns(presence.context, event.at) : 0;
   stepPresence(state, setup, claim.avatarId, {
     type: 'presence.delivered',
     at: event.at,
     turnId: claim.turnId,
   });
+  const left = state.presences.get(claim.avatarId)?.context.summonTurns ?? 0;
   const threadStillOpen = claim.threadId !== undefined && state.threads.has(claim.threadId);
-  effects.push({
+  const consumed: Extract<FloorEffect, { type: 'turn.consumed' }> = {
     type: 'turn.consumed',
     at: event.at,
     turnId: claim.turnId,
@@ -56,7 +60,9 @@ export function turnDelivered(
     rung: claim.rung,
     ...(threadStillOpen ? { threadId: claim.threadId } : {}),
     messageId: event.messageId,
-  });
+  };
+  if (left < held) consumed.summonTurnsLeft = left;
+  effects.push(consumed);
   // Sticky affinity: a human who got an answer from this avatar keeps talking to it.
   const addressedBy = claim.context.addressedById;
   if (addressedBy !== undefined && !setup.roster.has(addressedBy)) {

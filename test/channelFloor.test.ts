@@ -657,6 +657,21 @@ describe('summoning', () => {
     });
   });
 
+  it('grants turns again to an avatar summoned while present, which answers the call and does not arrive twice', () => {
+    const s = new Scene({ summonInitialTurns: 3 }, ['luna', 'milo']);
+    const effects = s.summon(1_000, 'luna');
+    expect(ofType(effects, 'presence.summoned')).toMatchObject([{ avatarId: 'luna', turnsGranted: 3 }]);
+    const greeting = onlyClaim(effects);
+    expect(greeting).toMatchObject({ kind: 'greeting', rung: 'greeting' });
+    expect(greeting.context.alreadyPresent).toBe(true);
+    expect(s.presence('luna')?.summonTurns).toBe(3);
+    s.deliver(2_000, greeting.turnId, 'Ann, you called? I never left.');
+    // No "look who's here" follow-up: Luna did not arrive.
+    expect(s.floor.view().pendingFollowUps).toEqual([]);
+    // A newcomer's greeting is an arrival.
+    expect(onlyClaim(s.summon(3_000, 'kai')).context.alreadyPresent).toBeUndefined();
+  });
+
   it('keeps one summon thread when an avatar already in it is summoned again', () => {
     const s = new Scene({ summonProactiveEnabled: false });
     const first = s.summon(1_000, 'kai');
@@ -706,20 +721,19 @@ describe('summoning', () => {
     expect(claimsIn(s.log).filter((c) => c.rung === 'follow-up')).toEqual([]);
   });
 
-  it('does not schedule two follow-ups when the avatar is summoned again', () => {
+  it('does not schedule two follow-ups when the avatar is summoned again: it answers the call instead', () => {
     const s = new Scene({ summonFollowUpDelayMs: 3_000 }, []);
     s.deliver(2_000, onlyClaim(s.summon(1_000, 'kai')).turnId, 'Hello!');
     expect(s.floor.view().pendingFollowUps).toEqual([{ avatarId: 'kai', dueAt: 5_000 }]);
     const again = onlyClaim(s.summon(3_000, 'kai', BOB));
-    expect(again.rung).toBe('greeting');
+    expect(again).toMatchObject({ rung: 'greeting', reason: 'Kai was summoned by Bob' });
+    expect(again.context.alreadyPresent).toBe(true);
+    // The acknowledgement takes the place of the follow-up still pending, and brings none.
     expect(s.floor.view().pendingFollowUps).toEqual([]);
-    s.deliver(4_000, again.turnId, 'Hello again!');
-    expect(s.floor.view().pendingFollowUps).toEqual([{ avatarId: 'kai', dueAt: 7_000 }]);
+    s.deliver(4_000, again.turnId, 'Bob, you called?');
+    expect(s.floor.view().pendingFollowUps).toEqual([]);
     s.runUntil(1_000_000);
-    const followUps = claimsIn(s.log).filter((c) => c.rung === 'follow-up');
-    expect(followUps.map((c) => [c.claimedAt, c.reason])).toEqual([
-      [7_000, 'Kai follows up on arriving, summoned by Bob'],
-    ]);
+    expect(claimsIn(s.log).filter((c) => c.rung === 'follow-up')).toEqual([]);
   });
 
   it('greets once the avatar is free when it is summoned mid-answer', () => {

@@ -62,6 +62,14 @@ describe('threadNote', () => {
     expect(note).toContain('at most 150 characters');
   });
 
+  it('asks an avatar summoned while already present to answer the call, not to greet as if arriving', () => {
+    const note = threadNote(
+      turnFor(luna, { kind: 'greeting' }, { addressedByName: 'Ada', maxChars: 150, alreadyPresent: true }),
+    );
+    expect(note).toContain('Ada just called for you, though you were already here');
+    expect(note).not.toContain('just been summoned');
+  });
+
   it('describes the follow-up after arriving', () => {
     expect(threadNote(turnFor(luna, { kind: 'follow-up' }))).toMatch(/arrived a moment ago/);
   });

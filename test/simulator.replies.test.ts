@@ -62,6 +62,21 @@ describe('scripted offline replies', () => {
     expect(texts.some((t) => /astronomer|stars|comets/.test(t))).toBe(true);
   });
 
+  it('answer a call instead of arriving when the avatar was already present', () => {
+    for (let i = 0; i < 30; i++) {
+      const g = reply(
+        claim({
+          kind: 'greeting',
+          rung: 'greeting',
+          turnId: `general:t${i}`,
+          context: { alreadyPresent: true, addressedByName: 'Sam' },
+        }),
+      );
+      expect(g.text).toContain('Sam');
+      expect(g.text).not.toMatch(/summoned at last|has arrived|dropping by|reporting for duty/i);
+    }
+  });
+
   it('follow-ups name who is present, or look around when nobody is', () => {
     const f = reply(
       claim({ kind: 'follow-up', rung: 'follow-up', context: { presentNames: ['Rex', 'Pip'] } }),

@@ -52,7 +52,12 @@ export function presenceNote(names: readonly string[]): string {
 export function threadNote(turn: TurnBrief): string {
   const { context } = turn;
   const lines: string[] = [];
-  if (turn.kind === 'greeting') {
+  if (turn.kind === 'greeting' && context.alreadyPresent) {
+    const by = context.addressedByName ?? 'Someone';
+    lines.push(
+      `${by} just called for you, though you were already here. Acknowledge being called, in character; do not greet as if you had just arrived.`,
+    );
+  } else if (turn.kind === 'greeting') {
     const by = context.addressedByName ? ` by ${context.addressedByName}` : '';
     lines.push(`You have just been summoned to the channel${by}. Greet everyone, in character.`);
   } else if (turn.kind === 'follow-up') {

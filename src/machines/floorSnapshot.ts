@@ -106,6 +106,7 @@ const turnContext: z.ZodType<TurnContext> = z.object({
   threadMaxTurns: z.number().optional(),
   closing: z.boolean(),
   maxChars: z.number().optional(),
+  alreadyPresent: z.literal(true).optional(),
 });
 
 const turnClaim: z.ZodType<TurnClaim> = z.object({
@@ -135,6 +136,7 @@ const claimSpec: z.ZodType<ClaimSpec> = z.object({
   // Absent when undefined: JSON drops it.
   threadId: z.string().optional(),
   addressedBy: z.object({ id: z.string(), name: z.string() }).optional(),
+  alreadyPresent: z.literal(true).optional(),
 });
 
 const deferredAnswer: z.ZodType<DeferredAnswer> = z.object({ spec: claimSpec, messageId: z.string() });

@@ -145,6 +145,11 @@ export interface TurnContext {
   closing: boolean;
   /** Longest text this turn may deliver (set for greetings: GREETING_MAX_CHARS). */
   maxChars?: number;
+  /**
+   * Set on the greeting of an avatar summoned while already present: it acknowledges being
+   * called rather than greeting as if it had just arrived.
+   */
+  alreadyPresent?: true;
 }
 
 /** Outputs of a channel floor, in the order they happened. */

@@ -41,6 +41,8 @@ export interface TurnBriefContext {
   closing: boolean;
   /** Longest text this turn may deliver (greetings). */
   maxChars?: number;
+  /** A greeting of an avatar that was already present when summoned: acknowledge being called. */
+  alreadyPresent?: true;
 }
 
 /** One turn as a model sees it. */

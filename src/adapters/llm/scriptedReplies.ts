@@ -102,6 +102,12 @@ const TAGLINES = [
   'Reporting for duty: {persona}, fluent in {topic} and {topic2}.',
   'Summoned at last! Quick, someone ask me about {topic}.',
 ];
+/** An avatar summoned while already present answers the call instead of arriving. */
+const CALLED = [
+  '{by}, you called? I never left. What about {topic}?',
+  'Right here, {by}! Still happy to talk {topic}.',
+  '{by}, present and listening. {Topic}, anyone?',
+];
 const ARRIVALS = [
   'What are we talking about?',
   'I was hoping to chat about {topic}.',
@@ -193,6 +199,10 @@ export function scriptedReply(input: ScriptedReplyInput): ScriptedReply {
       .replaceAll('{topic2}', topic2)
       .replaceAll('{topic}', topic);
 
+  if (turn.kind === 'greeting' && turn.context.alreadyPresent) {
+    const text = fill(pick(random, CALLED)).replaceAll('{by}', turn.context.addressedByName ?? 'Hi');
+    return { text: clip(text, input.greetingMaxChars), mentions: [], farewell: false };
+  }
   if (turn.kind === 'greeting') {
     const text = `${pick(random, HELLOS)}! ${fill(pick(random, TAGLINES))}`;
     return { text: clip(text, input.greetingMaxChars), mentions: [], farewell: false };

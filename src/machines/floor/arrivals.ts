@@ -34,6 +34,7 @@ export function summon(
     return;
   }
   const others = [...state.presences.keys()].filter((id) => id !== avatarId);
+  const alreadyPresent = state.presences.has(avatarId);
   state.departed.delete(avatarId); // summoned back: a goodbye said before no longer holds
   ensurePresence(state, setup, avatarId, at);
   stepPresence(state, setup, avatarId, { type: 'presence.summoned', at, turns: config.summonInitialTurns });
@@ -66,6 +67,8 @@ export function summon(
     threadId,
     addressedBy: { id: by.id, name: by.name },
   };
+  // Called again while here: its turns are granted anew, and it answers the call, not arrives.
+  if (alreadyPresent) greeting.alreadyPresent = true;
   if (presenceTurnState(state, avatarId) !== 'ready') {
     effects.push({
       type: 'candidate.suppressed',

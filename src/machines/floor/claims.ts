@@ -44,6 +44,7 @@ export function claimTurn(
     context.threadMaxTurns = thread.context.maxTurns;
   }
   if (spec.kind === 'greeting') context.maxChars = setup.config.greetingMaxChars;
+  if (spec.alreadyPresent) context.alreadyPresent = true;
   const claim: TurnClaim = {
     turnId,
     channelId: state.channelId,

@@ -39,6 +39,8 @@ export interface ClaimSpec {
   triggerText?: string;
   threadId?: string;
   addressedBy?: { id: string; name: string };
+  /** A greeting for an avatar summoned while already present. */
+  alreadyPresent?: true;
 }
 
 /** How long a pair of avatars waits before another thread together. */

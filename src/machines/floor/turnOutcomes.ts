@@ -72,7 +72,8 @@ export function turnDelivered(
       userId: addressedBy,
     });
   }
-  if (claim.kind === 'greeting' && setup.config.summonProactiveEnabled) {
+  // The follow-up looks around after an arrival; an avatar that was already here did not arrive.
+  if (claim.kind === 'greeting' && setup.config.summonProactiveEnabled && !claim.context.alreadyPresent) {
     state.followUps.push({
       avatarId: claim.avatarId,
       dueAt: event.at + setup.config.summonFollowUpDelayMs,

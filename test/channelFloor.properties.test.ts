@@ -195,21 +195,30 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
-  it('claims at most one follow-up per delivered greeting', () => {
+  it('claims at most one follow-up per delivered greeting, and at most one second follow-up after it', () => {
     fc.assert(
       fc.property(traffic, (t) => {
         const rec = playTraffic(t);
         const greetings = new Map<string, number>();
         const followUps = new Map<string, number>();
+        const seconds = new Map<string, number>();
         for (const e of rec.effects) {
           if (e.type === 'turn.consumed' && e.rung === 'greeting') {
             greetings.set(e.avatarId, (greetings.get(e.avatarId) ?? 0) + 1);
           }
           if (e.type === 'turn.claimed' && e.turn.rung === 'follow-up') {
+            expect(e.turn.kind).toBe('follow-up');
+            if (e.turn.context.addressedById !== undefined) {
+              // A second follow-up answers a person, after a first one.
+              const n = (seconds.get(e.turn.avatarId) ?? 0) + 1;
+              seconds.set(e.turn.avatarId, n);
+              expect(n).toBeLessThanOrEqual(followUps.get(e.turn.avatarId) ?? 0);
+              expect(t.world.config.summonSecondFollowUpMs).toBeGreaterThan(0);
+              continue;
+            }
             const n = (followUps.get(e.turn.avatarId) ?? 0) + 1;
             followUps.set(e.turn.avatarId, n);
             expect(n).toBeLessThanOrEqual(greetings.get(e.turn.avatarId) ?? 0);
-            expect(e.turn.kind).toBe('follow-up');
           }
           if (e.type === 'turn.claimed' && e.turn.rung === 'greeting') expect(e.turn.kind).toBe('greeting');
         }

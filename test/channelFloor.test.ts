@@ -712,6 +712,39 @@ describe('summoning', () => {
     expect(s.floor.nextDeadline()).toBeUndefined();
   });
 
+  it('follows up a second time, SUMMON_SECOND_FOLLOWUP_MS after the first, to someone who reacted since it arrived', () => {
+    const s = new Scene({ summonFollowUpDelayMs: 3_000, summonSecondFollowUpMs: 8_000 }, ['luna']);
+    const greeting = onlyClaim(s.summon(1_000, 'kai'));
+    s.deliver(2_500, greeting.turnId, 'Hello there!');
+    const answer = onlyClaim(s.say(3_000, BOB, 'Kai, welcome aboard!'));
+    s.deliver(4_000, answer.turnId, 'Thanks, Bob!');
+    const first = onlyClaim(s.tick(5_500));
+    expect(first).toMatchObject({ kind: 'follow-up', rung: 'follow-up' });
+    s.deliver(6_000, first.turnId, 'Nice place.');
+    expect(s.floor.view().pendingFollowUps).toEqual([{ avatarId: 'kai', dueAt: 14_000 }]);
+    const second = onlyClaim(s.tick(14_000));
+    expect(second).toMatchObject({
+      avatarId: 'kai',
+      kind: 'follow-up',
+      rung: 'follow-up',
+      lane: 'scheduled',
+    });
+    expect(second.reason).toBe('Kai follows up once more, answering Bob, who reacted since it arrived');
+    expect(second.context).toMatchObject({ addressedByName: 'Bob', addressedById: 'u-bob' });
+    s.deliver(14_500, second.turnId, 'Bob, about those waves...');
+    s.runUntil(1_000_000);
+    expect(claimsIn(s.log).filter((c) => c.rung === 'follow-up')).toHaveLength(2);
+  });
+
+  it('makes no second follow-up when nobody reacted to the avatar', () => {
+    const s = new Scene({ summonFollowUpDelayMs: 3_000, summonSecondFollowUpMs: 8_000 }, ['luna']);
+    s.deliver(2_500, onlyClaim(s.summon(1_000, 'kai')).turnId, 'Hello there!');
+    s.deliver(6_000, onlyClaim(s.tick(5_500)).turnId, 'Nice place.');
+    s.runUntil(1_000_000);
+    expect(claimsIn(s.log).filter((c) => c.rung === 'follow-up')).toHaveLength(1);
+    expect(s.floor.nextDeadline()).toBeUndefined();
+  });
+
   it('schedules no follow-up when SUMMON_PROACTIVE_ENABLED=false', () => {
     const s = new Scene({ summonProactiveEnabled: false }, []);
     s.deliver(2_000, onlyClaim(s.summon(1_000, 'kai')).turnId, 'Hello there!');

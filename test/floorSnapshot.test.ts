@@ -118,7 +118,8 @@ describe('floor snapshots', () => {
   // draws no candidates any more, so Luna is no longer reported busy for it; the stored floor now
   // also keeps each pair's thread backoff; and every turn Zoë delivers while her summon
   // conversation is live spends a guaranteed turn (3 left becomes 2), which turn.consumed reports
-  // (summonTurnsLeft).
+  // (summonTurnsLeft); and the summon in the replay leaves its arrival stored (for a second
+  // follow-up).
   for (const engine of ['compiled', 'xstate'] as FloorEngineName[]) {
     it(`restores a stored v1 document and decides as the code that wrote it did (${engine})`, () => {
       const stored = fixture('channelFloor.v1.json');

@@ -70,6 +70,11 @@ describe('threadNote', () => {
     expect(note).not.toContain('just been summoned');
   });
 
+  it('describes the second follow-up, to whoever reacted since the avatar arrived', () => {
+    const note = threadNote(turnFor(luna, { kind: 'follow-up' }, { addressedByName: 'Bob' }));
+    expect(note).toContain('Bob reacted to you since. Answer Bob once more');
+  });
+
   it('describes the follow-up after arriving', () => {
     expect(threadNote(turnFor(luna, { kind: 'follow-up' }))).toMatch(/arrived a moment ago/);
   });

@@ -77,6 +77,12 @@ describe('scripted offline replies', () => {
     }
   });
 
+  it('a second follow-up answers whoever reacted to the avatar', () => {
+    const r = reply(claim({ kind: 'follow-up', rung: 'follow-up', context: { addressedByName: 'Bob' } }));
+    expect(r.text.startsWith('Bob, ')).toBe(true);
+    expect(r.mentions).toEqual([]);
+  });
+
   it('follow-ups name who is present, or look around when nobody is', () => {
     const f = reply(
       claim({ kind: 'follow-up', rung: 'follow-up', context: { presentNames: ['Rex', 'Pip'] } }),

@@ -125,11 +125,17 @@ export const coordinationSettings = {
     default: 3_000,
     doc: 'Delay between a delivered greeting and the proactive follow-up.',
   },
+  SUMMON_SECOND_FOLLOWUP_MS: {
+    key: 'summonSecondFollowUpMs',
+    schema: durationMs,
+    default: 8_000,
+    doc: 'After its follow-up, a summoned avatar speaks once more this much later, to whoever reacted to it since it arrived (0: never).',
+  },
   SUMMON_INITIAL_TURNS: {
     key: 'summonInitialTurns',
     schema: count(0, 100),
     default: 5,
-    doc: 'Guaranteed turns granted on summon; one is consumed per delivered response.',
+    doc: 'Guaranteed turns granted on summon; each turn the avatar delivers while its summon conversation lasts (greeting aside) spends one.',
   },
   SUMMON_CONVERSATION_DURATION: {
     key: 'summonConversationDurationMs',

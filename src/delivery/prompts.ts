@@ -60,6 +60,10 @@ export function threadNote(turn: TurnBrief): string {
   } else if (turn.kind === 'greeting') {
     const by = context.addressedByName ? ` by ${context.addressedByName}` : '';
     lines.push(`You have just been summoned to the channel${by}. Greet everyone, in character.`);
+  } else if (turn.kind === 'follow-up' && context.addressedByName) {
+    lines.push(
+      `You arrived a little while ago and ${context.addressedByName} reacted to you since. Answer ${context.addressedByName} once more, briefly and in character.`,
+    );
   } else if (turn.kind === 'follow-up') {
     lines.push(
       'You arrived a moment ago. Say something natural that acknowledges who is here, or look around if nobody is.',

@@ -146,6 +146,7 @@ const pendingFollowUp: z.ZodType<PendingFollowUp> = z.object({
   dueAt: z.number(),
   anchorMessageId: z.string(),
   summonerName: z.string(),
+  second: z.literal(true).optional(),
 });
 
 // The budget's anchor is left out before the first human message.
@@ -181,6 +182,15 @@ export const floorSnapshotSchema = z.object({
   pendingGreetings: z.array(z.tuple([z.string(), claimSpec])),
   /** Absent in documents stored before goodbyes were remembered. */
   departed: z.array(z.tuple([z.string(), z.number()])).optional(),
+  /** Absent in documents stored before second follow-ups existed. */
+  arrivals: z
+    .array(
+      z.tuple([
+        z.string(),
+        z.object({ at: z.number(), reactedBy: z.object({ id: z.string(), name: z.string() }).optional() }),
+      ]),
+    )
+    .optional(),
   /** Absent in documents stored before thread backoff existed. */
   threadBackoff: z
     .array(z.tuple([z.string(), z.object({ endedAt: z.number(), level: z.number(), until: z.number() })]))

@@ -173,6 +173,7 @@ export const configArb: fc.Arbitrary<CoordinationConfig> = fc
       fc.integer({ min: 1_000, max: 300_000 }),
     ),
     threadBackoffBaseMs: fc.constantFrom(0, 1_000, 10_000, 30_000),
+    summonSecondFollowUpMs: fc.constantFrom(0, 2_000, 8_000),
     threadBackoffWindowMs: fc.integer({ min: 10_000, max: 900_000 }),
     summonProactiveEnabled: fc.boolean(),
     summonFollowUpDelayMs: fc.integer({ min: 0, max: 10_000 }),

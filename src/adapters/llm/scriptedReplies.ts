@@ -102,6 +102,12 @@ const TAGLINES = [
   'Reporting for duty: {persona}, fluent in {topic} and {topic2}.',
   'Summoned at last! Quick, someone ask me about {topic}.',
 ];
+/** A summoned avatar's second follow-up, to someone who reacted to it. */
+const SECOND_FOLLOW_UPS = [
+  'thanks for the welcome! Ask me anything about {topic}.',
+  'glad you said hello. Shall we talk {topic}?',
+  'good to be here. {Topic} later, maybe?',
+];
 /** An avatar summoned while already present answers the call instead of arriving. */
 const CALLED = [
   '{by}, you called? I never left. What about {topic}?',
@@ -208,6 +214,11 @@ export function scriptedReply(input: ScriptedReplyInput): ScriptedReply {
     return { text: clip(text, input.greetingMaxChars), mentions: [], farewell: false };
   }
 
+  if (turn.kind === 'follow-up' && turn.context.addressedByName !== undefined) {
+    // The second follow-up answers whoever reacted to the avatar since it arrived.
+    const text = `${turn.context.addressedByName}, ${fill(pick(random, SECOND_FOLLOW_UPS))}`;
+    return { text, mentions: [], farewell: false };
+  }
   if (turn.kind === 'follow-up') {
     const present = turn.context.presentNames.filter((name) => name !== avatar.name);
     const text =

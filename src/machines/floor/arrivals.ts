@@ -69,6 +69,7 @@ export function summon(
   };
   // Called again while here: its turns are granted anew, and it answers the call, not arrives.
   if (alreadyPresent) greeting.alreadyPresent = true;
+  else state.arrivals.set(avatarId, { at });
   if (presenceTurnState(state, avatarId) !== 'ready') {
     effects.push({
       type: 'candidate.suppressed',
@@ -114,6 +115,7 @@ export function dismiss(
   state.deferred.delete(avatarId);
   state.pendingGreetings.delete(avatarId);
   state.departed.delete(avatarId);
+  state.arrivals.delete(avatarId);
   removeFollowUps(state, avatarId);
   for (const [id, snap] of state.threads) {
     if (snap.context.participants.includes(avatarId))

@@ -54,6 +54,10 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
       });
   }
   for (const id of addressed) {
+    // A person reacting to a newly arrived avatar is whom its second follow-up answers (avatars
+    // reacting are in its conversation already).
+    const arrival = human ? state.arrivals.get(id) : undefined;
+    if (arrival) arrival.reactedBy = { id: authorId, name: authorName(setup, u.author) };
     stepPresence(state, setup, id, {
       type: 'presence.mentioned',
       at: u.at,

@@ -36,6 +36,9 @@ export function snapshotOf(state: FloorState): FloorSnapshot {
     pendingGreetings: [...state.pendingGreetings],
     // Written only when someone has said goodbye (documents without it restore with none).
     ...(state.departed.size > 0 ? { departed: [...state.departed] } : {}),
+    ...(state.arrivals.size > 0
+      ? { arrivals: [...state.arrivals].map(([id, a]) => entry(id, { ...a })) }
+      : {}),
     ...(state.threadBackoff.size > 0
       ? { threadBackoff: [...state.threadBackoff].map(([pair, b]) => entry(pair, { ...b })) }
       : {}),
@@ -74,6 +77,7 @@ export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): Floor
   for (const [id, spec] of data.pendingGreetings) if (known(id)) state.pendingGreetings.set(id, spec);
   for (const [id, at] of data.departed ?? []) if (known(id)) state.departed.set(id, at);
   for (const [pair, b] of data.threadBackoff ?? []) state.threadBackoff.set(pair, { ...b });
+  for (const [id, a] of data.arrivals ?? []) if (known(id)) state.arrivals.set(id, { ...a });
   state.budget = {
     anchorMessageId: data.budget.anchorMessageId,
     main: data.budget.main,

@@ -19,12 +19,23 @@ export interface Budget {
   cascade: number;
 }
 
-/** A summoned avatar's one follow-up, due a while after its greeting was delivered. */
+/**
+ * A summoned avatar's follow-up, due a while after its greeting was delivered; then, if someone
+ * reacted to it since it arrived, a second one (seed 003), which answers them.
+ */
 export interface PendingFollowUp {
   avatarId: string;
   dueAt: number;
   anchorMessageId: string;
   summonerName: string;
+  /** Set on the second follow-up. */
+  second?: true;
+}
+
+/** A summoned avatar's arrival, and who reacted to it since (for its second follow-up). */
+export interface Arrival {
+  at: number;
+  reactedBy?: { id: string; name: string };
 }
 
 /** Everything a turn is claimed with; the claim itself adds its id, time and context. */
@@ -100,6 +111,8 @@ export interface FloorState {
    * rapid threads between the same two avatars wait longer each time (seed 003's mitigation).
    */
   readonly threadBackoff: Map<string, ThreadBackoff>;
+  /** Avatar id → its latest arrival by summon and who reacted to it, until its follow-ups are done. */
+  readonly arrivals: Map<string, Arrival>;
   budget: Budget;
 }
 
@@ -121,6 +134,7 @@ export function createFloorState(channelId: string, epoch: string, now: number):
     pendingGreetings: new Map(),
     departed: new Map(),
     threadBackoff: new Map(),
+    arrivals: new Map(),
     budget: { anchorMessageId: undefined, main: 0, cascade: 0 },
   };
 }

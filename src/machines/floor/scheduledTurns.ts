@@ -25,6 +25,29 @@ export function fireDueFollowUps(state: FloorState, setup: FloorSetup, effects: 
     followUps.splice(i, 1); // once: removed before claiming, whatever happens next
     if (!state.presences.has(f.avatarId)) continue;
     const thread = latestThreadWith(state, f.avatarId);
+    if (f.second) {
+      // Only if a person reacted to the avatar since it arrived, and it has not taken its leave:
+      // it answers them once more.
+      const reactedBy = state.arrivals.get(f.avatarId)?.reactedBy;
+      state.arrivals.delete(f.avatarId);
+      if (!reactedBy || state.departed.has(f.avatarId)) continue;
+      claimTurn(
+        state,
+        setup,
+        {
+          avatarId: f.avatarId,
+          kind: 'follow-up',
+          rung: 'follow-up',
+          reason: `${nameOf(setup, f.avatarId)} follows up once more, answering ${reactedBy.name}, who reacted since it arrived`,
+          lane: 'scheduled',
+          anchorMessageId: f.anchorMessageId,
+          threadId: thread?.context.id,
+          addressedBy: reactedBy,
+        },
+        effects,
+      );
+      continue;
+    }
     claimTurn(
       state,
       setup,

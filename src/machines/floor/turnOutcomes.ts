@@ -81,6 +81,21 @@ export function turnDelivered(
       summonerName: claim.context.addressedByName ?? 'someone',
     });
   }
+  if (claim.kind === 'follow-up') {
+    // After the first follow-up, a second one later, if someone reacted by then; after the
+    // second, the arrival is done with.
+    const arrival = state.arrivals.get(claim.avatarId);
+    const delay = setup.config.summonSecondFollowUpMs;
+    if (arrival && claim.context.addressedById === undefined && delay > 0)
+      state.followUps.push({
+        avatarId: claim.avatarId,
+        dueAt: event.at + delay,
+        anchorMessageId: claim.anchorMessageId,
+        summonerName: claim.context.addressedByName ?? 'someone',
+        second: true,
+      });
+    else state.arrivals.delete(claim.avatarId);
+  }
   const utterance: Utterance = {
     at: event.at,
     messageId: event.messageId,

@@ -155,6 +155,16 @@ describe('examples', () => {
     expect(offline(r).find((m) => m.rung === 'mention')).toMatchObject({ avatarId: 'nova' });
   });
 
+  it('topic-initiative: a multi-word topic, in capitals and plural, brings its avatar in on initiative', async () => {
+    const r = await run('topic-initiative');
+    expectFloorInvariants(r);
+    expect(offline(r).map((m) => [m.avatarId, m.rung])).toEqual([
+      ['dewey', 'initiative'],
+      ['rex', 'initiative'],
+    ]);
+    expect(offline(r)[0]?.reason).toContain('topic 0.50');
+  });
+
   it('crowd-10-avatars: heavy traffic stays inside every limit', async () => {
     const r = await run('crowd-10-avatars');
     expect(r.scenario.avatars.length).toBeGreaterThanOrEqual(10);

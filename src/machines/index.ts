@@ -35,7 +35,7 @@ export {
 } from './floorDriver.js';
 export { type FloorSnapshot, FloorSnapshotError, floorSnapshotSchema } from './floorSnapshot.js';
 export type * from './floorTypes.js';
-export { type InitiativeScore, initiativeScore, wordsOf } from './initiative.js';
+export { type InitiativeScore, initiativeScore, topicHits, wordsOf } from './initiative.js';
 export { createMachineStepper, type MachineStepper } from './machineStepper.js';
 export { createMentionMatcher, type MentionMatcher } from './mentionMatcher.js';
 export { pendingChoiceMachine } from './pendingChoice.machine.js';

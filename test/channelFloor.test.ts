@@ -878,6 +878,7 @@ describe('mention threads between avatars', () => {
         outcome: 'concluded',
         detail: 'participants said goodbye',
         turns: 1,
+        sentiment: 0, // "Gotta go, bye!" carries no sentiment
       },
     ]);
     expect(claimsIn(effects)).toEqual([]);
@@ -932,6 +933,7 @@ describe('mention threads between avatars', () => {
         outcome: 'exhausted',
         detail: 'turn limit of 1 reached',
         turns: 1,
+        sentiment: 2, // "Fine by me.": fine +2
       },
     ]);
   });

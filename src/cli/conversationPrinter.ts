@@ -4,6 +4,7 @@ import type { Runtime } from '../actors/runtimeOptions.js';
 import type { TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { formatDuration } from '../config/duration.js';
 import type { FloorEffect, TurnClaim } from '../machines/floorTypes.js';
+import { moodOf } from '../machines/sentiment.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
 
 /** ANSI dim, only when colour is on. */
@@ -229,8 +230,9 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
         const thread = stats.threads.find((t) => t.id === id && t.outcome === undefined);
         if (thread)
           Object.assign(thread, { outcome: effect.outcome, detail: effect.detail, turns: effect.turns });
+        const mood = effect.sentiment !== undefined ? `, mood ${moodOf(effect.sentiment)}` : '';
         write(
-          `🧵 thread ${id} ended: ${effect.outcome} — ${effect.detail} ${dim(`(${effect.turns} turns)`)}`,
+          `🧵 thread ${id} ended: ${effect.outcome} — ${effect.detail} ${dim(`(${effect.turns} turns${mood})`)}`,
         );
         break;
       }

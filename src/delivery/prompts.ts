@@ -81,6 +81,9 @@ export function threadNote(turn: TurnBrief): string {
         : '';
     lines.push(`You are in a conversation with ${listNames(partners)}${position}.`);
   }
+  if (context.threadMood === 'warm') lines.push('The conversation so far has been friendly and warm.');
+  else if (context.threadMood === 'tense')
+    lines.push('The conversation so far has been tense: you may ease it, in character.');
   if (context.closing) {
     lines.push(
       'This is your last turn here: wrap up, and you may say goodbye. Do not ask a question or name anyone, since nobody can answer.',

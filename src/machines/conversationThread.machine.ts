@@ -1,5 +1,6 @@
 import { assign, setup } from 'xstate';
 import type { ThreadMode } from './floorTypes.js';
+import type { ThreadSentiment } from './sentiment.js';
 
 /** What a thread is started with. */
 export interface ConversationThreadInput {
@@ -42,11 +43,21 @@ export interface ConversationThreadContext {
   lastSpeakerId: string | null;
   /** How the thread ended, in words, once it has. */
   detail: string | null;
+  /** Sentiment of its turns so far (absent in threads stored before it was kept). */
+  sentiment?: ThreadSentiment;
 }
 
 /** Events a thread understands. */
 export type ConversationThreadEvent =
-  | { type: 'thread.turn'; at: number; speakerId: string; addressed: string[]; farewell: boolean }
+  | {
+      type: 'thread.turn';
+      at: number;
+      speakerId: string;
+      addressed: string[];
+      farewell: boolean;
+      /** The turn's sentiment (see `sentimentOf`), when scored. */
+      sentiment?: number;
+    }
   | { type: 'thread.join'; at: number; avatarId: string }
   | { type: 'thread.leave'; at: number; avatarId: string }
   | { type: 'thread.tick'; at: number };
@@ -111,6 +122,13 @@ export const conversationThreadMachine = setup({
           event.farewell && !context.departed.includes(event.speakerId)
             ? [...context.departed, event.speakerId]
             : context.departed,
+        sentiment:
+          event.sentiment === undefined
+            ? context.sentiment
+            : {
+                sum: (context.sentiment?.sum ?? 0) + event.sentiment,
+                turns: (context.sentiment?.turns ?? 0) + 1,
+              },
       };
     }),
     addParticipant: assign(({ context, event }) => {
@@ -153,6 +171,7 @@ export const conversationThreadMachine = setup({
     quietDeadline: null,
     lastSpeakerId: null,
     detail: null,
+    sentiment: { sum: 0, turns: 0 },
   }),
   initial: 'active',
   states: {

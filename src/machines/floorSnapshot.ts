@@ -91,6 +91,7 @@ const threadContext: z.ZodType<ConversationThreadContext> = z.object({
   quietDeadline: z.number().nullable(),
   lastSpeakerId: z.string().nullable(),
   detail: z.string().nullable(),
+  sentiment: z.object({ sum: z.number(), turns: z.number() }).optional(),
 });
 
 /** A machine's state as stored: its value and context (its status follows from the value). */
@@ -107,6 +108,7 @@ const turnContext: z.ZodType<TurnContext> = z.object({
   closing: z.boolean(),
   maxChars: z.number().optional(),
   alreadyPresent: z.literal(true).optional(),
+  threadMood: z.enum(['warm', 'tense', 'neutral']).optional(),
 });
 
 const turnClaim: z.ZodType<TurnClaim> = z.object({

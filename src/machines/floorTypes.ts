@@ -145,6 +145,8 @@ export interface TurnContext {
   closing: boolean;
   /** Longest text this turn may deliver (set for greetings: GREETING_MAX_CHARS). */
   maxChars?: number;
+  /** The thread's mood so far (mean sentiment per turn), when it has scored turns. */
+  threadMood?: 'warm' | 'tense' | 'neutral';
   /**
    * Set on the greeting of an avatar summoned while already present: it acknowledges being
    * called rather than greeting as if it had just arrived.
@@ -193,6 +195,8 @@ export type FloorEffect =
       outcome: ThreadOutcome;
       detail: string;
       turns: number;
+      /** Mean sentiment per turn (AFINN valence; above 0 warm, below tense), when any turn was scored. */
+      sentiment?: number;
     }
   | { type: 'presence.summoned'; at: number; avatarId: string; turnsGranted: number }
   | { type: 'presence.dismissed'; at: number; avatarId: string }

@@ -43,6 +43,8 @@ export interface TurnBriefContext {
   maxChars?: number;
   /** A greeting of an avatar that was already present when summoned: acknowledge being called. */
   alreadyPresent?: true;
+  /** The thread's mood so far, from a light sentiment estimate of its turns. */
+  threadMood?: 'warm' | 'tense' | 'neutral';
 }
 
 /** One turn as a model sees it. */

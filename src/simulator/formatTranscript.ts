@@ -1,6 +1,12 @@
 import { clip } from '../adapters/llm/scriptedReplies.js';
 import { formatDuration, formatSimTime } from '../config/duration.js';
+import { moodOf } from '../machines/sentiment.js';
 import type { SimulationResult, TranscriptEntry } from './runScenario.js';
+
+/** A sentiment with its sign: +0.75, -1.2, 0. */
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}
 
 /** How to render a simulation for people. */
 export interface FormatOptions {
@@ -133,8 +139,9 @@ export function formatSummary(result: SimulationResult, options: Pick<FormatOpti
   );
   for (const t of s.threads) {
     const detail = t.detail ? ` — ${t.detail}` : '';
+    const mood = t.sentiment !== undefined ? `, mood ${moodOf(t.sentiment)} (${signed(t.sentiment)})` : '';
     lines.push(
-      `  ${t.id}  ${t.mode.padEnd(7)} ${`${t.turns}/${t.maxTurns} turns`.padEnd(11)} ${t.outcome}${detail} ${dim(`(${t.participantNames.join(', ')})`)}`,
+      `  ${t.id}  ${t.mode.padEnd(7)} ${`${t.turns}/${t.maxTurns} turns`.padEnd(11)} ${t.outcome}${detail}${mood} ${dim(`(${t.participantNames.join(', ')})`)}`,
     );
   }
   if (s.prompts.length > 0) lines.push('Per human message (responses; bot-to-bot cascade after it):');

@@ -110,6 +110,8 @@ export type TranscriptEntry =
       outcome: ThreadOutcome;
       detail: string;
       turns: number;
+      /** Mean sentiment per turn, when any turn was scored. */
+      sentiment?: number;
     })
   | (EntryBase & {
       type: 'claim';
@@ -278,6 +280,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
           outcome: effect.outcome,
           detail: effect.detail,
           turns: effect.turns,
+          ...(effect.sentiment !== undefined ? { sentiment: effect.sentiment } : {}),
         });
         break;
       case 'presence.summoned': {

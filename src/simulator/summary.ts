@@ -16,6 +16,8 @@ export interface ThreadSummary {
   turns: number;
   outcome: ThreadOutcome | 'active';
   detail?: string;
+  /** Mean sentiment per turn (a light AFINN estimate), once the thread ended with scored turns. */
+  sentiment?: number;
   /** Avatar id -> messages delivered in the thread. */
   speakers: Record<string, number>;
 }
@@ -176,6 +178,7 @@ export function buildSummary(input: {
         thread.detail = entry.detail;
         thread.turns = entry.turns;
         thread.endedAt = entry.t;
+        if (entry.sentiment !== undefined) thread.sentiment = entry.sentiment;
         break;
       }
       case 'claim':

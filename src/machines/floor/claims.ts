@@ -1,4 +1,5 @@
 import type { FloorEffect, TurnClaim, TurnContext } from '../floorTypes.js';
+import { meanSentiment, moodOf } from '../sentiment.js';
 import { refundBudget, spendBudget } from './budgets.js';
 import { type FloorSetup, nameOf } from './floorSetup.js';
 import type { ClaimSpec, FloorState } from './floorState.js';
@@ -42,6 +43,8 @@ export function claimTurn(
   if (thread && threadTurn !== undefined) {
     context.threadTurn = threadTurn;
     context.threadMaxTurns = thread.context.maxTurns;
+    const sentiment = thread.context.sentiment;
+    if (sentiment && sentiment.turns > 0) context.threadMood = moodOf(meanSentiment(sentiment));
   }
   if (spec.kind === 'greeting') context.maxChars = setup.config.greetingMaxChars;
   if (spec.alreadyPresent) context.alreadyPresent = true;

@@ -1,5 +1,6 @@
 import { isFarewell } from '../farewell.js';
 import type { BudgetLane, FloorEffect, SuppressionReason } from '../floorTypes.js';
+import { sentimentOf } from '../sentiment.js';
 import { openBudget } from './budgets.js';
 import { claimTurn } from './claims.js';
 import { authorName, type FloorSetup } from './floorSetup.js';
@@ -107,7 +108,14 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
         state,
         setup,
         own.context.id,
-        { type: 'thread.turn', at: u.at, speakerId: authorId, addressed, farewell },
+        {
+          type: 'thread.turn',
+          at: u.at,
+          speakerId: authorId,
+          addressed,
+          farewell,
+          sentiment: sentimentOf(u.text),
+        },
         effects,
       );
       if (!state.threads.has(own.context.id))

@@ -1,5 +1,6 @@
 import type { ConversationThreadEvent } from '../conversationThread.machine.js';
 import type { FloorEffect, SuppressionReason, ThreadMode, ThreadOutcome } from '../floorTypes.js';
+import { meanSentiment } from '../sentiment.js';
 import type { FloorSetup } from './floorSetup.js';
 import type { FloorState, ThreadState } from './floorState.js';
 import type { Utterance } from './utterance.js';
@@ -68,14 +69,17 @@ export function stepThread(
     backOff(state, setup, next.context.participants, next.context.now);
     if (state.endedThreads.size > ENDED_THREADS_REMEMBERED)
       state.endedThreads.delete(state.endedThreads.keys().next().value as string);
-    effects.push({
+    const ended: Extract<FloorEffect, { type: 'thread.ended' }> = {
       type: 'thread.ended',
       at: next.context.now,
       threadId: id,
       outcome,
       detail: next.context.detail ?? outcome,
       turns: next.context.turnCount,
-    });
+    };
+    if (next.context.sentiment && next.context.sentiment.turns > 0)
+      ended.sentiment = meanSentiment(next.context.sentiment);
+    effects.push(ended);
   } else {
     state.threads.set(id, next);
   }

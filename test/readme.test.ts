@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderReadmeTour, withTour } from '../scripts/readmeTour.js';
 import { defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { ChannelFloor } from '../src/machines/channelFloor.js';
 
@@ -11,6 +13,30 @@ describe('README', () => {
     const firstBlock = readme.split('```')[1] ?? '';
     expect(firstBlock).toContain('npm ci && npm start');
     expect(firstBlock).toContain('npm test');
+  });
+
+  it('shows the tour as `npm start` prints it now (run `npm run readme:tour` after a change)', async () => {
+    expect(readme).toBe(withTour(readme, await renderReadmeTour()));
+  }, 60_000);
+
+  it('stands on its own: nothing in the repository points outside it', () => {
+    const root = path.resolve(import.meta.dirname, '..');
+    const files = ['README.md', 'package.json'];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+        const rel = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(rel);
+        else if (/\.(ts|md|ya?ml|json)$/.test(entry.name)) files.push(rel);
+      }
+    };
+    for (const dir of ['src', 'docs', 'test', 'scripts', 'examples']) walk(dir);
+    const self = path.join('test', 'readme.test.ts');
+    const outside = files.filter(
+      (f) =>
+        f !== self &&
+        /DESIGN\.md|DESIGN invariant|\.\.\/shared/.test(readFileSync(path.join(root, f), 'utf8')),
+    );
+    expect(outside).toEqual([]);
   });
 
   it('documents every configuration variable with its current default', () => {

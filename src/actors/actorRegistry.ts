@@ -4,7 +4,7 @@ export interface RegisteredActor {
 }
 
 /**
- * Our own actor registry (DESIGN invariant 8): a map from key to actor, activated on demand and
+ * Our own actor registry (docs/architecture.md, invariant 8): a map from key to actor, activated on demand and
  * dropped when finished, instead of thousands of children under one parent machine (which costs
  * about 4 KB each and copies the children map on every spawn).
  */

@@ -74,7 +74,7 @@ const lookupInputSchema = z.object({
 
 /**
  * The domain executor of a channel's conversation: it writes turns with the model and owns the
- * channel's history (DESIGN invariant 3). People's messages are written when they arrive, an
+ * channel's history (docs/architecture.md, invariant 3). People's messages are written when they arrive, an
  * avatar's reply once it was delivered; error messages and the feedback guarantee's fallback are
  * never written, because nobody said them.
  */

@@ -17,7 +17,7 @@ export interface ConversationThreadInput {
   at: number;
 }
 
-/** A thread's data. Deadlines are absolute, so a restored thread ends on time (DESIGN invariant 4). */
+/** A thread's data. Deadlines are absolute, so a restored thread ends on time (docs/architecture.md, invariant 4). */
 export interface ConversationThreadContext {
   id: string;
   channelId: string;

@@ -160,7 +160,7 @@ const budget: z.ZodType<Omit<Budget, 'anchorMessageId'> & { anchorMessageId?: st
 
 /**
  * A channel floor as plain JSON: its `FloorState`, with every map as a list of `[key, value]`
- * entries and every machine state as its value and context (DESIGN invariant 4: deadlines are
+ * entries and every machine state as its value and context (docs/architecture.md, invariant 4: deadlines are
  * absolute times inside, so a restored floor ends a thread whose TTL passed while the process was
  * down at once, and one with 40 s left 40 s later). Validated on restore; machine state values are
  * checked again by the machines themselves when restored.

@@ -12,7 +12,7 @@ import {
 /**
  * Steps a machine's snapshot through events as a pure function, without a running actor.
  *
- * Presences and threads are data (DESIGN invariant 8): the channel floor keeps their snapshots in
+ * Presences and threads are data (docs/architecture.md, invariant 8): the channel floor keeps their snapshots in
  * plain maps and steps only the ones an event touches. Troupe's machines only `assign`, so no
  * action needs executing.
  */

@@ -8,7 +8,7 @@ export interface HistoryEntry {
 }
 
 /**
- * Where domain executors write what was said (DESIGN invariant 3). Orchestration never holds
+ * Where domain executors write what was said (docs/architecture.md, invariant 3). Orchestration never holds
  * one: only the turn executor (avatar replies that were delivered) and the inbound recorder
  * (people's messages) write.
  */

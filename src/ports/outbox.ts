@@ -20,7 +20,7 @@ export interface OutboxEntry {
 }
 
 /**
- * The outbox port (DESIGN invariant 5): a response is recorded with its idempotency key before it
+ * The outbox port (docs/architecture.md, invariant 5): a response is recorded with its idempotency key before it
  * is sent and settled after, so a restart resends only what was not settled. Adapters: memory
  * here; SQLite and MongoDB implement the same port.
  */

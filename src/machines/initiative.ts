@@ -19,18 +19,32 @@ const ASCII_WORD = /^[a-z]+$/;
  * scripts are compared as written.
  */
 export function wordsOf(text: string): string[] {
-  const folded = text
-    .normalize('NFKC')
-    .toLowerCase()
-    .normalize('NFD')
-    .replace(LATIN_MARKS, '$1')
-    .normalize('NFC');
+  // Plain ASCII needs no Unicode normalisation (most chat text): skip three passes over it.
+  const folded = ASCII_TEXT.test(text)
+    ? text.toLowerCase()
+    : text.normalize('NFKC').toLowerCase().normalize('NFD').replace(LATIN_MARKS, '$1').normalize('NFC');
   const words = folded.match(WORD) ?? [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i] as string;
-    if (ASCII_WORD.test(word)) words[i] = stemmer(word);
+    if (ASCII_WORD.test(word)) words[i] = stemOf(word);
   }
   return words;
+}
+
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+
+/** Stems already computed: chat repeats its words, and the floor scans every unaddressed message. */
+const stems = new Map<string, string>();
+const STEMS_REMEMBERED = 20_000;
+
+function stemOf(word: string): string {
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    stem = stemmer(word);
+    if (stems.size >= STEMS_REMEMBERED) stems.clear(); // bounded: start over rather than grow
+    stems.set(word, stem);
+  }
+  return stem;
 }
 
 /** Each avatar's topics as word sequences, made once per topics list (rosters are shared and immutable). */

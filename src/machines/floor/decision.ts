@@ -1,5 +1,6 @@
 import { isFarewell } from '../farewell.js';
 import type { BudgetLane, FloorEffect, SuppressionReason } from '../floorTypes.js';
+import { wordsOf } from '../initiative.js';
 import { sentimentOf } from '../sentiment.js';
 import { openBudget } from './budgets.js';
 import { claimTurn } from './claims.js';
@@ -283,9 +284,11 @@ function explainSilence(
     const e = effects[i];
     if (e?.type === 'candidate.suppressed') reported.add(e.avatarId);
   }
+  let words: string[] | undefined;
   for (const id of state.presences.keys()) {
     if (id === u.author.id || reported.has(id)) continue;
-    const why = whyNoInitiative(state, setup, id, u.text);
+    words ??= wordsOf(u.text);
+    const why = whyNoInitiative(state, setup, id, words);
     effects.push({
       type: 'candidate.suppressed',
       at: u.at,

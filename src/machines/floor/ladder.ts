@@ -209,7 +209,7 @@ export function whyNoInitiative(
   state: FloorState,
   setup: FloorSetup,
   avatarId: string,
-  text: string,
+  words: readonly string[],
 ): { reason: SuppressionReason; detail: string } {
   const snap = state.presences.get(avatarId);
   if (!snap) return { reason: 'not-present', detail: `${nameOf(setup, avatarId)} is not here` };
@@ -229,7 +229,7 @@ export function whyNoInitiative(
     now,
     windowMs: config.activeSpeakerWindowMs,
     topics: setup.roster.get(avatarId)?.topics,
-    words: wordsOf(text),
+    words,
   });
   return {
     reason: 'no-initiative',

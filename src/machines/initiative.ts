@@ -20,7 +20,7 @@ const ASCII_WORD = /^[a-z]+$/;
  */
 export function wordsOf(text: string): string[] {
   // Plain ASCII needs no Unicode normalisation (most chat text): skip three passes over it.
-  const folded = ASCII_TEXT.test(text)
+  const folded = !NON_ASCII.test(text)
     ? text.toLowerCase()
     : text.normalize('NFKC').toLowerCase().normalize('NFD').replace(LATIN_MARKS, '$1').normalize('NFC');
   const words = folded.match(WORD) ?? [];
@@ -31,7 +31,7 @@ export function wordsOf(text: string): string[] {
   return words;
 }
 
-const ASCII_TEXT = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 
 /** Stems already computed: chat repeats its words, and the floor scans every unaddressed message. */
 const stems = new Map<string, string>();

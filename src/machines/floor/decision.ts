@@ -5,7 +5,7 @@ import { sentimentOf } from '../sentiment.js';
 import { openBudget } from './budgets.js';
 import { claimTurn } from './claims.js';
 import { authorName, type FloorSetup } from './floorSetup.js';
-import type { ClaimSpec, FloorState } from './floorState.js';
+import type { ClaimSpec, FloorState, ThreadState } from './floorState.js';
 import {
   ambientCandidates,
   type Candidate,
@@ -180,92 +180,149 @@ export function decide(state: FloorState, setup: FloorSetup, u: Utterance, effec
   const reportedFrom = effects.length;
   const thread = threadOfUtterance(state, u, candidatesAddressed);
   const single = addressed.length === 0;
-  let claimed = false;
-  // Each avatar answers at most once. To a person's message it is tried at each rung it qualifies
-  // for, in ladder order, until one may speak: a rung held back for its own reason (the summon
-  // rung's cooldown, a full thread) does not hide the rungs below it (affinity, mention). A reason
-  // that holds for every rung (busy, an exhausted budget) ends its candidacy, and so does any block
-  // for an avatar's message: between avatars the best rung alone decides (loop freedom).
-  const settled = new Set<string>();
-  const outranked = new Set<string>();
-  // An avatar naming several others gets at most min(BOT_MENTION_CASCADE_LIMIT,
-  // MAX_RESPONSES_PER_MESSAGE) answers (seed 003), however many it named; inside a live thread, at
-  // most MAX_RESPONSES_PER_MESSAGE (the thread's turn limit bounds the rest). A person's message is
-  // bounded by its main lane.
-  const capFor = (lane: BudgetLane) =>
-    lane === 'main'
-      ? Number.POSITIVE_INFINITY
-      : lane === 'thread'
-        ? config.maxResponsesPerMessage
-        : Math.min(config.botCascadeLimit, config.maxResponsesPerMessage);
-  let answers = 0;
-  const tryCandidates = (candidates: readonly Candidate[]) => {
-    for (const c of candidates) {
-      if (settled.has(c.avatarId)) continue;
-      if (single && claimed) {
-        if (outranked.has(c.avatarId)) continue;
-        outranked.add(c.avatarId);
-      }
-      const inThread =
-        thread?.context.participants.includes(c.avatarId) &&
-        (!human || c.rung === 'thread') &&
-        threadHasRoom(state, thread);
-      // Answers to a person draw on the main lane; between avatars, a turn inside a live thread is
-      // budgeted by the thread (its turn limit and deadline), any other by the cascade lane.
-      const lane: BudgetLane = human ? 'main' : inThread ? 'thread' : 'cascade';
-      const blocked: SuppressionReason | null =
-        single && claimed
-          ? 'lower-rung'
-          : answers >= capFor(lane)
-            ? 'mention-cap'
-            : gate(state, setup, c, lane, thread);
-      const spec: ClaimSpec = {
-        avatarId: c.avatarId,
-        kind: 'response',
-        rung: c.rung,
-        reason: c.reason,
-        lane,
-        anchorMessageId: state.budget.anchorMessageId ?? u.messageId,
-        triggerMessageId: u.messageId,
-        triggerText: u.text,
-        threadId: inThread && thread ? thread.context.id : undefined,
-        addressedBy: { id: authorId, name: authorName(setup, u.author) },
-      };
-      if (blocked) {
-        effects.push({
-          type: 'candidate.suppressed',
-          at: u.at,
-          avatarId: c.avatarId,
-          messageId: u.messageId,
-          rung: c.rung,
-          reason: blocked,
-        });
-        // Someone addressed by name while mid-turn still owes an answer.
-        if (blocked === 'busy' && !single) {
-          state.deferred.set(c.avatarId, { spec, messageId: u.messageId });
-          answers++; // an answer owed counts against the cap as one given
-        }
-        if (!human || blocksEveryRung(blocked)) settled.add(c.avatarId);
-        continue;
-      }
-      claimTurn(state, setup, spec, effects);
-      settled.add(c.avatarId);
-      answers++;
-      claimed = true;
-    }
+  const pass: CandidatePass = {
+    state,
+    setup,
+    u,
+    effects,
+    thread,
+    human,
+    single,
+    author: { id: authorId, name: authorName(setup, u.author) },
+    claimed: false,
+    answers: 0,
+    settled: [],
+    outranked: [],
   };
   const ranked = rankCandidates(state, setup, u, candidatesAddressed, thread);
   if (!(human && single)) {
-    tryCandidates(ranked);
+    tryCandidates(pass, ranked, ALL_RANKS, ALL_RANKS_END);
     return;
   }
   // The ambient rungs speak only to a human's unaddressed message that nobody above took; with
   // THREAD_RESPONSE_PRIORITY=low the thread rung waits below round-robin.
   const ambientRank = rankOf(setup, 'round-robin');
-  tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) < ambientRank));
-  tryCandidates(claimed ? [] : ambientCandidates(state, setup, u));
-  tryCandidates(ranked.filter((c) => rankOf(setup, c.rung) >= ambientRank));
-  if (!claimed) explainSilence(state, setup, u, effects, reportedFrom);
+  tryCandidates(pass, ranked, ALL_RANKS, ambientRank);
+  if (!pass.claimed) tryCandidates(pass, ambientCandidates(state, setup, u), ALL_RANKS, ALL_RANKS_END);
+  tryCandidates(pass, ranked, ambientRank, ALL_RANKS_END);
+  if (!pass.claimed) explainSilence(state, setup, u, effects, reportedFrom);
+}
+
+/** Rank bounds that take every candidate. */
+const ALL_RANKS = Number.NEGATIVE_INFINITY;
+const ALL_RANKS_END = Number.POSITIVE_INFINITY;
+
+/** One message's walk down the ladder: who was tried, who answered, how many. */
+interface CandidatePass {
+  readonly state: FloorState;
+  readonly setup: FloorSetup;
+  readonly u: Utterance;
+  readonly effects: FloorEffect[];
+  readonly thread: ThreadState | undefined;
+  readonly human: boolean;
+  /** An unaddressed message: one answer at most. */
+  readonly single: boolean;
+  readonly author: { id: string; name: string };
+  claimed: boolean;
+  answers: number;
+  /** Avatars done with for this message (they answered, or nothing lets them). */
+  readonly settled: string[];
+  /** Avatars already reported as outranked once someone answered. */
+  readonly outranked: string[];
+}
+
+/**
+ * An avatar naming several others gets at most min(BOT_MENTION_CASCADE_LIMIT,
+ * MAX_RESPONSES_PER_MESSAGE) answers (seed 003), however many it named; inside a live thread, at
+ * most MAX_RESPONSES_PER_MESSAGE (the thread's turn limit bounds the rest). A person's message is
+ * bounded by its main lane.
+ */
+function answerCap(config: FloorSetup['config'], lane: BudgetLane): number {
+  return lane === 'main'
+    ? Number.POSITIVE_INFINITY
+    : lane === 'thread'
+      ? config.maxResponsesPerMessage
+      : Math.min(config.botCascadeLimit, config.maxResponsesPerMessage);
+}
+
+/**
+ * Tries the candidates whose rung ranks in [fromRank, toRank), in order. Each avatar answers at
+ * most once. To a person's message it is tried at each rung it qualifies for, in ladder order,
+ * until one may speak: a rung held back for its own reason (the summon rung's cooldown, a full
+ * thread) does not hide the rungs below it (affinity, mention). A reason that holds for every rung
+ * (busy, an exhausted budget) ends its candidacy, and so does any block for an avatar's message:
+ * between avatars the best rung alone decides (loop freedom).
+ */
+function tryCandidates(
+  pass: CandidatePass,
+  candidates: readonly Candidate[],
+  fromRank: number,
+  toRank: number,
+): void {
+  const { state, setup, u, effects, thread, human, single } = pass;
+  const ranked = fromRank !== ALL_RANKS || toRank !== ALL_RANKS_END;
+  for (const c of candidates) {
+    if (ranked) {
+      const rank = rankOf(setup, c.rung);
+      if (rank < fromRank || rank >= toRank) continue;
+    }
+    if (pass.settled.includes(c.avatarId)) continue;
+    if (single && pass.claimed) {
+      if (pass.outranked.includes(c.avatarId)) continue;
+      pass.outranked.push(c.avatarId);
+    }
+    const inThread =
+      thread?.context.participants.includes(c.avatarId) === true &&
+      (!human || c.rung === 'thread') &&
+      threadHasRoom(state, thread);
+    // Answers to a person draw on the main lane; between avatars, a turn inside a live thread is
+    // budgeted by the thread (its turn limit and deadline), any other by the cascade lane.
+    const lane: BudgetLane = human ? 'main' : inThread ? 'thread' : 'cascade';
+    const blocked: SuppressionReason | null =
+      single && pass.claimed
+        ? 'lower-rung'
+        : pass.answers >= answerCap(setup.config, lane)
+          ? 'mention-cap'
+          : gate(state, setup, c, lane, thread);
+    if (blocked) {
+      effects.push({
+        type: 'candidate.suppressed',
+        at: u.at,
+        avatarId: c.avatarId,
+        messageId: u.messageId,
+        rung: c.rung,
+        reason: blocked,
+      });
+      // Someone addressed by name while mid-turn still owes an answer.
+      if (blocked === 'busy' && !single) {
+        state.deferred.set(c.avatarId, { spec: claimSpec(pass, c, lane, inThread), messageId: u.messageId });
+        pass.answers++; // an answer owed counts against the cap as one given
+      }
+      if (!human || blocksEveryRung(blocked)) pass.settled.push(c.avatarId);
+      continue;
+    }
+    claimTurn(state, setup, claimSpec(pass, c, lane, inThread), effects);
+    pass.settled.push(c.avatarId);
+    pass.answers++;
+    pass.claimed = true;
+  }
+}
+
+/** The claim a candidate makes (or owes) for this message. */
+function claimSpec(pass: CandidatePass, c: Candidate, lane: BudgetLane, inThread: boolean): ClaimSpec {
+  const { state, u, thread } = pass;
+  return {
+    avatarId: c.avatarId,
+    kind: 'response',
+    rung: c.rung,
+    reason: c.reason,
+    lane,
+    anchorMessageId: state.budget.anchorMessageId ?? u.messageId,
+    triggerMessageId: u.messageId,
+    triggerText: u.text,
+    threadId: inThread && thread ? thread.context.id : undefined,
+    addressedBy: pass.author,
+  };
 }
 
 /**

@@ -282,3 +282,56 @@ describe('actors', () => {
     await t.stop();
   });
 });
+
+describe('channel keys', () => {
+  it('keeps channels apart whose kind and id would join to the same text (a:b + c, a + b:c)', async () => {
+    const prompts = new Map<string, string>();
+    const model: TurnModel = {
+      id: 'test:echo',
+      offline: false,
+      async generateTurn(request) {
+        prompts.set(request.channelKey, request.prompt.messages.map((m) => m.content).join('\n'));
+        return { text: `answer in ${request.channelKey}`, mentions: [], model: 'test:echo' };
+      },
+    };
+    const toFirst = new RecordingTransport({ kind: 'a:b' });
+    const toSecond = new RecordingTransport({ kind: 'a' });
+    const runtime = createRuntime({
+      avatars: [{ id: 'nova', name: 'Nova' }],
+      model,
+      transports: [toFirst, toSecond],
+      clock: new SimulatedClock(),
+      logger: silentLogger(),
+    });
+    const first = { kind: 'a:b', id: 'c' };
+    const second = { kind: 'a', id: 'b:c' };
+    for (const [channel, who] of [
+      [first, 'ann'],
+      [second, 'bob'],
+    ] as const) {
+      runtime.send({ type: 'avatar.summon', channel, avatarId: 'nova', by: { id: who, name: who } });
+      await runtime.whenIdle();
+      runtime.send({
+        type: 'channel.message',
+        channel,
+        messageId: `${who}-1`,
+        author: { kind: 'human', id: who, name: who },
+        text: `Nova, a secret from ${who}`,
+      });
+      await runtime.whenIdle();
+    }
+    expect(new Set(runtime.activeChannels()).size).toBe(2);
+    // Each channel's prompt holds its own person's words only, and each answer went to its own id.
+    expect(prompts.size).toBe(2);
+    const promptWith = (who: string) =>
+      [...prompts.values()].find((p) => p.includes(`secret from ${who}`)) ?? '';
+    expect(promptWith('ann')).not.toContain('secret from bob');
+    expect(promptWith('bob')).not.toContain('secret from ann');
+    const keyOf = (who: string) =>
+      [...prompts.entries()].find(([, p]) => p.includes(`secret from ${who}`))?.[0];
+    const sent = (t: RecordingTransport) => new Set(t.sent.map((m) => `${m.channelId} ${m.text}`));
+    expect(sent(toFirst)).toEqual(new Set([`c answer in ${keyOf('ann')}`]));
+    expect(sent(toSecond)).toEqual(new Set([`b:c answer in ${keyOf('bob')}`]));
+    await runtime.stop();
+  });
+});

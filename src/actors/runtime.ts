@@ -27,9 +27,17 @@ import { WorkTracker } from './workTracker.js';
 /** How long `stop()` waits for work in flight by default. */
 export const DEFAULT_STOP_DEADLINE_MS = 30_000;
 
-/** The key of a channel: `kind:id`. */
+/**
+ * The key of a channel: `kind:id`, with `%` and `:` in the kind escaped (`%25`, `%3A`), so the
+ * first `:` always ends the kind and two channels never share a key (kind `a:b` with id `c` and
+ * kind `a` with id `b:c` would otherwise both be `a:b:c`: one actor, one history). Kinds without
+ * those characters keep the plain form, so keys stored before stay valid.
+ */
 export function channelKey(channel: ChannelRef): string {
-  return `${channel.kind}:${channel.id}`;
+  const kind = channel.kind;
+  return kind.includes(':') || kind.includes('%')
+    ? `${kind.replaceAll('%', '%25').replaceAll(':', '%3A')}:${channel.id}`
+    : `${kind}:${channel.id}`;
 }
 
 /**

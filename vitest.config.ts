@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    setupFiles: ['test/support/failOnUnhandledRejection.ts'],
     testTimeout: 30_000,
   },
 });

@@ -6,6 +6,7 @@ import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
 import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
 import { composerSettings } from '../src/composer/composerConfig.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
+import { replySettings } from '../src/config/replySettings.js';
 
 const fmt = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 const header = ['| Variable | Default | What it does |', '| --- | --- | --- |'];
@@ -14,6 +15,8 @@ for (const [name, s] of Object.entries(coordinationSettings))
   coordination.push(`| \`${name}\` | \`${fmt(s.default)}\` | ${s.doc} |`);
 const model = [...header];
 for (const [name, s] of Object.entries(modelSettings)) model.push(`| \`${name}\` | ${s.shown} | ${s.doc} |`);
+for (const [name, s] of Object.entries(replySettings))
+  model.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
 const speech = [...header];
 for (const [name, s] of Object.entries(speechSettings))
   speech.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);

@@ -1,4 +1,5 @@
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { clipReply } from '../delivery/clipReply.js';
 import { ensureFeedback } from '../delivery/feedbackGuarantee.js';
 import {
   type PreparationRequest,
@@ -10,11 +11,12 @@ import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
 import { FloorDriver, type FloorDriverHooks, type TurnRelease } from '../machines/floorDriver.js';
 import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
 import type { Clock } from '../ports/clock.js';
+import type { TroupeErrorCode } from '../ports/errorCodes.js';
 import type { TurnGenerationResult, TurnSituation } from '../ports/model.js';
 import type { Outbox } from '../ports/outbox.js';
 import type { ChannelRef, OutgoingResponse, Speaker } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
-import { isTroupeError } from '../ports/troupeError.js';
+import { describe, isTroupeError, TroupeError } from '../ports/troupeError.js';
 import type { AvatarDefinition } from './avatarDefinition.js';
 import type { ChannelDocument, ChannelPersistence } from './channelPersistence.js';
 import type { InspectionEvent } from './inspectionEvent.js';
@@ -55,6 +57,10 @@ export interface ChannelActorDeps {
   };
   /** Called after the actor applied a routing outcome (the runtime drops a finished actor). */
   afterOutcome?: (actor: ChannelActor) => void;
+  /** The longest model reply sent; a longer one is clipped before preparation. */
+  maxReplyChars: number;
+  /** Reports a failure the embedder should hear of (a model call that failed), on `errors$`. */
+  onError?: (error: TroupeError) => void;
   /** Stores the channel's state as it changes (batched); absent: the state lives in memory only. */
   persistence?: ChannelPersistence;
   /** The outbox, to find out after a restart what happened to turns that were in flight. */
@@ -547,11 +553,23 @@ export class ChannelActor implements FloorDriverHooks {
     if (failure) {
       const { error } = failure;
       errorCode = isTroupeError(error) ? error.code : 'TROUPE_MODEL_FAILED';
-      if (this.turns.get(claim.turnId) === turn && !this.stopped)
+      if (this.turns.get(claim.turnId) === turn && !this.stopped) {
         this.log.warn(
           { channel: deps.key, turnId: claim.turnId, code: errorCode, err: error },
           'generation failed',
         );
+        deps.onError?.(
+          new TroupeError(
+            errorCode as TroupeErrorCode,
+            `${deps.avatars.get(claim.avatarId)?.name ?? claim.avatarId}'s answer in ${deps.key} could not be generated: ${describe(error)}`,
+            {
+              cause: error,
+              retryable: isTroupeError(error) ? error.retryable : false,
+              details: { channel: deps.channel, turnId: claim.turnId, avatarId: claim.avatarId },
+            },
+          ),
+        );
+      }
     }
     // Released meanwhile (dismissed, or the runtime stopped): the avatar says nothing.
     if (this.stopped || this.turns.get(claim.turnId) !== turn) return undefined;
@@ -590,14 +608,13 @@ export class ChannelActor implements FloorDriverHooks {
       this.apply({ type: 'turn.generated', at, turnId: claim.turnId });
     }
 
+    const text = generation ? this.capped(generation.text, claim) : '';
     const prepared = prepareOutgoingResponse(
       errorCode !== undefined
         ? { error: { code: errorCode }, request }
         : generation
           ? {
-              generation: generation.voiceRequested
-                ? { text: generation.text, voiceRequested: true }
-                : { text: generation.text },
+              generation: generation.voiceRequested ? { text, voiceRequested: true } : { text },
               request,
             }
           : { request },
@@ -638,6 +655,18 @@ export class ChannelActor implements FloorDriverHooks {
       this.apply({ type: 'turn.failed', at, turnId: claim.turnId, reason: 'the model wrote nothing' });
     }
     return response;
+  }
+
+  /** The model's reply within `maxReplyChars`, clipped at a sentence boundary (and logged) if not. */
+  private capped(text: string, claim: TurnClaim): string {
+    const max = this.deps.maxReplyChars;
+    if (text.length <= max) return text;
+    const clipped = clipReply(text, max);
+    this.log.info(
+      { channel: this.deps.key, turnId: claim.turnId, chars: text.length, sent: clipped.length, max },
+      'model reply clipped to maxReplyChars',
+    );
+    return clipped;
   }
 
   private preparationRequest(claim: TurnClaim, at: number): PreparationRequest {

@@ -1,5 +1,5 @@
 import { Subject } from 'rxjs';
-import { splitText } from '../delivery/splitText.js';
+import { MIN_SPLIT_LENGTH, splitText } from '../delivery/splitText.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock, TimerHandle } from '../ports/clock.js';
 import type { Outbox, OutboxEntry, OutboxSettlement } from '../ports/outbox.js';
@@ -106,13 +106,21 @@ export class RoutingActor {
   private stopController: AbortController | undefined;
 
   constructor(private readonly options: RoutingActorOptions) {
-    for (const t of options.transports) this.transports.set(t.kind, t);
+    for (const t of options.transports) this.register(t);
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   }
 
-  /** Registers (or replaces) the transport for a channel kind. */
+  /**
+   * Registers (or replaces) the transport for a channel kind.
+   *
+   * @throws TransportError `TROUPE_TRANSPORT_LIMIT_INVALID` when its text limit is below what
+   *   splitting needs ({@link MIN_SPLIT_LENGTH} characters) or its send timeout is not a positive
+   *   finite number of milliseconds.
+   */
   register(transport: Transport): void {
+    const problem = limitsProblem(transport);
+    if (problem) throw new TransportError('TROUPE_TRANSPORT_LIMIT_INVALID', problem, { retryable: false });
     this.transports.set(transport.kind, transport);
   }
 
@@ -304,89 +312,105 @@ export class RoutingActor {
         );
       }
 
-      // Speech is the only step of planning that waits for anything.
-      const { parts, voiceFellBackToText } = response.voice
-        ? await this.plan(response, transport)
-        : this.planText(response, transport, [], false);
-      const sent: SentPart[] = entry.sentParts.length > 0 ? [...entry.sentParts] : [];
-      let failure: Failure | undefined;
-      for (const part of parts) {
-        if (sent.length > 0 && sent.some((p) => p.index === part.index)) continue;
-        // The first attempt inline; retries (rare) in their own loop.
-        let result: { messageId: string; attempts: number } | { error: Failure };
-        let receipt: TransportReceipt | undefined;
-        let thrown: unknown;
-        const flight = this.beginSend(transport, part.message);
-        try {
-          receipt = await flight.result;
-        } catch (error) {
-          thrown = error;
-        } finally {
-          this.endSend(flight);
-        }
-        if (receipt) result = { messageId: receipt.messageId, attempts: 1 };
-        else result = await this.retrySend(transport, part, thrown);
-        if ('error' in result) {
-          failure = result.error;
-          break;
-        }
-        const record: SentPart = {
-          index: part.index,
-          kind: part.kind,
-          messageId: result.messageId,
-          attempts: result.attempts,
-        };
-        sent.push(record);
-        try {
-          if (outbox.immediate) outbox.immediate.markPartSent(response.idempotencyKey, record);
-          else await outbox.markPartSent(response.idempotencyKey, record);
-        } catch (error) {
-          logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not note a sent part');
-        }
-      }
-      if (sent.length > 1) sent.sort((a, b) => a.index - b.index);
-      const at = clock.now();
-      if (this.abandoned) {
-        // Stopped mid-delivery: the entry stays unsettled, so the next start sends what is left.
-        const error = this.abandoned;
-        return this.publish(
-          {
-            idempotencyKey: response.idempotencyKey,
-            channel: response.channel,
-            origin: response.origin,
-            attempted: true,
-            sent: false,
-            parts: sent,
-            voiceFellBackToText,
-            duplicate: false,
-            error: { code: error.code, message: error.message, retryable: true },
-            at,
-          },
-          false,
-        );
-      }
-      const settlement: OutboxSettlement = failure ? { at, sent: false, error: failure } : { at, sent: true };
       try {
-        if (outbox.immediate) outbox.immediate.settle(response.idempotencyKey, settlement);
-        else await outbox.settle(response.idempotencyKey, settlement);
+        // Speech is the only step of planning that waits for anything.
+        const { parts, voiceFellBackToText } = response.voice
+          ? await this.plan(response, transport)
+          : this.planText(response, transport, [], false);
+        const sent: SentPart[] = entry.sentParts.length > 0 ? [...entry.sentParts] : [];
+        let failure: Failure | undefined;
+        for (const part of parts) {
+          if (sent.length > 0 && sent.some((p) => p.index === part.index)) continue;
+          // The first attempt inline; retries (rare) in their own loop.
+          let result: { messageId: string; attempts: number } | { error: Failure };
+          let receipt: unknown;
+          let thrown: unknown;
+          let failed = false;
+          const flight = this.beginSend(transport, part.message);
+          try {
+            receipt = await flight.result;
+          } catch (error) {
+            thrown = error;
+            failed = true;
+          } finally {
+            this.endSend(flight);
+          }
+          if (failed) result = await this.retrySend(transport, part, thrown);
+          else
+            result = isReceipt(receipt)
+              ? { messageId: receipt.messageId, attempts: 1 }
+              : { error: unconfirmed(transport, receipt) };
+          if ('error' in result) {
+            failure = result.error;
+            break;
+          }
+          const record: SentPart = {
+            index: part.index,
+            kind: part.kind,
+            messageId: result.messageId,
+            attempts: result.attempts,
+          };
+          sent.push(record);
+          try {
+            if (outbox.immediate) outbox.immediate.markPartSent(response.idempotencyKey, record);
+            else await outbox.markPartSent(response.idempotencyKey, record);
+          } catch (error) {
+            logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not note a sent part');
+          }
+        }
+        if (sent.length > 1) sent.sort((a, b) => a.index - b.index);
+        const at = clock.now();
+        if (this.abandoned) {
+          // Stopped mid-delivery: the entry stays unsettled, so the next start sends what is left.
+          const error = this.abandoned;
+          return this.publish(
+            {
+              idempotencyKey: response.idempotencyKey,
+              channel: response.channel,
+              origin: response.origin,
+              attempted: true,
+              sent: false,
+              parts: sent,
+              voiceFellBackToText,
+              duplicate: false,
+              error: { code: error.code, message: error.message, retryable: true },
+              at,
+            },
+            false,
+          );
+        }
+        const settlement: OutboxSettlement = failure
+          ? { at, sent: false, error: failure }
+          : { at, sent: true };
+        try {
+          if (outbox.immediate) outbox.immediate.settle(response.idempotencyKey, settlement);
+          else await outbox.settle(response.idempotencyKey, settlement);
+        } catch (error) {
+          logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not settle an entry');
+        }
+        if (failure)
+          logger.warn(
+            { key: response.idempotencyKey, code: failure.code },
+            `send failed: ${failure.message}`,
+          );
+        const outcome: RoutingOutcome = {
+          idempotencyKey: response.idempotencyKey,
+          channel: response.channel,
+          origin: response.origin,
+          attempted: true,
+          sent: failure === undefined,
+          parts: sent,
+          voiceFellBackToText,
+          duplicate: false,
+          at,
+        };
+        if (failure) outcome.error = failure;
+        return this.publish(outcome);
       } catch (error) {
-        logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not settle an entry');
+        // Nothing inside routing may leave a delivery hanging or a promise rejected: whatever
+        // went wrong (a transport's limits changed under it, a bug) is this response's outcome.
+        return this.failUnexpectedly(response, error);
       }
-      if (failure)
-        logger.warn({ key: response.idempotencyKey, code: failure.code }, `send failed: ${failure.message}`);
-      const outcome: RoutingOutcome = {
-        idempotencyKey: response.idempotencyKey,
-        channel: response.channel,
-        origin: response.origin,
-        attempted: true,
-        sent: failure === undefined,
-        parts: sent,
-        voiceFellBackToText,
-        duplicate: false,
-        at,
-      };
-      if (failure) outcome.error = failure;
-      return this.publish(outcome);
     } finally {
       this.ended(queueKey, input.idempotencyKey);
     }
@@ -507,8 +531,10 @@ export class RoutingActor {
       if (stopped) return { error: failure };
       const flight = this.beginSend(transport, part.message);
       try {
-        const receipt = await flight.result;
-        return { messageId: receipt.messageId, attempts: attempt + 1 };
+        const receipt: unknown = await flight.result;
+        return isReceipt(receipt)
+          ? { messageId: receipt.messageId, attempts: attempt + 1 }
+          : { error: unconfirmed(transport, receipt) };
       } catch (next) {
         error = next;
       } finally {
@@ -600,6 +626,36 @@ export class RoutingActor {
   }
 
   /** Tells observers, then the caller waiting for it (unless nothing was settled). */
+  /** Settles a response that failed for a reason routing did not plan for, and reports it. */
+  private failUnexpectedly(response: OutgoingResponse, error: unknown): RoutingOutcome {
+    const { clock, logger, outbox } = this.options;
+    const failure = toFailure(error);
+    const at = clock.now();
+    logger.error({ key: response.idempotencyKey, err: error }, `delivery failed: ${failure.message}`);
+    const settlement: OutboxSettlement = { at, sent: false, error: failure };
+    try {
+      const settled = outbox.immediate
+        ? outbox.immediate.settle(response.idempotencyKey, settlement)
+        : outbox.settle(response.idempotencyKey, settlement);
+      if (settled instanceof Promise)
+        settled.catch((err: unknown) =>
+          logger.warn({ key: response.idempotencyKey, err }, 'outbox could not settle an entry'),
+        );
+    } catch (err) {
+      logger.warn({ key: response.idempotencyKey, err }, 'outbox could not settle an entry');
+    }
+    return this.publish({
+      ...base(response),
+      attempted: true,
+      sent: false,
+      parts: [],
+      voiceFellBackToText: false,
+      duplicate: false,
+      error: failure,
+      at,
+    });
+  }
+
   private publish(outcome: RoutingOutcome, settled = true): RoutingOutcome {
     this.outcomes$.next(outcome);
     const handler = this.handlers.get(outcome.idempotencyKey);
@@ -627,6 +683,41 @@ function unattempted(response: OutgoingResponse, at: number, error: Failure): Ro
     duplicate: false,
     error,
     at,
+  };
+}
+
+/** Why a transport's limits cannot be used, or undefined when they can. */
+function limitsProblem(transport: Transport): string | undefined {
+  const { maxTextLength, sendTimeoutMs } = transport.limits ?? {};
+  if (!Number.isInteger(maxTextLength) || (maxTextLength as number) < MIN_SPLIT_LENGTH)
+    return `The "${transport.kind}" transport's limits.maxTextLength must be a whole number of at least ${MIN_SPLIT_LENGTH} characters (routing splits longer texts); got ${String(maxTextLength)}.`;
+  if (
+    sendTimeoutMs !== undefined &&
+    !(Number.isFinite(sendTimeoutMs) && sendTimeoutMs > 0 && sendTimeoutMs <= MAX_TIMER_MS)
+  )
+    return `The "${transport.kind}" transport's limits.sendTimeoutMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}; got ${String(sendTimeoutMs)}.`;
+  return undefined;
+}
+
+/** The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A receipt as the port promises it: an object with the platform's message id. */
+function isReceipt(value: unknown): value is TransportReceipt {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { messageId?: unknown }).messageId === 'string' &&
+    (value as { messageId: string }).messageId.length > 0
+  );
+}
+
+/** A send that returned but proved nothing: it may or may not have gone out. */
+function unconfirmed(transport: Transport, receipt: unknown): Failure {
+  return {
+    code: 'TROUPE_TRANSPORT_UNCONFIRMED',
+    message: `The "${transport.kind}" transport returned ${receipt === undefined ? 'nothing' : 'no message id'} for a send, so it is unknown whether the message went out; it is not sent again (a transport must resolve with { messageId } or throw a TransportError).`,
+    retryable: false,
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { filter, type Observable, Subject } from 'rxjs';
 import { compose } from '../composer/compose.js';
+import { DEFAULT_MAX_REPLY_CHARS } from '../config/replySettings.js';
 import { prepareOutgoingResponse } from '../delivery/preparation.js';
 import { createLogger } from '../logging/logger.js';
 import { ChannelFloor, type FloorView } from '../machines/channelFloor.js';
@@ -220,6 +221,8 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
           inspecting,
           cast,
           afterOutcome: retireIfFinished,
+          onError: (error) => errors$.next(error),
+          maxReplyChars: options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS,
           persistence,
           outbox: store.outbox,
           durable,
@@ -309,9 +312,13 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   // Observers see every outcome; the channel actor that routed a reply applies it itself.
   const outcomeSubscription = routing.outcomes$.subscribe((outcome) => {
     if (inspecting()) inspect({ type: 'routing.outcome', at: outcome.at, outcome });
-    if (outcome.error && outcome.attempted === false && outcome.error.code !== 'TROUPE_RESPONSE_EMPTY') {
+    // Every failed delivery is also an error (an empty response is nothing to send, not a fault).
+    if (outcome.error && outcome.error.code !== 'TROUPE_RESPONSE_EMPTY') {
       errors$.next(
-        new TroupeError(outcome.error.code, outcome.error.message, { retryable: outcome.error.retryable }),
+        new TroupeError(outcome.error.code, outcome.error.message, {
+          retryable: outcome.error.retryable,
+          details: { channel: outcome.channel, idempotencyKey: outcome.idempotencyKey },
+        }),
       );
     }
   });

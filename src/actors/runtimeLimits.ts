@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import { MAX_MAX_REPLY_CHARS, MIN_MAX_REPLY_CHARS } from '../config/replySettings.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
 
 /** A duration in milliseconds: finite and positive (NaN or Infinity would switch a protection off). */
@@ -11,6 +12,7 @@ const runtimeLimitsSchema = z.object({
   sendTimeoutMs: durationMs.optional(),
   stopDeadlineMs: durationMs.optional(),
   historyLimit: count(0).optional(),
+  maxReplyChars: z.number().int().min(MIN_MAX_REPLY_CHARS).max(MAX_MAX_REPLY_CHARS).optional(),
   retry: z
     .object({
       maxAttempts: count(1).optional(),
@@ -33,6 +35,7 @@ const EXPECTED: Record<string, string> = {
   sendTimeoutMs: 'a finite number of milliseconds above 0',
   stopDeadlineMs: 'a finite number of milliseconds above 0',
   historyLimit: 'a whole number of messages, 0 or more',
+  maxReplyChars: `a whole number of characters from ${MIN_MAX_REPLY_CHARS} to ${MAX_MAX_REPLY_CHARS}`,
   maxAttempts: 'a whole number of attempts, 1 or more',
   baseDelayMs: 'a finite number of milliseconds, 0 or more',
   maxDelayMs: 'a finite number of milliseconds, 0 or more',
@@ -54,6 +57,7 @@ export function checkRuntimeLimits(options: RuntimeOptions): void {
     sendTimeoutMs: options.sendTimeoutMs,
     stopDeadlineMs: options.stopDeadlineMs,
     historyLimit: options.historyLimit,
+    maxReplyChars: options.maxReplyChars,
     retry: options.retry,
     persistence: options.persistence,
     lookup: options.lookup ? { choiceTtlMs: options.lookup.choiceTtlMs } : undefined,

@@ -62,6 +62,12 @@ export interface RuntimeOptions {
   /** How many recent messages a prompt carries (default 30). */
   historyLimit?: number;
   /**
+   * The longest model reply sent, in characters (default 4,000; `TROUPE_MAX_REPLY_CHARS` in the
+   * CLI). A longer reply is clipped at a sentence boundary before it is prepared, and the clip is
+   * logged, so a runaway model never floods a channel.
+   */
+  maxReplyChars?: number;
+  /**
    * The lookup tool for avatars with `tools: ['entity_lookup']` (e.g. `createEntityLookup`), and
    * where the composer reads its settings (`env: process.env` to follow changes without restart).
    */

@@ -7,6 +7,7 @@ import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { formatDuration } from '../config/duration.js';
+import { replySettingsFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
 import { createLogger } from '../logging/logger.js';
 import type { TroupeStore } from '../ports/store.js';
@@ -94,8 +95,10 @@ export async function runChat(options: ChatOptions): Promise<number> {
   }
   const logger = createLogger({ level });
   let model: ReturnType<typeof modelFromEnv>;
+  let replies: ReturnType<typeof replySettingsFromEnv>;
   try {
     model = modelFromEnv(env, { logger });
+    replies = replySettingsFromEnv(env);
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
     return fail(error.code, error.message);
@@ -118,6 +121,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     avatars,
     config: options.config,
     model: model.model,
+    maxReplyChars: replies.maxReplyChars,
     transports: [transport],
     store,
     logger,

@@ -57,6 +57,11 @@ export const deliveryErrorCodes = {
   transportUnsupported: 'TROUPE_TRANSPORT_UNSUPPORTED',
   /** A transport's limits are unusable (e.g. a text limit too small to split into). */
   transportLimitInvalid: 'TROUPE_TRANSPORT_LIMIT_INVALID',
+  /**
+   * The transport answered without a usable receipt, so nobody knows whether the message went out
+   * (not retryable: resending blindly could send it twice).
+   */
+  transportUnconfirmed: 'TROUPE_TRANSPORT_UNCONFIRMED',
 } as const;
 
 /** The language-model layer. */

@@ -335,3 +335,17 @@ describe('channel keys', () => {
     await runtime.stop();
   });
 });
+
+describe('channel keys round-trip', () => {
+  it('gives back the channel a key was made from, separators in the kind included', async () => {
+    const { channelFromKey, channelKey } = await import('../src/actors/runtime.js');
+    for (const channel of [
+      { kind: 'discord', id: '123' },
+      { kind: 'a:b', id: 'c' },
+      { kind: 'a', id: 'b:c' },
+      { kind: '50%:off', id: '%3A' },
+      { kind: '%3A', id: 'x' },
+    ])
+      expect(channelFromKey(channelKey(channel))).toEqual(channel);
+  });
+});

@@ -512,7 +512,11 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
 /** The channel a key (`kind:id`) names. */
 export function channelFromKey(key: string): ChannelRef {
   const split = key.indexOf(':');
-  return { kind: key.slice(0, split), id: key.slice(split + 1) };
+  const kind = key.slice(0, split);
+  return {
+    kind: kind.includes('%') ? kind.replace(/%(?:25|3A)/gu, (m) => (m === '%25' ? '%' : ':')) : kind,
+    id: key.slice(split + 1),
+  };
 }
 
 /** Inspection events of one type, typed. */

@@ -57,9 +57,9 @@ const notice = (key: string, text: string): OutgoingResponse => ({
 describe('a transport limit below what splitting needs', () => {
   it('is refused when the runtime is created, naming the transport', () => {
     const tiny = new RecordingTransport({ limits: { maxTextLength: 10 } });
-    expect(() =>
-      createRuntime({ avatars: [nova], transports: [tiny], logger: silentLogger() }),
-    ).toThrow(expect.objectContaining({ code: 'TROUPE_TRANSPORT_LIMIT_INVALID' }));
+    expect(() => createRuntime({ avatars: [nova], transports: [tiny], logger: silentLogger() })).toThrow(
+      expect.objectContaining({ code: 'TROUPE_TRANSPORT_LIMIT_INVALID' }),
+    );
   });
 
   it('set after the start, fails the reply as a typed outcome and frees the turn', async () => {
@@ -87,7 +87,12 @@ describe('a transport limit below what splitting needs', () => {
 describe('a transport that never returns', () => {
   it('times a send out (sendTimeoutMs) as a typed outcome and frees the turn', async () => {
     const hanging = new HangingTransport();
-    const t = createTestRuntime({ avatars: [nova], transports: [hanging], sendTimeoutMs: 5_000, retry: { maxAttempts: 1 } });
+    const t = createTestRuntime({
+      avatars: [nova],
+      transports: [hanging],
+      sendTimeoutMs: 5_000,
+      retry: { maxAttempts: 1 },
+    });
     hanging.clock = t.clock;
     t.runtime.send({
       type: 'channel.message',

@@ -434,6 +434,16 @@ export class ChannelActor implements FloorDriverHooks {
   }
 
   /** Cancels timers and in-flight generations; the actor accepts nothing afterwards. */
+  /**
+   * Drops the events waiting for the floor to load (the channel could not be taken: another
+   * runtime owns it); returns how many there were.
+   */
+  discardWaiting(): number {
+    const waiting = this.mailbox?.length ?? 0;
+    this.mailbox = undefined;
+    return waiting;
+  }
+
   stop(): void {
     this.stopped = true;
     this.driver?.stop();

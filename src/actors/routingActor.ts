@@ -160,10 +160,15 @@ export class RoutingActor {
    * Sends again every outbox entry that was recorded but never settled (after a crash), from the
    * first part the transport had not taken. Transports that deduplicate on the part key drop the
    * one part that may have gone out just before the crash. `onOutcome` gets each outcome as it
-   * is published.
+   * is published. `mayResend`, when given, decides per entry (the runtime resends only for channels
+   * whose lease it can take, so a reply another live process is still sending is not sent twice).
    */
-  async recover(onOutcome?: OutcomeHandler): Promise<RoutingOutcome[]> {
-    const entries = await this.options.outbox.unsettled();
+  async recover(
+    onOutcome?: OutcomeHandler,
+    mayResend?: (entry: OutboxEntry) => Promise<boolean>,
+  ): Promise<RoutingOutcome[]> {
+    const all = await this.options.outbox.unsettled();
+    const entries = mayResend ? await filterAsync(all, mayResend) : all;
     if (entries.length > 0)
       this.options.logger.info({ count: entries.length }, 'resending unsettled outbox entries');
     return Promise.all(entries.map((entry) => this.resume(entry, onOutcome)));
@@ -701,6 +706,13 @@ function limitsProblem(transport: Transport): string | undefined {
 
 /** The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
+
+/** The items `keep` says yes to, asked one at a time, in order. */
+async function filterAsync<T>(items: readonly T[], keep: (item: T) => Promise<boolean>): Promise<T[]> {
+  const kept: T[] = [];
+  for (const item of items) if (await keep(item)) kept.push(item);
+  return kept;
+}
 
 /** A receipt as the port promises it: an object with the platform's message id. */
 function isReceipt(value: unknown): value is TransportReceipt {

@@ -6,12 +6,14 @@ import { prepareOutgoingResponse } from '../delivery/preparation.js';
 import { createLogger } from '../logging/logger.js';
 import { ChannelFloor, type FloorView } from '../machines/channelFloor.js';
 import { FloorSnapshotError } from '../machines/floorSnapshot.js';
+import type { OutboxEntry } from '../ports/outbox.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
-import { TroupeError } from '../ports/troupeError.js';
+import { describe, TroupeError } from '../ports/troupeError.js';
 import { ActorRegistry } from './actorRegistry.js';
 import { avatarListSchema, toProfile } from './avatarDefinition.js';
 import { ChannelActor, type ChannelActorDeps, type ChannelStart, speakerOf } from './channelActor.js';
+import { ChannelLeases, leaseOwner } from './channelLeases.js';
 import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
 import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
@@ -119,8 +121,23 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     onConflict: (key) => {
       if (registry.stop(key))
         inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+      void leases?.release(key);
     },
   });
+  // Processes sharing a durable store take turns per channel (one writer each): see ChannelLeases.
+  const leases = durable
+    ? new ChannelLeases({
+        documents: store.documents,
+        clock,
+        owner: leaseOwner(randomUUID().slice(0, 8)),
+        ...(options.persistence?.leaseTtlMs !== undefined ? { ttlMs: options.persistence.leaseTtlMs } : {}),
+        logger: logger.child({ actor: 'leases' }),
+        onLost: (key) => {
+          if (registry.stop(key))
+            inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+        },
+      })
+    : undefined;
 
   if (model.offline) {
     logger.info(
@@ -201,6 +218,28 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     }
   };
 
+  /** Takes the channel's lease, then loads it; refuses with `TROUPE_CHANNEL_OWNED` if another runtime has it. */
+  const leased = async (key: string, channel: ChannelRef): Promise<ChannelStart> => {
+    let holder: Awaited<ReturnType<ChannelLeases['acquire']>>;
+    try {
+      holder = await (leases as ChannelLeases).acquire(key);
+    } catch (error) {
+      // Without the lease we cannot know that nobody else answers here: refuse rather than risk it.
+      throw new TroupeError(
+        'TROUPE_CHANNEL_OWNED',
+        `Channel ${key} was not taken: its lease could not be read or written (${describe(error)}); its events are refused until the store answers.`,
+        { retryable: true, cause: error, details: { channel } },
+      );
+    }
+    if (holder)
+      throw new TroupeError(
+        'TROUPE_CHANNEL_OWNED',
+        `Channel ${key} is handled by another Troupe process (${holder.owner}) sharing this store; its events are refused here until that process stops or its lease lapses (${new Date(holder.expiresAt).toISOString()}). Route a channel's events to one process (e.g. one discord.js shard per guild).`,
+        { retryable: true, details: { channel, owner: holder.owner, expiresAt: holder.expiresAt } },
+      );
+    return load(key);
+  };
+
   const activate = (channel: ChannelRef): ChannelActor => {
     const key = channelKey(channel);
     const { actor, created } = registry.activate(
@@ -232,8 +271,22 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       inspect({ type: 'actor.activated', at: clock.now(), channelKey: key });
       tracker.track(
         actor
-          .start(() => load(key))
+          .start(() => (leases ? leased(key, channel) : load(key)))
           .catch((error: unknown) => {
+            if (TroupeError.isInstance(error) && error.code === 'TROUPE_CHANNEL_OWNED') {
+              // Another runtime has the channel: its events here are refused, and the next one
+              // tries again (the lease may have lapsed by then).
+              const refused = actor.discardWaiting();
+              if (registry.get(key) === actor) registry.stop(key);
+              const failure = new TroupeError(error.code, error.message, {
+                retryable: true,
+                details: { ...error.details, refusedEvents: refused },
+              });
+              logger.warn({ channel: key, err: failure }, failure.message);
+              errors$.next(failure);
+              inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+              return;
+            }
             logger.error({ channel: key, err: error }, 'channel failed to start');
           }),
       );
@@ -246,7 +299,13 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     // actor that has taken the channel since.
     if (registry.get(actor.key) !== actor || !actor.isFinished()) return;
     registry.stop(actor.key);
-    tracker.track(persistence.flush([actor.key]).catch(() => undefined));
+    const key = actor.key;
+    tracker.track(
+      persistence
+        .flush([key])
+        .catch(() => undefined)
+        .then(() => (registry.get(key) ? undefined : leases?.release(key))),
+    );
     inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'finished' });
   };
 
@@ -262,6 +321,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     if (!actor.canPassivate() || registry.get(actor.key) !== actor || persistence.isDirty(actor.key)) return;
     const wakeAt = actor.document().wakeAt;
     registry.stop(actor.key);
+    await leases?.release(actor.key);
     if (wakeAt !== undefined) wakeups.schedule(actor.key, wakeAt);
     inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'passivated' });
   };
@@ -325,12 +385,34 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
 
   /** The outcome of a response the runtime routed itself (resent after a restart, or sent as is). */
   const settleInChannel = (outcome: RoutingOutcome) => {
-    let actor = registry.get(channelKey(outcome.channel));
+    const key = channelKey(outcome.channel);
+    let actor = registry.get(key);
     // A reply resent after a restart settles its turn in a channel that may not be loaded yet.
     if (!actor && outcome.origin.kind === 'answer' && !stopping) actor = activate(outcome.channel);
-    if (!actor) return;
+    if (!actor) {
+      // A lease taken only to resend (a notice) is given back.
+      void leases?.release(key).catch(() => undefined);
+      return;
+    }
     actor.onOutcome(outcome);
     retireIfFinished(actor);
+  };
+
+  /**
+   * Whether this runtime may resend an unsettled entry after a restart: only when it can take the
+   * channel's lease, so a reply another live process is still sending is not sent twice.
+   */
+  const mayResend = async (entry: OutboxEntry): Promise<boolean> => {
+    const key = channelKey(entry.response.channel);
+    if (leases?.holds(key)) return true;
+    try {
+      const holder = await leases?.acquire(key);
+      if (holder)
+        logger.info({ channel: key, owner: holder.owner }, 'not resending: another process has the channel');
+      return holder === undefined;
+    } catch {
+      return false;
+    }
   };
 
   const send = (input: unknown): SendResult => {
@@ -422,7 +504,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
 
   if (options.recoverOnStart ?? true) {
     tracker.track(
-      routing.recover(settleInChannel).catch((error: unknown) => {
+      routing.recover(settleInChannel, leases ? mayResend : undefined).catch((error: unknown) => {
         const failure = new TroupeError(
           'TROUPE_OUTBOX_UNAVAILABLE',
           'Could not read the outbox to resend unsettled responses.',
@@ -495,6 +577,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
         }
         await persistence.flush().catch(() => undefined);
         persistence.dispose();
+        await leases?.dispose().catch(() => undefined);
         await relationships.flush().catch(() => undefined);
         relationships.dispose();
         for (const key of registry.stopAll())

@@ -25,6 +25,7 @@ const runtimeLimitsSchema = z.object({
       flushIntervalMs: z.number().finite().min(0).optional(),
       passivateAfterMs: durationMs.optional(),
       idleExpiryMs: durationMs.optional(),
+      leaseTtlMs: z.number().finite().min(1_000).max(2_147_483_647).optional(),
     })
     .optional(),
   lookup: z.object({ choiceTtlMs: durationMs.optional() }).optional(),
@@ -42,6 +43,7 @@ const EXPECTED: Record<string, string> = {
   flushIntervalMs: 'a finite number of milliseconds, 0 or more',
   passivateAfterMs: 'a finite number of milliseconds above 0',
   idleExpiryMs: 'a finite number of milliseconds above 0',
+  leaseTtlMs: 'a number of milliseconds from 1000 to 2147483647',
   choiceTtlMs: 'a finite number of milliseconds above 0',
 };
 

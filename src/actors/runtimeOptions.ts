@@ -91,6 +91,12 @@ export interface PersistenceOptions {
    * reads it back. Set it on a memory store to simulate a durable one (crash tests).
    */
   durable?: boolean;
+  /**
+   * With a durable store, how long a channel's lease lasts unless renewed (default 30 s; renewed
+   * every third of it while the channel is active). Processes sharing the store take turns per
+   * channel: another process takes a channel over only after its lease lapsed.
+   */
+  leaseTtlMs?: number;
 }
 
 /** How {@link Runtime.stop} ends. */

@@ -21,6 +21,11 @@ export const runtimeErrorCodes = {
   streamFailed: 'TROUPE_STREAM_FAILED',
   /** A channel reference (kind or id) is not usable. */
   channelInvalid: 'TROUPE_CHANNEL_INVALID',
+  /**
+   * Another process sharing the durable store handles this channel (it holds the channel's
+   * lease); its events are refused here until that lease lapses.
+   */
+  channelOwned: 'TROUPE_CHANNEL_OWNED',
   /** A display name is empty or too long. */
   nameInvalid: 'TROUPE_NAME_INVALID',
   /** A stored channel floor is foreign, newer or damaged (it is quarantined). */

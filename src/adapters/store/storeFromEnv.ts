@@ -11,7 +11,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const storeSettings = {
   TROUPE_STORE: {
     default: 'sqlite (mongodb when MONGODB_URI is set)',
-    doc: '`sqlite` (a file under TROUPE_DATA_DIR, shared safely by several processes on one machine), `mongodb` (needs `MONGODB_URI`) or `memory` (nothing survives a restart).',
+    doc: '`sqlite` (a file under TROUPE_DATA_DIR, shared by several processes on one machine, each channel handled by one of them at a time), `mongodb` (needs `MONGODB_URI`) or `memory` (nothing survives a restart).',
   },
   TROUPE_DATA_DIR: {
     default: './.troupe',

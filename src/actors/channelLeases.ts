@@ -1,0 +1,176 @@
+import { hostname } from 'node:os';
+import type { Logger } from '../logging/logger.js';
+import type { Clock, TimerHandle } from '../ports/clock.js';
+import type { DocumentStore } from '../ports/store.js';
+import { TroupeError } from '../ports/troupeError.js';
+
+/** The collection leases live in, one document per channel key. */
+export const LEASES = 'channel-leases';
+
+/** How long a lease lasts unless renewed (renewed every third of it while the channel is active). */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+/** A lease as stored. */
+interface LeaseValue {
+  /** The runtime holding it (host, process id and a random part: unique per runtime instance). */
+  owner: string;
+  /** Epoch ms after which another runtime may take the channel. */
+  expiresAt: number;
+}
+
+/** Who holds a channel another runtime asked for, and until when. */
+export interface LeaseHolder {
+  owner: string;
+  expiresAt: number;
+}
+
+/**
+ * Channel ownership across processes sharing one durable store (SQLite file, MongoDB database):
+ * a runtime works on a channel only while it holds the channel's lease, a document written by
+ * compare-and-set with an expiry. Another runtime takes the channel over only once the lease has
+ * lapsed (its holder crashed or hung); until then it refuses the channel's events with
+ * `TROUPE_CHANNEL_OWNED`. So one channel has one writer at a time: no reply is sent twice and no
+ * idempotency key is used by two processes for different texts.
+ */
+export class ChannelLeases {
+  /** Leases held, by channel key, with the stored version to renew or release them by. */
+  private readonly held = new Map<string, number>();
+  private timer: TimerHandle | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly options: {
+      documents: DocumentStore;
+      clock: Clock;
+      owner: string;
+      ttlMs?: number;
+      logger: Logger;
+      /** Called when a held lease was taken by another runtime (ours lapsed): drop the channel. */
+      onLost: (key: string) => void;
+    },
+  ) {}
+
+  private get ttlMs(): number {
+    return this.options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  }
+
+  /** True when this runtime holds the channel's lease. */
+  holds(key: string): boolean {
+    return this.held.has(key);
+  }
+
+  /**
+   * Takes (or keeps) the channel's lease. Resolves `undefined` once held, or the holder when
+   * another runtime holds a lease that has not lapsed.
+   */
+  async acquire(key: string): Promise<LeaseHolder | undefined> {
+    const { documents, clock, owner } = this.options;
+    const now = clock.now();
+    const stored = await documents.get<LeaseValue>(LEASES, key);
+    const current = stored?.value;
+    if (current && current.owner !== owner && current.expiresAt > now && ownerAlive(current.owner))
+      return { owner: current.owner, expiresAt: current.expiresAt };
+    try {
+      const version = await documents.put<LeaseValue>(
+        LEASES,
+        key,
+        { owner, expiresAt: now + this.ttlMs },
+        { expectedVersion: stored?.version ?? 0, at: now },
+      );
+      this.held.set(key, version);
+      // Expected after a crash or a stop without release; worth a line, not a warning.
+      if (current && current.owner !== owner)
+        this.options.logger.info(
+          { channel: key, previousOwner: current.owner },
+          'took over a channel whose lease had lapsed',
+        );
+      this.arm();
+      return undefined;
+    } catch (error) {
+      if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
+      // Another runtime took it between our read and our write.
+      const winner = await documents.get<LeaseValue>(LEASES, key);
+      return { owner: winner?.value.owner ?? 'another runtime', expiresAt: winner?.value.expiresAt ?? now };
+    }
+  }
+
+  /** Gives the channel's lease up (the channel was written and dropped). */
+  async release(key: string): Promise<void> {
+    const version = this.held.get(key);
+    if (version === undefined) return;
+    this.held.delete(key);
+    await this.options.documents.delete(LEASES, key, { expectedVersion: version }).catch(() => false);
+  }
+
+  /** Renews every lease held; a lease someone else took meanwhile is lost (see `onLost`). */
+  async renew(): Promise<void> {
+    const { documents, clock, owner, logger } = this.options;
+    const now = clock.now();
+    for (const [key, version] of [...this.held]) {
+      try {
+        const next = await documents.put<LeaseValue>(
+          LEASES,
+          key,
+          { owner, expiresAt: now + this.ttlMs },
+          { expectedVersion: version, at: now },
+        );
+        if (this.held.has(key)) this.held.set(key, next);
+      } catch (error) {
+        if (TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT') {
+          this.held.delete(key);
+          logger.warn({ channel: key }, 'lost the lease of a channel to another runtime; dropping it');
+          this.options.onLost(key);
+        } else {
+          // The store is away: keep the lease and try again at the next renewal.
+          logger.warn({ channel: key, err: error }, 'could not renew a channel lease');
+        }
+      }
+    }
+  }
+
+  /** Releases every lease held and stops renewing. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    if (this.timer) this.options.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    await Promise.all([...this.held.keys()].map((key) => this.release(key)));
+  }
+
+  /** Keeps one renewal timer while any lease is held. */
+  private arm(): void {
+    if (this.timer || this.disposed) return;
+    const { clock } = this.options;
+    this.timer = clock.setTimer(clock.now() + Math.floor(this.ttlMs / 3), () => {
+      this.timer = undefined;
+      if (this.disposed) return;
+      void this.renew().finally(() => {
+        if (this.held.size > 0) this.arm();
+      });
+    });
+  }
+}
+
+/** A lease owner's name for this runtime: host, process id and a random part. */
+export function leaseOwner(random: string): string {
+  return `${hostname()}:${process.pid}:${random}`;
+}
+
+/**
+ * False only when the owner is a process on this host that no longer exists (it crashed): its
+ * lease need not be waited out, so a restart takes its channels back at once. An owner on another
+ * host is taken to be alive until its lease lapses.
+ */
+function ownerAlive(owner: string): boolean {
+  const parts = owner.split(':');
+  if (parts.length < 3) return true;
+  const pid = Number(parts.at(-2));
+  const host = parts.slice(0, -2).join(':');
+  if (host !== hostname() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * One of two processes sharing a SQLite file (test/runtime.twoProcesses.test.ts): it runs a Troupe
+ * runtime with the system clock and the offline model, sends `count` messages naming Nova in one
+ * channel (each from its own person, waiting for the answer before the next), and writes one JSON
+ * line per reply sent and per error to `<dir>/<name>.jsonl`.
+ *
+ * Usage: node --import tsx twoWriterChild.ts <dir> <name> <count>
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
+import { createRuntime } from '../../src/createRuntime.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { RecordingTransport } from '../../src/testing/index.js';
+
+const [dir = '.', name = 'a', countText = '40'] = process.argv.slice(2);
+const out = join(dir, `${name}.jsonl`);
+const line = (value: unknown) => appendFileSync(out, `${JSON.stringify(value)}\n`);
+
+const transport = new RecordingTransport();
+const original = transport.send.bind(transport);
+transport.send = async (message, signal) => {
+  const receipt = await original(message, signal);
+  if (!receipt.duplicate)
+    line({
+      type: 'sent',
+      key: message.idempotencyKey,
+      text: message.text,
+      replyTo: message.replyTo?.messageId,
+    });
+  return receipt;
+};
+const store = await openSqliteStore({ path: join(dir, 'troupe.db') });
+const runtime = createRuntime({
+  avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:shared'] }],
+  transports: [transport],
+  store,
+  logger: silentLogger(),
+  config: { perAvatarCooldownMs: 0 },
+});
+runtime.errors$.subscribe((error) =>
+  line({
+    type: 'error',
+    code: error.code,
+    refused: (error.details as { refusedEvents?: number } | undefined)?.refusedEvents,
+  }),
+);
+for (let i = 0; i < Number(countText); i++) {
+  const messageId = `${name}-${i}`;
+  const result = runtime.send({
+    type: 'channel.message',
+    channel: { kind: 'test', id: 'shared' },
+    messageId,
+    author: { kind: 'human', id: `${name}-person-${i}`, name: `Person ${name}${i}` },
+    text: `Nova, question ${i} from ${name}?`,
+  });
+  line({ type: 'asked', messageId, accepted: result.accepted });
+  await runtime.whenIdle();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
+await runtime.stop();
+await store.close();
+line({ type: 'done' });

@@ -11,25 +11,28 @@ import { join } from 'node:path';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
 import { createRuntime } from '../../src/createRuntime.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import type { TransportMessage } from '../../src/ports/transport.js';
 import { RecordingTransport } from '../../src/testing/index.js';
 
 const [dir = '.', name = 'a', countText = '40'] = process.argv.slice(2);
 const out = join(dir, `${name}.jsonl`);
 const line = (value: unknown) => appendFileSync(out, `${JSON.stringify(value)}\n`);
 
-const transport = new RecordingTransport();
-const original = transport.send.bind(transport);
-transport.send = async (message, signal) => {
-  const receipt = await original(message, signal);
-  if (!receipt.duplicate)
-    line({
-      type: 'sent',
-      key: message.idempotencyKey,
-      text: message.text,
-      replyTo: message.replyTo?.messageId,
-    });
-  return receipt;
-};
+/** Records every reply it takes for the first time (a resent key it already took is not a new reply). */
+class LoggingTransport extends RecordingTransport {
+  override async send(message: TransportMessage) {
+    const receipt = await super.send(message);
+    if (!receipt.duplicate)
+      line({
+        type: 'sent',
+        key: message.idempotencyKey,
+        text: message.text,
+        replyTo: message.replyTo?.messageId,
+      });
+    return receipt;
+  }
+}
+const transport = new LoggingTransport();
 const store = await openSqliteStore({ path: join(dir, 'troupe.db') });
 const runtime = createRuntime({
   avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:shared'] }],

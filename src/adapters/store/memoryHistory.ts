@@ -16,8 +16,8 @@ export class MemoryHistory implements HistoryStore {
       this.channels.set(entry.channelId, lines);
     }
     lines.push({ ...entry, author: { ...entry.author } });
-    // Trim in batches so appends stay O(1) amortised.
-    if (lines.length > this.perChannel * 2) lines.splice(0, lines.length - this.perChannel);
+    // Trimmed at every append, so a channel never holds more than its cap.
+    if (lines.length > this.perChannel) lines.shift();
   }
 
   async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {

@@ -1,6 +1,7 @@
 import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
 import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
 import type { SentPart } from '../../ports/routingOutcome.js';
+import { KeyRing } from './keyRing.js';
 
 /**
  * An outbox in memory: for tests and for embedding without disk. It survives nothing, but it
@@ -10,11 +11,12 @@ import type { SentPart } from '../../ports/routingOutcome.js';
 export class MemoryOutbox implements Outbox {
   private readonly entries = new Map<string, OutboxEntry>();
   private readonly retainSettled: number;
-  private settledKeys: string[] = [];
+  private readonly settledKeys: KeyRing;
 
   /** @param options.retainSettled how many settled entries to keep for duplicate detection (default 10 000) */
   constructor(options: { retainSettled?: number } = {}) {
     this.retainSettled = options.retainSettled ?? 10_000;
+    this.settledKeys = new KeyRing(this.retainSettled);
   }
 
   async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
@@ -35,12 +37,8 @@ export class MemoryOutbox implements Outbox {
     const entry = this.entries.get(key);
     if (!entry || entry.settled) return;
     entry.settled = { ...settlement };
-    this.settledKeys.push(key);
-    if (this.settledKeys.length > this.retainSettled * 2) {
-      const drop = this.settledKeys.slice(0, this.settledKeys.length - this.retainSettled);
-      for (const k of drop) this.entries.delete(k);
-      this.settledKeys = this.settledKeys.slice(drop.length);
-    }
+    const forgotten = this.settledKeys.add(key);
+    if (forgotten !== undefined) this.entries.delete(forgotten);
   }
 
   async unsettled(limit = Number.POSITIVE_INFINITY): Promise<OutboxEntry[]> {

@@ -15,6 +15,7 @@ import type {
 } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
 import { checkIncrement, checkNumber, compareKeys, copyJson, decodeJson, encodeJson } from './jsonValue.js';
+import { KeyRing } from './keyRing.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -300,12 +301,14 @@ interface OutboxRow {
  */
 class CopyingOutbox implements Outbox {
   private readonly entries = new Map<string, OutboxRow>();
-  private settledKeys: string[] = [];
+  private readonly settledKeys: KeyRing;
 
   constructor(
     private readonly state: MemoryState,
-    private readonly retainSettled: number,
-  ) {}
+    retainSettled: number,
+  ) {
+    this.settledKeys = new KeyRing(retainSettled);
+  }
 
   /** The writes answered at once: routing calls these and spares a promise per write. */
   readonly immediate: ImmediateOutboxWrites = {
@@ -369,12 +372,8 @@ class CopyingOutbox implements Outbox {
     const row = this.entries.get(key);
     if (!row || row.settled) return;
     row.settled = copy;
-    this.settledKeys.push(key);
-    if (this.settledKeys.length > this.retainSettled * 2) {
-      const drop = this.settledKeys.length - this.retainSettled;
-      for (const k of this.settledKeys.slice(0, drop)) this.entries.delete(k);
-      this.settledKeys = this.settledKeys.slice(drop);
-    }
+    const forgotten = this.settledKeys.add(key);
+    if (forgotten !== undefined) this.entries.delete(forgotten);
   }
 
   async unsettled(limit?: number): Promise<OutboxEntry[]> {
@@ -503,8 +502,8 @@ class MemoryProcessed implements ProcessedIds {
 }
 
 /**
- * Channel history as `MemoryHistory` keeps it (the last `perChannel` lines, trimmed in
- * batches), behind the store's checks: lines are copied in and handed out as copies.
+ * Channel history as `MemoryHistory` keeps it (the last `perChannel` lines, trimmed at every
+ * append), behind the store's checks: lines are copied in and handed out as copies.
  */
 class CopyingHistory implements HistoryStore {
   private readonly channels = new Map<string, HistoryEntry[]>();
@@ -532,8 +531,8 @@ class CopyingHistory implements HistoryStore {
       this.channels.set(line.channelId, lines);
     }
     lines.push(line);
-    // Trim in batches so appends stay O(1) amortised.
-    if (lines.length > this.perChannel * 2) lines.splice(0, lines.length - this.perChannel);
+    // Trimmed at every append, so a channel never holds more than its cap.
+    if (lines.length > this.perChannel) lines.shift();
   };
 
   async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {

@@ -273,6 +273,30 @@ describe('channel floor invariants over random traffic', () => {
     );
   });
 
+  it('forgets, when a thread ends, every ended thread no pending turn can name (but that one)', () => {
+    fc.assert(
+      fc.property(traffic, (t) => {
+        play(t, (entry, rec) => {
+          if (!entry.effects.some((e) => e.type === 'thread.ended')) return;
+          const snap = rec().floor.snapshot() as {
+            endedThreads: [string, string][];
+            inFlight: { threadId?: string }[];
+            deferred: [string, { spec: { threadId?: string } }][];
+            pendingGreetings: [string, { threadId?: string }][];
+          };
+          const named = new Set<string | undefined>([
+            ...snap.inFlight.map((c) => c.threadId),
+            ...snap.deferred.map(([, d]) => d.spec.threadId),
+            ...snap.pendingGreetings.map(([, g]) => g.threadId),
+          ]);
+          const unnamed = snap.endedThreads.filter(([id]) => !named.has(id));
+          expect(unnamed.length, JSON.stringify(snap.endedThreads)).toBeLessThanOrEqual(1);
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('conserves the live budget: what is left plus what is claimed and not released equals the lane size', () => {
     fc.assert(
       fc.property(traffic, (t) => {

@@ -119,7 +119,7 @@ describe('floor snapshots', () => {
   // also keeps each pair's thread backoff; and every turn Zoë delivers while her summon
   // conversation is live spends a guaranteed turn (3 left becomes 2), which turn.consumed reports
   // (summonTurnsLeft); and the summon in the replay leaves its arrival stored (for a second
-  // follow-up).
+  // follow-up); and an ended thread no pending turn can name any more is forgotten (th1).
   for (const engine of ['compiled', 'xstate'] as FloorEngineName[]) {
     it(`restores a stored v1 document and decides as the code that wrote it did (${engine})`, () => {
       const stored = fixture('channelFloor.v1.json');

@@ -5,8 +5,27 @@ import type { FloorSetup } from './floorSetup.js';
 import type { FloorState, ThreadState } from './floorState.js';
 import type { Utterance } from './utterance.js';
 
-/** How many ended threads a floor remembers, to recognise late deliveries in them. */
-const ENDED_THREADS_REMEMBERED = 64;
+/**
+ * Most ended threads a floor remembers. An ended thread is kept only while a pending turn (in
+ * flight, owed or a greeting waiting) may still name it, plus the one that just ended; this cap
+ * bounds even a floor with many turns pending.
+ */
+export const ENDED_THREADS_REMEMBERED = 16;
+
+/**
+ * Forgets the ended threads no pending turn can name any more (all but `keep`), so the record of
+ * ended threads stays as small as what is still in flight instead of filling to its cap.
+ */
+function forgetSettledThreads(state: FloorState, keep: string): void {
+  if (state.endedThreads.size <= 1) return;
+  const named = new Set<string>([keep]);
+  for (const claim of state.inFlight.values()) if (claim.threadId !== undefined) named.add(claim.threadId);
+  for (const owed of state.deferred.values())
+    if (owed.spec.threadId !== undefined) named.add(owed.spec.threadId);
+  for (const spec of state.pendingGreetings.values())
+    if (spec.threadId !== undefined) named.add(spec.threadId);
+  for (const id of state.endedThreads.keys()) if (!named.has(id)) state.endedThreads.delete(id);
+}
 
 /** Opens a thread and reports it; returns its id. */
 export function openThread(
@@ -67,6 +86,7 @@ export function stepThread(
     const outcome = next.value as ThreadOutcome;
     state.endedThreads.set(id, outcome);
     backOff(state, setup, next.context.participants, next.context.now);
+    forgetSettledThreads(state, id);
     if (state.endedThreads.size > ENDED_THREADS_REMEMBERED)
       state.endedThreads.delete(state.endedThreads.keys().next().value as string);
     const ended: Extract<FloorEffect, { type: 'thread.ended' }> = {

@@ -46,6 +46,12 @@ export interface TestRuntimeOptions {
   recoverOnStart?: boolean;
   /** How long `settle()` waits for real I/O before it gives up (default 15 s of wall time). */
   settleLimitMs?: number;
+  /**
+   * Keep only the last `retain` outcomes, inspection events and errors (and the default
+   * transport's last `retain` messages): a bounded mode for long runs and soaks. Default: all.
+   * With 0, inspection events are not even built.
+   */
+  retain?: number;
 }
 
 /** A runtime on simulated time with everything recorded. */
@@ -58,11 +64,11 @@ export interface TestRuntime {
   history: MemoryHistory;
   outbox: Outbox;
   store: TroupeStore;
-  /** Every routing outcome so far. */
+  /** Every routing outcome so far (the last `retain`, when set). */
   outcomes: RoutingOutcome[];
-  /** Every inspection event so far. */
+  /** Every inspection event so far (the last `retain`, when set). */
   inspection: InspectionEvent[];
-  /** Every rejected event or runtime error so far. */
+  /** Every rejected event or runtime error so far (the last `retain`, when set). */
   errors: TroupeError[];
   /** A person writes in the channel; resolves once everything that can happen without time passing has. */
   say(
@@ -130,7 +136,8 @@ const SETTLE_LIMIT_MS = 15_000;
  */
 export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
   const clock = new SimulatedClock(options.startAt);
-  const transport = new RecordingTransport();
+  const retain = options.retain;
+  const transport = new RecordingTransport(retain !== undefined ? { retain } : {});
   const history =
     options.store?.history instanceof MemoryHistory
       ? options.store.history
@@ -157,9 +164,16 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
   const outcomes: RoutingOutcome[] = [];
   const inspection: InspectionEvent[] = [];
   const errors: TroupeError[] = [];
-  runtime.outcomes$.subscribe((o) => outcomes.push(o));
-  runtime.inspection$.subscribe((e) => inspection.push(e));
-  runtime.errors$.subscribe((e) => errors.push(e));
+  const keep = <T>(list: T[], item: T) => {
+    if (retain === 0) return;
+    list.push(item);
+    // Drop in batches: amortised O(1), and never more than twice `retain` held.
+    if (retain !== undefined && list.length >= retain * 2) list.splice(0, list.length - retain);
+  };
+  runtime.outcomes$.subscribe((o) => keep(outcomes, o));
+  // Subscribing makes the runtime build inspection events: not when none are kept.
+  if (retain !== 0) runtime.inspection$.subscribe((e) => keep(inspection, e));
+  runtime.errors$.subscribe((e) => keep(errors, e));
 
   const settle = async () => {
     let quiet = 0;

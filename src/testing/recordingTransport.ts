@@ -39,8 +39,15 @@ export class RecordingTransport implements Transport {
   private failures: InjectedFailure[] = [];
   private seq = 0;
 
-  constructor(options: { kind?: string; limits?: Partial<TransportLimits> } = {}) {
+  private readonly retain: number | undefined;
+
+  /**
+   * @param options.retain keep only the last `retain` messages, attempts and idempotency keys
+   *   (a bounded mode for long runs; a key older than that is no longer deduplicated)
+   */
+  constructor(options: { kind?: string; limits?: Partial<TransportLimits>; retain?: number } = {}) {
     this.kind = options.kind ?? 'test';
+    this.retain = options.retain;
     this.limits = { maxTextLength: 2000, voice: true, attachments: true, ...options.limits };
   }
 
@@ -67,7 +74,24 @@ export class RecordingTransport implements Transport {
     const messageId = `${this.kind}-${this.seq}`;
     this.byKey.set(message.idempotencyKey, messageId);
     this.sent.push({ ...message, messageId });
+    if (this.retain !== undefined) this.bound(this.retain);
     return { messageId };
+  }
+
+  /** Keeps the last `retain` of everything recorded (dropped in batches). */
+  private bound(retain: number): void {
+    const trim = <T>(list: T[]) => {
+      if (list.length >= Math.max(1, retain * 2)) list.splice(0, list.length - retain);
+    };
+    trim(this.sent);
+    trim(this.attempts);
+    if (this.byKey.size >= Math.max(1, retain * 2)) {
+      let drop = this.byKey.size - retain;
+      for (const key of this.byKey.keys()) {
+        if (drop-- <= 0) break;
+        this.byKey.delete(key);
+      }
+    }
   }
 
   /** The texts sent, in order (parts of one response are separate entries). */

@@ -1,0 +1,59 @@
+/**
+ * Memory stays flat: the in-memory store's bounded structures hold exactly their caps (not up to
+ * twice as many between batch trims), and the test runtime's bounded mode keeps only the last
+ * `retain` records. `npm run soak` measures the whole runtime over simulated days.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import type { Outbox } from '../src/ports/outbox.js';
+import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
+import { createTestRuntime } from '../src/testing/index.js';
+
+const response = (key: string): OutgoingResponse => ({
+  idempotencyKey: key,
+  channel: { kind: 'test', id: 'c' },
+  text: 'hi',
+  attachments: [],
+  origin: { kind: 'answer' },
+  preparedAt: 0,
+});
+
+async function settleMany(outbox: Outbox, n: number): Promise<void> {
+  for (let i = 1; i <= n; i++) {
+    await outbox.record(response(`k${i}`), i);
+    await outbox.settle(`k${i}`, { at: i, sent: true });
+  }
+}
+
+describe('bounded structures', () => {
+  for (const [name, make] of [
+    ['MemoryOutbox', () => new MemoryOutbox({ retainSettled: 5 })],
+    ['memory store outbox', () => createMemoryStore({ retainSettled: 5 }).outbox],
+  ] as const) {
+    it(`${name} remembers exactly the last retainSettled settled keys`, async () => {
+      const outbox = make();
+      await settleMany(outbox, 6);
+      // k1 is past the cap: forgotten, so recording it again creates a new entry.
+      expect((await outbox.record(response('k1'), 7)).created).toBe(true);
+      // k2..k6 are the last five: still known as sent, so a resend is recognised.
+      for (const key of ['k2', 'k3', 'k4', 'k5', 'k6'])
+        expect((await outbox.record(response(key), 7)).created, key).toBe(false);
+    });
+  }
+
+  it('createTestRuntime({ retain }) keeps only the last records, and builds no inspection with 0', async () => {
+    const bounded = createTestRuntime({ retain: 3 });
+    const none = createTestRuntime({ retain: 0 });
+    for (const t of [bounded, none]) {
+      for (let i = 1; i <= 20; i++) t.runtime.send({ type: 'bogus', n: i } as never);
+      await t.settle();
+    }
+    expect(bounded.errors.length).toBeGreaterThan(0);
+    expect(bounded.errors.length).toBeLessThan(6);
+    expect(none.errors).toEqual([]);
+    expect(none.inspection).toEqual([]);
+    await bounded.stop();
+    await none.stop();
+  });
+});

@@ -620,6 +620,85 @@ describe('error replies', () => {
   });
 });
 
+// --- Data is text, not markup --------------------------------------------------------------------
+
+describe('text from a tool or a database', () => {
+  // A mention that still pings: what a chat platform would turn into a notification.
+  const live = /@(everyone|here)\b|<[@#][!&]?\d+>/iu;
+
+  it('never carries a live mention, wherever it appears in the reply', () => {
+    const hostile = '@everyone look <@123> <@!45> <@&678> in <#9> @here';
+    const success = compose(
+      envelope({
+        type: 'success',
+        query: { entity_type: 'vendor', entity_name: '@here Acme' },
+        rows: [
+          { vendor_name: hostile, [`<@&1> @everyone`]: 'x' },
+          { vendor_name: 'B', [`<@&1> @everyone`]: '<@2>' },
+        ],
+      }),
+    );
+    const single = compose(envelope({ type: 'success', rows: [{ note: hostile }] }));
+    const choices = compose(
+      envelope({
+        type: 'disambiguation',
+        candidates: [
+          { id: 1, display_name: '@everyone', city: '<@&5>' },
+          { id: 2, display_name: 'Acme <@77>', city: '@here' },
+        ],
+      }),
+    );
+    const empty = compose(
+      envelope({ type: 'empty', query: { entity_type: 'vendor', entity_name: '<@1> @everyone' } }),
+    );
+    for (const reply of [success, single, choices, empty]) {
+      expect(reply.text).not.toMatch(live);
+      expect(JSON.stringify(reply.parts.summary)).not.toMatch(live);
+      for (const row of reply.parts.table?.rows ?? []) for (const cell of row) expect(cell).not.toMatch(live);
+      for (const column of reply.parts.table?.columns ?? []) expect(column).not.toMatch(live);
+      for (const c of reply.parts.choices ?? []) expect(`${c.label} ${c.context}`).not.toMatch(live);
+    }
+    // It still reads the same to a person.
+    expect(single.text.replace(/\u200b/gu, '')).toContain('@everyone look <@123> <@!45>');
+    expect(choices.parts.choices?.[0]?.label.replace(/\u200b/gu, '')).toBe('@everyone');
+  });
+
+  it('keeps a table aligned when a cell had a mention neutralised', () => {
+    const reply = compose(
+      envelope({
+        type: 'success',
+        rows: [
+          { handle: '@here', n: 1 },
+          { handle: 'plain', n: 22 },
+        ],
+      }),
+    );
+    const lines = reply.text.split('\n').filter((l) => /^(Handle|-|@|plain)/u.test(l));
+    const widths = lines.map((l) => [...l.replace(/\u200b/gu, '')].length);
+    expect(new Set(widths).size).toBe(1);
+  });
+
+  it('clips column names as well as values', () => {
+    const longKey = `${'very_long_column_name_'.repeat(20)}end`;
+    const reply = compose(
+      envelope({
+        type: 'success',
+        rows: [
+          { [longKey]: 'v1', id: 1 },
+          { [longKey]: 'v2', id: 2 },
+        ],
+      }),
+    );
+    const column = reply.parts.table?.columns[0] ?? '';
+    expect(column.length).toBeLessThanOrEqual(40);
+    expect(column.endsWith('…')).toBe(true);
+    expect(reply.parts.table?.keys[0]).toBe(longKey);
+    for (const line of reply.text.split('\n')) expect(line.length).toBeLessThan(120);
+    const single = compose(envelope({ type: 'success', rows: [{ [longKey]: 'v' }] }));
+    expect(single.text.length).toBeLessThan(200);
+  });
+});
+
 // --- Telemetry ---------------------------------------------------------------------------------
 
 describe('telemetry', () => {

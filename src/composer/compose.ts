@@ -15,6 +15,7 @@ import {
   parseEnvelope,
 } from './envelope.js';
 import { errorReply } from './errorReply.js';
+import { neutralizeParts } from './neutralizeParts.js';
 import { renderText } from './renderText.js';
 import { successReply } from './successReply.js';
 import { type ComposerCounter, composerCounters } from './telemetry.js';
@@ -45,9 +46,10 @@ function finish(
   candidatesCount: number,
   counters: ComposerCounter[],
 ): ComposedReply {
+  const safe = neutralizeParts(parts);
   return {
-    text: renderText(parts),
-    parts,
+    text: renderText(safe),
+    parts: safe,
     telemetry: {
       response_mode: mode,
       attempts: { ...attempts },

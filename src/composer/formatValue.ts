@@ -17,15 +17,22 @@ const acronyms = new Map([
   ['uom', 'UOM'],
 ]);
 
-/** `vendor_id` → `Vendor ID`, `telephoneNumber` → `Telephone number`. */
-export function humanizeKey(key: string): string {
+/** Longest column name, in characters, before it is clipped (a column name is data too). */
+export const maxColumnChars = 40;
+
+/** `vendor_id` → `Vendor ID`, `telephoneNumber` → `Telephone number`; clipped to `maxChars`. */
+export function humanizeKey(key: string, maxChars = maxColumnChars): string {
+  return clipText(spellKey(key), Math.max(2, maxChars));
+}
+
+function spellKey(key: string): string {
   const words = key
     .replace(/([a-z0-9])([A-Z])/gu, '$1 $2')
     .split(/[\s_-]+/u)
     .filter((w) => w !== '')
     .map((w) => acronyms.get(w.toLowerCase()) ?? w.toLowerCase());
   const [first, ...rest] = words;
-  if (first === undefined) return key;
+  if (first === undefined) return oneLine(key) || missingValue;
   return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(' ');
 }
 

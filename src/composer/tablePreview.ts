@@ -28,7 +28,7 @@ export function buildTablePreview(
   );
   return {
     keys,
-    columns: keys.map(humanizeKey),
+    columns: keys.map((key) => humanizeKey(key)),
     rows: shownRows.map((row) =>
       keys.map((key) => formatValue(key, row[key], maxCellChars, { fixedDecimals: decimal.has(key) })),
     ),
@@ -37,7 +37,8 @@ export function buildTablePreview(
   };
 }
 
-const width = (text: string) => [...text].length;
+// Zero-width characters (the mention breaker) take no column in a monospace block.
+const width = (text: string) => [...text.replace(/[\u200b\u2060]/gu, '')].length;
 const numeric = /^-?[\d,]+(?:\.\d+)?$/u;
 
 /**

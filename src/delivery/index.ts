@@ -7,6 +7,7 @@
 export { clipText } from './clipText.js';
 export { ensureFeedback, FALLBACK_TEXT, type FeedbackDecision } from './feedbackGuarantee.js';
 export { DEFAULT_HISTORY_CHARS, DEFAULT_HISTORY_LIMIT, historyMessages } from './historyMessages.js';
+export { mentionBreaker, neutralizeMentions } from './neutralizeMentions.js';
 export {
   type PreparationInput,
   type PreparationRequest,

@@ -61,6 +61,31 @@ describe('exact matches', () => {
     expect(envelope.error).toBeUndefined();
   });
 
+  it('offers numbered choices when two records match the name exactly (any case), never a guess', async () => {
+    await db.query(
+      `insert into vendors (vendor_id, vendor_name, city, status) values
+         (9001, 'Northwind Supply', 'Calgary', 'active'), (9002, 'NORTHWIND SUPPLY', 'Edmonton', 'inactive')`,
+    );
+    try {
+      const envelope = await lookup.lookup({ entity_type: 'vendor', entity_name: 'northwind supply' });
+      expect(envelope).toMatchObject({
+        type: 'disambiguation',
+        match: 'exact',
+        candidates_total: 2,
+        attempts: { exact: true, fuzzy: false, schema_refreshed: false },
+      });
+      expect(envelope.candidates).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ id: 9001, display_name: 'Northwind Supply', city: 'Calgary' }),
+          expect.objectContaining({ id: 9002, display_name: 'NORTHWIND SUPPLY', city: 'Edmonton' }),
+        ]),
+      );
+      expect(envelope.rows).toBeUndefined();
+    } finally {
+      await db.query('delete from vendors where vendor_id in (9001, 9002)');
+    }
+  });
+
   it('accepts entity type aliases', async () => {
     for (const entity_type of ['vendors', 'Supplier', 'SUPPLIERS']) {
       const envelope = await lookup.lookup({ entity_type, entity_name: 'Truck Parts Depot' });

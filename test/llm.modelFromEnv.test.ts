@@ -49,7 +49,7 @@ describe('modelFromEnv', () => {
 
   it('prefers an OpenAI-compatible server when TROUPE_MODEL_BASE_URL is set', () => {
     const { model, description, config } = modelFromEnv({
-      TROUPE_MODEL_BASE_URL: 'http://user:pw@localhost:11434/v1/',
+      TROUPE_MODEL_BASE_URL: 'http://localhost:11434/v1/',
       TROUPE_MODEL: 'llama3.2',
       OPENAI_API_KEY: 'sk-not-sent-to-other-servers',
       TROUPE_MODEL_TIMEOUT: '2m',
@@ -65,6 +65,14 @@ describe('modelFromEnv', () => {
       timeoutMs: 120_000,
       concurrency: 8,
     });
+  });
+
+  it('refuses a base URL with a user or password in it (fetch cannot send them), masking them', () => {
+    expect(() =>
+      modelFromEnv({ TROUPE_MODEL_BASE_URL: 'http://user:pw-secret@localhost:11434/v1', TROUPE_MODEL: 'x' }),
+    ).toThrow(
+      /TROUPE_MODEL_BASE_URL="http:\/\/\*\*\*@localhost:11434\/v1" is not allowed.*TROUPE_MODEL_API_KEY/su,
+    );
   });
 
   it('uses an explicit provider over inference, and TROUPE_MODEL as the model name', () => {

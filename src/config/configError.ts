@@ -1,4 +1,5 @@
 import { configErrorCodes } from '../ports/errorCodes.js';
+import { redactCredentials } from '../ports/redactCredentials.js';
 import { TroupeError } from '../ports/troupeError.js';
 
 const CONFIG_ERROR = Symbol.for('troupe.error.config');
@@ -28,7 +29,8 @@ export class ConfigError extends TroupeError {
     );
     this.name = 'ConfigError';
     Object.defineProperty(this, CONFIG_ERROR, { value: true });
-    this.problems = problems;
+    // A URL's credentials never ride along (the message is redacted by TroupeError).
+    this.problems = problems.map((p) => ({ ...p, value: redactCredentials(p.value) }));
   }
 
   /** True for a {@link ConfigError} from any copy of Troupe. */

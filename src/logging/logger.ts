@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { redactCredentials, redactedError } from '../ports/redactCredentials.js';
 
 export type { Logger } from 'pino';
 
@@ -21,18 +22,55 @@ export const redactedPaths = [
   '*.secret',
 ];
 
+/** Strings at any depth of a log object, with URL credentials redacted. */
+function scrub(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactCredentials(value);
+  // Errors are left whole for the `err` serializer (which redacts them); depth is bounded.
+  if (depth > 6 || typeof value !== 'object' || value === null || value instanceof Error) return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) out[key] = scrub(v, depth + 1);
+  return out;
+}
+
+/**
+ * Pino options that keep credentials written into URLs out of every line: in the message, in any
+ * field, and in errors (message, stack and causes). Path redaction alone cannot, since a URL's
+ * password sits inside a string (an HTTP client's error quotes the URL it failed on).
+ */
+export const credentialScrubbing = {
+  serializers: {
+    err: (error: unknown) => pino.stdSerializers.err(redactedError(error) as Error),
+  },
+  formatters: {
+    log: (object: Record<string, unknown>) => scrub(object) as Record<string, unknown>,
+  },
+  hooks: {
+    logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
+      method.apply(
+        this,
+        args.map((a) => (typeof a === 'string' ? redactCredentials(a) : a)),
+      );
+    },
+  },
+};
+
 /**
  * The logger Troupe uses when the embedding app gives none: pino at `level` (default `info`, or
- * `LOG_LEVEL`), writing JSON to stderr so stdout stays free for a program's own output.
+ * `LOG_LEVEL`), writing JSON to stderr (or `destination`) so stdout stays free for a program's own
+ * output. Keys, tokens and URL credentials are redacted (see {@link credentialScrubbing}).
  */
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
+export function createLogger(
+  options: { level?: string; name?: string; destination?: pino.DestinationStream } = {},
+): Logger {
   return pino(
     {
       name: options.name ?? 'troupe',
       level: options.level ?? 'info',
       redact: { paths: redactedPaths, censor: '[redacted]' },
+      ...credentialScrubbing,
     },
-    pino.destination(2),
+    options.destination ?? pino.destination(2),
   );
 }
 

@@ -1,4 +1,5 @@
 import type { TroupeErrorCode } from './errorCodes.js';
+import { redactCredentials, redactedError } from './redactCredentials.js';
 
 /** Marks every Troupe error, so checks work across duplicated copies of the package. */
 const TROUPE_ERROR = Symbol.for('troupe.error');
@@ -7,7 +8,7 @@ const TROUPE_ERROR = Symbol.for('troupe.error');
 export interface TroupeErrorOptions {
   /** True when the same operation may succeed if tried again later (default false). */
   retryable?: boolean;
-  /** The underlying error, for logs (pino's `err` serializer prints it). */
+  /** The underlying error, for logs (pino's `err` serializer prints it); URL credentials in it are redacted. */
   cause?: unknown;
   /** Structured facts for logs (never secrets). */
   details?: Record<string, unknown>;
@@ -29,7 +30,11 @@ export class TroupeError extends Error {
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
   constructor(code: TroupeErrorCode, message: string, options: TroupeErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // A URL's credentials never ride along in a message or a cause, whoever logs the error.
+    super(
+      redactCredentials(message),
+      options.cause === undefined ? undefined : { cause: redactedError(options.cause) },
+    );
     this.name = 'TroupeError';
     Object.defineProperty(this, TROUPE_ERROR, { value: true });
     this.code = code;
@@ -71,11 +76,11 @@ export function isTroupeError(error: unknown): error is TroupeError {
  * keeps its stack and cause.
  */
 export function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
+  if (error instanceof Error) return redactCredentials(error.message);
+  if (typeof error === 'string') return redactCredentials(error);
   try {
-    return JSON.stringify(error) ?? String(error);
+    return redactCredentials(JSON.stringify(error) ?? String(error));
   } catch {
-    return String(error);
+    return redactCredentials(String(error));
   }
 }

@@ -19,6 +19,17 @@ const httpUrl = z.string().transform((raw, ctx) => {
   const expected = 'an http(s) URL such as http://localhost:11434/v1';
   try {
     const url = new URL(raw.trim());
+    if (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      (url.username !== '' || url.password !== '')
+    ) {
+      // fetch refuses a URL with credentials, and they would be quoted in every error.
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a URL without a user or password in it (put the key in TROUPE_MODEL_API_KEY)',
+      });
+      return z.NEVER;
+    }
     if (url.protocol === 'http:' || url.protocol === 'https:') return url.href.replace(/\/+$/u, '');
   } catch {
     // fall through to the issue below
@@ -76,7 +87,7 @@ export const modelSettings = {
     default: undefined,
     shown: 'unset',
     secret: false,
-    doc: 'Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama (with openai or anthropic: a proxy in front of the provider).',
+    doc: 'Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama (with openai or anthropic: a proxy in front of the provider). No user or password in it: the key goes in TROUPE_MODEL_API_KEY.',
   },
   TROUPE_MODEL_API_KEY: {
     key: 'apiKey',

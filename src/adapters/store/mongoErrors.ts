@@ -8,6 +8,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
+import { redactCredentials } from '../../ports/redactCredentials.js';
 import { TroupeError } from '../../ports/troupeError.js';
 
 /** MongoDB's duplicate-key error code (a unique index refused a write). */
@@ -33,8 +34,7 @@ export function redactUri(uri: string): string {
 
 /** A driver error's message with anything that looks like credentials in a connection string removed. */
 export function cleanMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/gi, '$1***@');
+  return redactCredentials(error instanceof Error ? error.message : String(error));
 }
 
 /** True when trying again later may help: the server is unreachable, restarting or stepping down. */

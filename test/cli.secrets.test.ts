@@ -62,7 +62,7 @@ function secretEnv(extra: Record<string, string> = {}): Record<string, string> {
 async function run(
   args: string[],
   env: Record<string, string>,
-  script: { ready?: RegExp; lines?: { text: string; then: RegExp }[] } = {},
+  script: { ready?: RegExp; lines?: { text: string; expect: RegExp }[] } = {},
 ): Promise<{ code: number | null; output: string }> {
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
@@ -91,7 +91,7 @@ async function run(
     for (const line of script.lines ?? []) {
       const from = stdout.length;
       child.stdin.write(`${line.text}\n`);
-      await waitFor(line.then, from);
+      await waitFor(line.expect, from);
     }
     child.stdin.end();
     const code = await exited;
@@ -106,9 +106,9 @@ describe('secrets in every variable the docs list', () => {
     const { code, output } = await run(['chat', '--avatars', 'examples/chat/avatars.yaml'], secretEnv(), {
       ready: /\/help lists the commands/,
       lines: [
-        { text: 'Dewey, hi there', then: /\[\d+\] .*Dewey \(error reply\)/ },
-        { text: '/who', then: /Dewey/ },
-        { text: '/quit', then: /Bye/ },
+        { text: 'Dewey, hi there', expect: /\[\d+\] .*Dewey \(error reply\)/ },
+        { text: '/who', expect: /Dewey/ },
+        { text: '/quit', expect: /Bye/ },
       ],
     });
     expect(code).toBe(0);
@@ -126,8 +126,8 @@ describe('secrets in every variable the docs list', () => {
     const { code, output } = await run(['chat', '--avatars', 'examples/chat/avatars.yaml'], offline, {
       ready: /\/help lists the commands/,
       lines: [
-        { text: 'Dewey, look up vendor Acme Parts', then: /DATABASE_ERROR/ },
-        { text: '/quit', then: /Bye/ },
+        { text: 'Dewey, look up vendor Acme Parts', expect: /DATABASE_ERROR/ },
+        { text: '/quit', expect: /Bye/ },
       ],
     });
     expect(code).toBe(0);

@@ -564,10 +564,7 @@ export class ChannelActor implements FloorDriverHooks {
       const { error } = failure;
       errorCode = isTroupeError(error) ? error.code : 'TROUPE_MODEL_FAILED';
       if (this.turns.get(claim.turnId) === turn && !this.stopped) {
-        this.log.warn(
-          { channel: deps.key, turnId: claim.turnId, code: errorCode, err: error },
-          'generation failed',
-        );
+        this.log.warn({ turnId: claim.turnId, code: errorCode, err: error }, 'generation failed');
         deps.onError?.(
           new TroupeError(
             errorCode as TroupeErrorCode,
@@ -673,7 +670,7 @@ export class ChannelActor implements FloorDriverHooks {
     if (text.length <= max) return text;
     const clipped = clipReply(text, max);
     this.log.info(
-      { channel: this.deps.key, turnId: claim.turnId, chars: text.length, sent: clipped.length, max },
+      { turnId: claim.turnId, chars: text.length, sent: clipped.length, max },
       'model reply clipped to maxReplyChars',
     );
     return clipped;

@@ -22,7 +22,7 @@ describe('runtime events', () => {
     await t.stop();
   });
 
-  it('refuses an event it cannot read (a getter that throws) instead of throwing, also through connect()', async () => {
+  it('refuses an event it cannot read (a getter that throws, a Proxy, a revoked Proxy) instead of throwing, also through connect()', async () => {
     const t = createTestRuntime({ avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }] });
     const unreadable = (messageId: string) =>
       Object.defineProperty(
@@ -44,8 +44,51 @@ describe('runtime events', () => {
       accepted: false,
       error: { code: 'TROUPE_EVENT_INVALID' },
     });
+    // Proxies: every trap throws, one revoked, one that throws only when the text is read.
+    const throwing = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap get');
+        },
+        ownKeys: () => {
+          throw new Error('trap ownKeys');
+        },
+        getPrototypeOf: () => {
+          throw new Error('trap getPrototypeOf');
+        },
+        has: () => {
+          throw new Error('trap has');
+        },
+      },
+    );
+    const revocable = Proxy.revocable({ type: 'channel.message' }, {});
+    revocable.revoke();
+    const lateTrap = new Proxy(
+      {
+        type: 'channel.message',
+        channel: room,
+        messageId: 'm9',
+        author: { kind: 'human', id: 'u1', name: 'Ada' },
+        text: 'Nova, hi',
+      },
+      {
+        get: (target, key) => {
+          if (key === 'text') throw new Error('late trap');
+          return Reflect.get(target, key);
+        },
+      },
+    );
+    for (const hostile of [throwing, revocable.proxy, lateTrap])
+      expect(t.runtime.send(hostile)).toMatchObject({
+        accepted: false,
+        error: { code: 'TROUPE_EVENT_INVALID' },
+      });
+    t.errors.length = 0;
     const events$ = new Subject<unknown>();
     const subscription = t.runtime.connect(events$);
+    events$.next(throwing);
+    events$.next(revocable.proxy);
     events$.next(unreadable('m1'));
     events$.next({
       type: 'channel.message',
@@ -57,8 +100,12 @@ describe('runtime events', () => {
     await t.settle();
     expect(subscription.closed).toBe(false);
     expect(t.transport.sent).toHaveLength(1);
-    expect(t.errors.map((e) => e.code)).toEqual(['TROUPE_EVENT_INVALID', 'TROUPE_EVENT_INVALID']);
-    expect(t.errors[0]?.message).toContain('payload could not be decoded');
+    expect(t.errors.map((e) => e.code)).toEqual([
+      'TROUPE_EVENT_INVALID',
+      'TROUPE_EVENT_INVALID',
+      'TROUPE_EVENT_INVALID',
+    ]);
+    expect(t.errors[2]?.message).toContain('payload could not be decoded');
     await t.stop();
   });
 

@@ -88,4 +88,99 @@ describe('loadAvatarsFile', () => {
       /broken\.yaml[\s\S]*\(line 2\)/,
     );
   });
+
+  it('a YAML alias bomb is TROUPE_AVATARS_INVALID, not a stack trace', () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const next = String.fromCharCode(97 + i);
+      levels.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const bomb = `${levels.join('\n')}\navatars:\n  - { id: x, name: X, topics: *i }\n`;
+    let error: unknown;
+    try {
+      parseAvatarsText(bomb, 'bomb.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect(isTroupeError(error) && error.code).toBe('TROUPE_AVATARS_INVALID');
+    expect((error as Error).message).toMatch(/bomb\.yaml[\s\S]*alias/iu);
+  });
+
+  it('refuses names and aliases that hold control characters, direction overrides or nothing visible', () => {
+    const bad: [string, RegExp][] = [
+      ['"Nova\\u001b[31m"', /control character \(U\+001B\)/],
+      ['"No\\nva"', /control character \(U\+000A\)/],
+      ['"Nova\\u0085"', /control character \(U\+0085\)/],
+      ['"\\u202eavoN"', /control character \(U\+202E\)/],
+      ['"\\u200b\\u200b"', /invisible character \(U\+200B\)/],
+      ['"No\\u200bva"', /invisible character/],
+      ['"\\u3164"', /no visible character/],
+    ];
+    for (const [name, message] of bad) {
+      expect(() => parseAvatarsText(`avatars:\n  - { id: a, name: ${name} }\n`, 'n.yaml'), name).toThrow(
+        message,
+      );
+      expect(
+        () => parseAvatarsText(`avatars:\n  - { id: a, name: A, aliases: [ok, ${name}] }\n`, 'n.yaml'),
+        name,
+      ).toThrow(/avatars\[0\]\.aliases\[1\]/);
+    }
+    expect(() => parseAvatarsText('avatars:\n  - { id: a, name: A, emoji: "\\u001b[2J" }\n')).toThrow(
+      /emoji[\s\S]*control character/,
+    );
+  });
+
+  it('refuses a name or alias another avatar already answers to, in any case', () => {
+    expect(() =>
+      parseAvatarsText('avatars:\n  - { id: a, name: Nova }\n  - { id: b, name: NOVA }\n', 'case.yaml'),
+    ).toThrow(
+      /avatars\[1\]\.name \(line 3\): "NOVA" is also a name of avatar "a" \("Nova"\); mentions would be ambiguous/,
+    );
+    expect(() =>
+      parseAvatarsText('avatars:\n  - { id: a, name: Nova, aliases: [Star] }\n  - { id: b, name: star }\n'),
+    ).toThrow(/avatars\[1\]\.name[\s\S]*ambiguous/);
+    // Its own name again as an alias is harmless.
+    expect(parseAvatarsText('avatars:\n  - { id: a, name: Nova, aliases: [nova] }\n')).toHaveLength(1);
+  });
+
+  it('accepts names people have: accents, other scripts, punctuation, emoji with joiners', () => {
+    const avatars = parseAvatarsText(
+      [
+        'avatars:',
+        '  - { id: a, name: Dr. Who }',
+        '  - { id: b, name: Zoë, aliases: [Zoe] }',
+        '  - { id: c, name: 李白 }',
+        '  - { id: d, name: Mary-Jane O’Neil }',
+        '  - { id: e, name: "می‌خواهم", emoji: "👩‍🚀" }',
+      ].join('\n'),
+    );
+    expect(avatars.map((a) => a.name)).toEqual(['Dr. Who', 'Zoë', '李白', 'Mary-Jane O’Neil', 'می‌خواهم']);
+  });
+});
+
+describe('one validation for avatars everywhere', () => {
+  it('createRuntime and scenario files apply the same name rules as avatars files', async () => {
+    const { createRuntime } = await import('../src/createRuntime.js');
+    const { parseScenarioText } = await import('../src/simulator/scenario.js');
+    expect(() => createRuntime({ avatars: [{ id: 'a', name: 'Nova\u001b[2J' }] })).toThrow(
+      /control character/,
+    );
+    expect(() =>
+      createRuntime({
+        avatars: [
+          { id: 'a', name: 'Nova' },
+          { id: 'b', name: 'x', aliases: ['NOVA'] },
+        ],
+      }),
+    ).toThrow(/ambiguous/);
+    const scenario = (avatars: string) =>
+      `name: t\navatars:\n${avatars}\nhumans:\n  - { id: u, name: U }\nscript:\n  - { at: 0s, human: u, say: hi }\n`;
+    expect(() => parseScenarioText(scenario('  - { id: a, name: "Nova\\u001b[2J" }'))).toThrow(
+      /control character/,
+    );
+    expect(() =>
+      parseScenarioText(scenario('  - { id: a, name: Nova }\n  - { id: b, name: B, aliases: [nova] }')),
+    ).toThrow(/ambiguous/);
+  });
 });

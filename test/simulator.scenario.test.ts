@@ -139,7 +139,7 @@ script:
 `);
     expect(problems).toEqual([
       'avatars[1].id: avatar id "a" is used twice',
-      'avatars[1].name: "luna" is also the name of avatar "a"; mentions would be ambiguous',
+      'avatars[1].name: "luna" is also a name of avatar "a" ("Luna"); mentions would be ambiguous',
       'humans[0].id: id "a" is already used by another avatar or human',
     ]);
   });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { AvatarProfile } from '../machines/floorTypes.js';
+import { ambiguousNames, avatarEmojiSchema, avatarNameSchema } from './avatarNames.js';
 
-const name = z.string().trim().min(1).max(80);
+const name = avatarNameSchema;
 
 /** One avatar as an embedding app or an avatars file defines it. */
 export const avatarDefinitionSchema = z.object({
@@ -12,7 +13,7 @@ export const avatarDefinitionSchema = z.object({
     .max(64)
     .regex(/^[\w.-]+$/u, 'letters, digits, "_", "-" or "."'),
   name,
-  emoji: z.string().trim().min(1).max(16).optional(),
+  emoji: avatarEmojiSchema.optional(),
   aliases: z.array(name).max(20).optional(),
   persona: z.string().trim().max(4000).optional(),
   topics: z.array(z.string().trim().min(1).max(60)).max(50).optional(),
@@ -35,7 +36,7 @@ export type AvatarDefinition = z.infer<typeof avatarDefinitionSchema>;
 /** What callers may pass (defaults may be left out). */
 export type AvatarDefinitionInput = z.input<typeof avatarDefinitionSchema>;
 
-/** A list of avatars with unique ids. */
+/** A list of avatars with unique ids, and no name or alias shared by two of them (any case). */
 export const avatarListSchema = z.array(avatarDefinitionSchema).superRefine((avatars, ctx) => {
   const seen = new Set<string>();
   avatars.forEach((a, i) => {
@@ -43,6 +44,8 @@ export const avatarListSchema = z.array(avatarDefinitionSchema).superRefine((ava
       ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate avatar id "${a.id}"` });
     seen.add(a.id);
   });
+  for (const problem of ambiguousNames(avatars))
+    ctx.addIssue({ code: 'custom', path: [problem.index, ...problem.field], message: problem.message });
 });
 
 /** The floor's view of an avatar. */

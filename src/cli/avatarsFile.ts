@@ -78,7 +78,14 @@ export function parseAvatarsText(text: string, file = '<avatars>'): AvatarDefini
       }),
     );
   }
-  const raw: unknown = doc.toJS();
+  let raw: unknown;
+  try {
+    // yaml refuses aliases that would expand without bound (a "billion laughs" file) here.
+    raw = doc.toJS();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw invalid(file, [{ path: '', message: message.split('\n')[0] ?? message }]);
+  }
   if (raw === null || raw === undefined) {
     throw invalid(file, [
       { path: '', message: 'the file is empty; expected `avatars:` with a list of avatars' },

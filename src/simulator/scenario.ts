@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { ambiguousNames, avatarEmojiSchema, avatarNameSchema } from '../actors/avatarNames.js';
 import {
   type CoordinationConfig,
   type CoordinationVariable,
@@ -21,16 +22,11 @@ const avatarSchema = z
     id: idSchema.meta({
       description: 'Stable avatar id; platform mentions, `summon:` and `replyTo: last:<id>` use it.',
     }),
-    name: z.string().trim().min(1).meta({ description: 'Display name; messages address the avatar by it.' }),
-    emoji: z
-      .string()
-      .min(1)
+    name: avatarNameSchema.meta({ description: 'Display name; messages address the avatar by it.' }),
+    emoji: avatarEmojiSchema
       .optional()
       .meta({ description: 'Emoji shown in the transcript; it also addresses the avatar.' }),
-    aliases: z
-      .array(z.string().trim().min(1))
-      .optional()
-      .meta({ description: 'Other names the avatar answers to.' }),
+    aliases: z.array(avatarNameSchema).optional().meta({ description: 'Other names the avatar answers to.' }),
     persona: z
       .string()
       .optional()
@@ -190,18 +186,8 @@ export const scenarioSchema = z
       if (avatarIds.has(avatar.id)) problem(['avatars', i, 'id'], `avatar id "${avatar.id}" is used twice`);
       avatarIds.add(avatar.id);
     });
-    const avatarNames = new Map<string, string>();
-    scenario.avatars.forEach((avatar, i) => {
-      const key = avatar.name.toLocaleLowerCase('en');
-      const other = avatarNames.get(key);
-      if (other !== undefined) {
-        problem(
-          ['avatars', i, 'name'],
-          `"${avatar.name}" is also the name of avatar "${other}"; mentions would be ambiguous`,
-        );
-      }
-      avatarNames.set(key, avatar.id);
-    });
+    for (const ambiguous of ambiguousNames(scenario.avatars))
+      problem(['avatars', ambiguous.index, ...ambiguous.field], ambiguous.message);
     scenario.humans.forEach((human, i) => {
       if (humanIds.has(human.id) || avatarIds.has(human.id)) {
         problem(['humans', i, 'id'], `id "${human.id}" is already used by another avatar or human`);

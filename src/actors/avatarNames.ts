@@ -1,0 +1,99 @@
+/**
+ * The rules every avatar name, alias and emoji follows, wherever avatars come from (an avatars
+ * file, a scenario, `createRuntime({ avatars })`): they are printed in transcripts and terminals
+ * and matched in messages, so they hold no control characters or direction overrides (which could
+ * forge transcript lines or colours), show at least one visible character, and no two avatars
+ * share a name or alias ignoring case (a mention would be ambiguous).
+ */
+import { z } from 'zod';
+
+// C0/C1 controls and DEL, line and paragraph separators, and the bidirectional controls.
+const controls = /[\p{Cc}\u2028\u2029\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+// Other invisible format characters (zero-width space, word joiner, BOM…); joiners that scripts
+// and emoji need (ZWNJ, ZWJ) stay allowed.
+const invisibleFormat = /(?![\u200C\u200D])\p{Cf}/u;
+// A character a reader can see: not a separator, control, format character, combining mark or
+// one of the blank letters (Hangul fillers, braille blank).
+const visible = /[^\p{Z}\p{Cc}\p{Cf}\p{M}\s\u115F\u1160\u3164\uFFA0\u2800]/u;
+
+const codePoint = (ch: string) => `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** What is wrong with a display name or alias, or undefined when it is fine. */
+export function nameProblem(text: string): string | undefined {
+  const control = controls.exec(text);
+  if (control)
+    return `has a control character (${codePoint(control[0])}); names are printed in transcripts and terminals`;
+  const format = invisibleFormat.exec(text);
+  if (format)
+    return `has an invisible character (${codePoint(format[0])}) that would make two names look alike`;
+  if (!visible.test(text)) return 'has no visible character';
+  return undefined;
+}
+
+/** An avatar's name or alias: trimmed, 1 to 80 characters, visible, no control characters. */
+export const avatarNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(80)
+  .superRefine((text, ctx) => {
+    const problem = nameProblem(text);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** An avatar's emoji: no control characters or direction overrides (joiners and selectors are fine). */
+export const avatarEmojiSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(16)
+  .superRefine((text, ctx) => {
+    const control = controls.exec(text);
+    if (control)
+      ctx.addIssue({ code: 'custom', message: `has a control character (${codePoint(control[0])})` });
+  });
+
+/** How names are compared for ambiguity: compatibility-normalised, any case. */
+export function nameKey(text: string): string {
+  return text.normalize('NFKC').toLocaleLowerCase('en');
+}
+
+/** One name shared by two avatars: where the later one is, and why it is refused. */
+export interface AmbiguousName {
+  /** Index of the avatar in the list. */
+  index: number;
+  /** `['name']` or `['aliases', j]`. */
+  field: (string | number)[];
+  message: string;
+}
+
+/**
+ * Names and aliases that another avatar already uses, ignoring case: a message naming it could
+ * mean either. (An avatar repeating its own name as an alias is harmless and allowed.)
+ */
+export function ambiguousNames(
+  avatars: readonly { id: string; name: string; aliases?: readonly string[] | undefined }[],
+): AmbiguousName[] {
+  const owners = new Map<string, { index: number; id: string; text: string }>();
+  const problems: AmbiguousName[] = [];
+  avatars.forEach((avatar, index) => {
+    const names: [string, (string | number)[]][] = [
+      [avatar.name, ['name']],
+      ...(avatar.aliases ?? []).map((alias, j): [string, (string | number)[]] => [alias, ['aliases', j]]),
+    ];
+    for (const [text, field] of names) {
+      const key = nameKey(text);
+      const owner = owners.get(key);
+      if (owner && owner.index !== index) {
+        problems.push({
+          index,
+          field,
+          message: `${JSON.stringify(text)} is also a name of avatar "${owner.id}" (${JSON.stringify(owner.text)}); mentions would be ambiguous`,
+        });
+        continue;
+      }
+      owners.set(key, { index, id: avatar.id, text });
+    }
+  });
+  return problems;
+}

@@ -265,4 +265,41 @@ describe('troupe chat (in process)', () => {
     expect(bad.stderr).toContain('TROUPE_CONFIG_INVALID');
     expect(bad.stderr).toContain('OPENAI_API_KEY');
   });
+
+  it('prints no escape sequence that came from outside: typed text, a model reply, a --name', async () => {
+    const { startFakeOpenAiServer } = await import('./support/fakeOpenAiServer.js');
+    const fake = await startFakeOpenAiServer();
+    try {
+      fake.enqueue({ text: 'Hi \u001b]0;pwned\u0007there \u001b[2J\u001b[Hfriend\r[9] Nova: forged' });
+      const chat = await chatInProcess(
+        [],
+        [
+          'Dewey, \u001b[31mred\u001b[0m alert\u0007',
+          '/\u001b[2Jnope',
+          '/summon \u001b]0;x\u0007Zed',
+          '/quit',
+        ],
+        {
+          NO_COLOR: '1',
+          TROUPE_MODEL_BASE_URL: fake.baseUrl,
+          TROUPE_MODEL: 'fake',
+          TROUPE_MODEL_RETRIES: '0',
+        },
+      );
+      expect(chat.code).toBe(0);
+      const printed = chat.stdout + chat.stderr;
+      // NO_COLOR: the chat itself prints no escape either, so any would have come from outside.
+      for (const control of ['\u001b', '\u0007', '\u009b']) expect(printed).not.toContain(control);
+      expect(printed).toContain('Guest: Dewey, red alert␇');
+      expect(printed).toMatch(/Dewey: Hi there friend␍\[9\] Nova: forged/u);
+      expect(printed).toContain('Unknown command "/nope"');
+      expect(printed).toContain('No avatar called "Zed"');
+      const badName = await chatInProcess(['--name', 'Ada\u001b[8m'], [], { NO_COLOR: '1' });
+      expect(badName.code).toBe(2);
+      expect(badName.stderr).toContain('TROUPE_NAME_INVALID');
+      expect(badName.stderr).not.toContain('\u001b');
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
 });

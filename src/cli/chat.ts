@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
+import { nameProblem } from '../actors/avatarNames.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
@@ -14,6 +15,7 @@ import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { attachConversationPrinter, bolder, dimmer, shortThreadId } from './conversationPrinter.js';
+import { terminalText } from './terminalText.js';
 
 /** What `troupe chat` needs from the command line and its surroundings. */
 export interface ChatOptions {
@@ -79,6 +81,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
   if (name === '' || name.length > 100) {
     return fail('TROUPE_NAME_INVALID', 'Your --name must have 1 to 100 characters.');
   }
+  const nameIssue = nameProblem(name);
+  if (nameIssue)
+    return fail('TROUPE_NAME_INVALID', `Your --name ${terminalText(JSON.stringify(name))} ${nameIssue}.`);
   let avatars: AvatarDefinition[];
   try {
     avatars = await loadAvatarsFile(options.avatarsFile);
@@ -170,7 +175,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
   const unknown = (raw: string) =>
     oops(
-      `No avatar called "${raw}". Avatars: ${avatars.map((a) => `${who(a)} (${a.id})`).join(', ')}. Use a name, an alias or an id.`,
+      `No avatar called "${terminalText(raw)}". Avatars: ${avatars.map((a) => `${who(a)} (${a.id})`).join(', ')}. Use a name, an alias or an id.`,
     );
 
   /** Whether the text names the avatar (name or alias as a whole word), as the floor would. */
@@ -314,7 +319,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
       case 'exit':
         return 'quit';
       default:
-        oops(`Unknown command "/${head}". /help lists the commands.`);
+        oops(`Unknown command "/${terminalText(head)}". /help lists the commands.`);
         return undefined;
     }
   };
@@ -337,7 +342,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
       ),
     );
   } else {
-    say(`Model: ${model.description}`);
+    say(`Model: ${terminalText(model.description)}`);
   }
   // Load the channel now: who is here may have been kept from an earlier session.
   const opened = await runtime.open(channel);

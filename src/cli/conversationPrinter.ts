@@ -6,6 +6,7 @@ import { formatDuration } from '../config/duration.js';
 import type { FloorEffect, TurnClaim } from '../machines/floorTypes.js';
 import { moodOf } from '../machines/sentiment.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
+import { terminalText } from './terminalText.js';
 
 /** ANSI dim, only when colour is on. */
 export const dimmer = (color: boolean) => (text: string) => (color ? `\u001b[2m${text}\u001b[22m` : text);
@@ -75,12 +76,15 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
   const dim = dimmer(options.color);
   const verbose = options.verbose ?? false;
   const avatars = new Map(runtime.avatars.map((a) => [a.id, a]));
+  // Everything below that came from outside (messages, names, errors, reasons quoting them) goes
+  // through `safe`, so it cannot drive the terminal; the printer's own colours are added after.
+  const safe = terminalText;
   const who = (id: string) => {
     const avatar = avatars.get(id);
-    if (!avatar) return id;
-    return avatar.emoji ? `${avatar.emoji} ${avatar.name}` : avatar.name;
+    if (!avatar) return safe(id);
+    return safe(avatar.emoji ? `${avatar.emoji} ${avatar.name}` : avatar.name);
   };
-  const nameOf = (id: string) => avatars.get(id)?.name ?? id;
+  const nameOf = (id: string) => safe(avatars.get(id)?.name ?? id);
   const write = (line: string) => {
     const time = options.timestamp?.();
     options.write(time !== undefined ? `${dim(`[${time}]`)} ${line}` : line);
@@ -102,7 +106,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
   const replyNote = (replyTo: { messageId: string } | undefined) => {
     if (!replyTo) return '';
     const target = transport.lookup(replyTo.messageId);
-    const author = target ? ` ${target.author.name}` : '';
+    const author = target ? ` ${safe(target.author.name)}` : '';
     return `↩ [${target?.number ?? replyTo.messageId}]${author}`;
   };
 
@@ -112,10 +116,12 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
     if (message.author.kind === 'human') {
       stats.humanMessages += 1;
       write(
-        `[${message.number}] ${message.author.name}: ${message.text}${reply ? `  ${dim(`· ${reply}`)}` : ''}`,
+        `[${message.number}] ${safe(message.author.name)}: ${safe(message.text)}${reply ? `  ${dim(`· ${reply}`)}` : ''}`,
       );
     } else {
-      write(`[${message.number}] ${who(message.author.id)}: ${message.text}  ${dim('· scripted line')}`);
+      write(
+        `[${message.number}] ${who(message.author.id)}: ${safe(message.text)}  ${dim('· scripted line')}`,
+      );
     }
   };
 
@@ -130,7 +136,9 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
       stats.routing.failed += 1;
       // Routing errors that were never attempted also come on errors$ (just before), already printed.
       if (outcome.error !== undefined && outcome.error.message === lastError) return;
-      const error = outcome.error ? `${outcome.error.code} — ${outcome.error.message}` : 'unknown error';
+      const error = outcome.error
+        ? `${outcome.error.code} — ${safe(outcome.error.message)}`
+        : 'unknown error';
       write(`⚠️  ${speaker}'s reply was not delivered: ${error}`);
       return;
     }
@@ -152,7 +160,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
     const warn = kind === 'error' ? '⚠️  ' : '';
     outcome.parts.forEach((part, i) => {
       const message = transport.lookup(part.messageId);
-      const text = message?.text ?? '';
+      const text = safe(message?.text ?? '');
       const number = message ? `[${message.number}]` : `[${part.messageId}]`;
       const notes: string[] = [];
       if (i === 0) {
@@ -164,7 +172,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
             claim.threadId !== undefined
               ? claim.reason.replaceAll(claim.threadId, shortThreadId(claim.threadId))
               : claim.reason;
-          notes.push(`rung ${claim.rung} — ${reason}${thread}`);
+          notes.push(`rung ${claim.rung} — ${safe(reason)}${thread}`);
         }
       }
       if (part.attempts > 1) notes.push(`sent after ${part.attempts} attempts`);
@@ -182,7 +190,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
           const t = effect.turn;
           write(
             dim(
-              `  · claim ${shortThreadId(t.turnId)}: ${nameOf(t.avatarId)} (${t.kind}, rung ${t.rung}, lane ${t.lane}) — ${t.reason}`,
+              `  · claim ${shortThreadId(t.turnId)}: ${nameOf(t.avatarId)} (${t.kind}, rung ${t.rung}, lane ${t.lane}) — ${safe(t.reason)}`,
             ),
           );
         }
@@ -192,7 +200,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
         // A failed generation was reported already, and its error reply still needs the claim.
         if (failedTurns.delete(effect.turnId)) break;
         claims.delete(effect.turnId);
-        write(`↩️  ${who(effect.avatarId)} gave up a turn ${dim(`(${effect.reason})`)}`);
+        write(`↩️  ${who(effect.avatarId)} gave up a turn ${dim(`(${safe(effect.reason)})`)}`);
         break;
       case 'candidate.suppressed':
         stats.suppressed += 1;
@@ -200,7 +208,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
           const rung = effect.rung ? ` at rung ${effect.rung}` : '';
           write(
             dim(
-              `  · suppressed ${nameOf(effect.avatarId)}${rung} on [${effect.messageId}]: ${effect.reason}${effect.detail ? ` — ${effect.detail}` : ''}`,
+              `  · suppressed ${nameOf(effect.avatarId)}${rung} on [${safe(effect.messageId)}]: ${effect.reason}${effect.detail ? ` — ${safe(effect.detail)}` : ''}`,
             ),
           );
         }
@@ -232,12 +240,12 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
           Object.assign(thread, { outcome: effect.outcome, detail: effect.detail, turns: effect.turns });
         const mood = effect.sentiment !== undefined ? `, mood ${moodOf(effect.sentiment)}` : '';
         write(
-          `🧵 thread ${id} ended: ${effect.outcome} — ${effect.detail} ${dim(`(${effect.turns} turns${mood})`)}`,
+          `🧵 thread ${id} ended: ${effect.outcome} — ${safe(effect.detail)} ${dim(`(${effect.turns} turns${mood})`)}`,
         );
         break;
       }
       case 'event.rejected':
-        write(`⛔ ${effect.code}: ${effect.message}`);
+        write(`⛔ ${effect.code}: ${safe(effect.message)}`);
         break;
       case 'turn.consumed':
         // The message is printed already; say what it cost the summoned avatar.
@@ -267,7 +275,7 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
     runtime.inspection$.subscribe(onInspection),
     runtime.errors$.subscribe((error) => {
       lastError = error.message;
-      write(`⛔ ${error.code}: ${error.message}`);
+      write(`⛔ ${error.code}: ${safe(error.message)}`);
     }),
   ];
   const stopListening = transport.onMessage(onInbound);

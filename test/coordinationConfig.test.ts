@@ -9,7 +9,11 @@ import {
   coordinationSettings,
   defaultCoordinationConfig,
 } from '../src/config/coordinationConfig.js';
+import { DURATION_RANGE } from '../src/config/duration.js';
 import { loadCoordinationConfig } from '../src/config/loadCoordinationConfig.js';
+
+/** What a bad duration is told: the forms, and the longest a timer can wait. */
+const DURATION_EXPECTED = `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`;
 
 /** Runs `fn` and returns the ConfigError it throws (fails the test if it throws nothing else). */
 function configError(fn: () => unknown): ConfigError {
@@ -140,19 +144,22 @@ describe('bad values', () => {
     expect(error.code).toBe('TROUPE_CONFIG_INVALID');
     expect(error.message).toContain('CONVERSATION_THREAD_TTL');
     expect(error.message).toContain('"3 weeks"');
-    expect(error.message).toContain('a duration such as 180000, 180s, 3m or 1h');
+    expect(error.message).toContain(DURATION_EXPECTED);
     expect(error.problems).toEqual([
       {
         variable: 'CONVERSATION_THREAD_TTL',
         value: '3 weeks',
-        expected: 'a duration such as 180000, 180s, 3m or 1h',
+        expected: DURATION_EXPECTED,
       },
     ]);
   });
 
   it.each<[CoordinationVariable, string, string]>([
-    ['CONVERSATION_THREAD_TTL', '-5', 'a duration such as 180000, 180s, 3m or 1h'],
-    ['SUMMON_FOLLOWUP_DELAY', '3d', 'a duration such as 180000, 180s, 3m or 1h'],
+    ['CONVERSATION_THREAD_TTL', '-5', DURATION_EXPECTED],
+    ['SUMMON_FOLLOWUP_DELAY', '3d', DURATION_EXPECTED],
+    ['CONVERSATION_THREAD_TTL', '600h', DURATION_EXPECTED],
+    ['SUMMON_FOLLOWUP_DELAY', '9'.repeat(309), DURATION_EXPECTED],
+    ['STICKY_AFFINITY_TTL', '2147483648', DURATION_EXPECTED],
     ['SUMMON_PROACTIVE_ENABLED', 'maybe', 'true or false (also 1/0, yes/no, on/off)'],
     ['THREAD_RESPONSE_PRIORITY', 'urgent', 'one of high, normal, low'],
     ['MAX_RESPONSES_PER_MESSAGE', '0', 'a whole number from 1 to 50'],

@@ -109,6 +109,15 @@ describe('modelFromEnv', () => {
     expect(configError({ TROUPE_MODEL_TIMEOUT: '0s' }).problems[0]?.variable).toBe('TROUPE_MODEL_TIMEOUT');
   });
 
+  it('rejects a timeout longer than a timer can wait (600h would fail every call at once), naming the range', () => {
+    for (const value of ['600h', '2147483648', '9'.repeat(309)]) {
+      const error = configError({ TROUPE_MODEL_TIMEOUT: value });
+      expect(error.problems[0]?.variable).toBe('TROUPE_MODEL_TIMEOUT');
+      expect(error.message).toContain('at most 596h (2147483647 ms');
+    }
+    expect(() => modelFromEnv({ TROUPE_MODEL_TIMEOUT: '596h', OPENAI_API_KEY: 'k' })).not.toThrow();
+  });
+
   it('asks for what a chosen provider needs', () => {
     const compatible = configError({ TROUPE_MODEL_PROVIDER: 'openai-compatible' });
     expect(compatible.problems.map((p) => p.variable)).toEqual(['TROUPE_MODEL_BASE_URL', 'TROUPE_MODEL']);

@@ -171,6 +171,10 @@ describe('runtime options', () => {
     ['retry.maxAttempts', { retry: { maxAttempts: 0 } }],
     ['persistence.passivateAfterMs', { persistence: { passivateAfterMs: -1 } }],
     ['historyLimit', { historyLimit: 2.5 }],
+    // Longer than a timer can wait: setTimeout would fire at once.
+    ['sendTimeoutMs', { sendTimeoutMs: 2 ** 31 }],
+    ['retry.maxDelayMs', { retry: { maxDelayMs: 30 * 86_400_000 } }],
+    ['persistence.flushIntervalMs', { persistence: { flushIntervalMs: 2 ** 40 } }],
   ])('refuses %s that would switch a protection off, naming it (TROUPE_CONFIG_INVALID)', (name, options) => {
     const create = () =>
       createRuntime({ avatars: [{ id: 'nova', name: 'Nova' }], logger: silentLogger(), ...options });

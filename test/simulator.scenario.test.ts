@@ -90,6 +90,18 @@ script:
     ]);
   });
 
+  it('refuses durations longer than a timer can wait, in steps and in config alike', () => {
+    expect(problemsOf(`${base}script:\n  - { at: 600h, human: sam, say: hi }\n`)).toEqual([
+      expect.stringMatching(/^script\[0\]\.at: .*at most 596h/),
+    ]);
+    expect(problemsOf(`${base}config: { CONVERSATION_THREAD_TTL: 600h }\nscript: [{ wait: 1s }]\n`)).toEqual([
+      expect.stringMatching(/CONVERSATION_THREAD_TTL.*at most 596h/),
+    ]);
+    expect(problemsOf(`${base}script:\n  - { wait: ${'9'.repeat(309)} }\n`)).toEqual([
+      expect.stringMatching(/^script\[0\]\.wait: .*at most 596h/),
+    ]);
+  });
+
   it('explains steps with no action or two actions', () => {
     expect(problemsOf(`${base}script:\n  - { say: hi }\n`)[0]).toMatch(
       /script\[0\]: a `say` step needs `human: <id>`/,

@@ -1,31 +1,35 @@
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import { MAX_DURATION_MS } from '../config/duration.js';
 import { MAX_MAX_REPLY_CHARS, MIN_MAX_REPLY_CHARS } from '../config/replySettings.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
 
 /** A duration in milliseconds: finite and positive (NaN or Infinity would switch a protection off). */
 const durationMs = z.number().finite().positive();
+/** A duration a timer waits: also no longer than a timer can hold (a longer one fires at once). */
+const timerMs = durationMs.max(MAX_DURATION_MS);
+const timerMsOrZero = z.number().finite().min(0).max(MAX_DURATION_MS);
 const count = (min: number) => z.number().int().min(min).max(Number.MAX_SAFE_INTEGER);
 
 /** The numeric runtime options, as zod checks them. */
 const runtimeLimitsSchema = z.object({
-  sendTimeoutMs: durationMs.optional(),
-  stopDeadlineMs: durationMs.optional(),
+  sendTimeoutMs: timerMs.optional(),
+  stopDeadlineMs: timerMs.optional(),
   historyLimit: count(0).optional(),
   maxReplyChars: z.number().int().min(MIN_MAX_REPLY_CHARS).max(MAX_MAX_REPLY_CHARS).optional(),
   retry: z
     .object({
       maxAttempts: count(1).optional(),
-      baseDelayMs: z.number().finite().min(0).optional(),
-      maxDelayMs: z.number().finite().min(0).optional(),
+      baseDelayMs: timerMsOrZero.optional(),
+      maxDelayMs: timerMsOrZero.optional(),
     })
     .optional(),
   persistence: z
     .object({
-      flushIntervalMs: z.number().finite().min(0).optional(),
+      flushIntervalMs: timerMsOrZero.optional(),
       passivateAfterMs: durationMs.optional(),
       idleExpiryMs: durationMs.optional(),
-      leaseTtlMs: z.number().finite().min(1_000).max(2_147_483_647).optional(),
+      leaseTtlMs: z.number().finite().min(1_000).max(MAX_DURATION_MS).optional(),
     })
     .optional(),
   lookup: z.object({ choiceTtlMs: durationMs.optional() }).optional(),
@@ -33,14 +37,14 @@ const runtimeLimitsSchema = z.object({
 
 /** What each option must be, as a person reads it. */
 const EXPECTED: Record<string, string> = {
-  sendTimeoutMs: 'a finite number of milliseconds above 0',
-  stopDeadlineMs: 'a finite number of milliseconds above 0',
+  sendTimeoutMs: 'a number of milliseconds above 0, at most 2147483647 (the longest a timer can wait)',
+  stopDeadlineMs: 'a number of milliseconds above 0, at most 2147483647 (the longest a timer can wait)',
   historyLimit: 'a whole number of messages, 0 or more',
   maxReplyChars: `a whole number of characters from ${MIN_MAX_REPLY_CHARS} to ${MAX_MAX_REPLY_CHARS}`,
   maxAttempts: 'a whole number of attempts, 1 or more',
-  baseDelayMs: 'a finite number of milliseconds, 0 or more',
-  maxDelayMs: 'a finite number of milliseconds, 0 or more',
-  flushIntervalMs: 'a finite number of milliseconds, 0 or more',
+  baseDelayMs: 'a number of milliseconds from 0 to 2147483647',
+  maxDelayMs: 'a number of milliseconds from 0 to 2147483647',
+  flushIntervalMs: 'a number of milliseconds from 0 to 2147483647',
   passivateAfterMs: 'a finite number of milliseconds above 0',
   idleExpiryMs: 'a finite number of milliseconds above 0',
   leaseTtlMs: 'a number of milliseconds from 1000 to 2147483647',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDurationMs } from './duration.js';
+import { DURATION_RANGE, parseDurationMs } from './duration.js';
 
 /** Milliseconds, written either as a plain integer (`180000`) or with a unit (`180s`, `3m`, `1h`, `250ms`). */
 const durationMs = z.union([z.number(), z.string()]).transform((raw, ctx) => {
@@ -9,8 +9,8 @@ const durationMs = z.union([z.number(), z.string()]).transform((raw, ctx) => {
     code: 'custom',
     message:
       typeof raw === 'number'
-        ? 'a whole number of milliseconds, 0 or more'
-        : 'a duration such as 180000, 180s, 3m or 1h',
+        ? `a whole number of milliseconds, 0 or more, ${DURATION_RANGE}`
+        : `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`,
   });
   return z.NEVER;
 });
@@ -56,7 +56,7 @@ const extension = z.union([z.number(), z.string()]).transform((raw, ctx): number
   if (ms !== undefined && ms > 0) return ms;
   ctx.addIssue({
     code: 'custom',
-    message: 'a duration such as 90s or 90000, or a share of the TTL such as 50%',
+    message: `a duration such as 90s or 90000 (${DURATION_RANGE}), or a share of the TTL such as 50%`,
   });
   return z.NEVER;
 });

@@ -3,19 +3,31 @@ import { z } from 'zod';
 const DURATION_PATTERN = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
+/**
+ * The longest duration Troupe accepts: what a Node timer can wait (a signed 32-bit number of
+ * milliseconds, about 24.8 days). A longer `setTimeout` fires at once, so a 600h model timeout
+ * would fail every call immediately.
+ */
+export const MAX_DURATION_MS = 2_147_483_647;
+
+/** The allowed range, as a person reads it. */
+export const DURATION_RANGE = 'at most 596h (2147483647 ms, the longest a timer can wait)';
+
 /** What a duration looks like, for error messages and docs. */
-export const DURATION_HINT = 'a duration: whole milliseconds (1500) or a string such as 500ms, 3s, 2m, 1h';
+export const DURATION_HINT = `a duration: whole milliseconds (1500) or a string such as 500ms, 3s, 2m, 1h; ${DURATION_RANGE}`;
 
 /**
  * Parses a duration written as whole milliseconds or as a number with a unit (`ms`, `s`, `m`, `h`).
- * Returns `undefined` when the value is not a duration.
+ * Returns `undefined` when the value is not a duration, or is longer than {@link MAX_DURATION_MS}.
  */
 export function parseDurationMs(raw: number | string): number | undefined {
-  if (typeof raw === 'number') return Number.isInteger(raw) && raw >= 0 ? raw : undefined;
+  if (typeof raw === 'number')
+    return Number.isInteger(raw) && raw >= 0 && raw <= MAX_DURATION_MS ? raw : undefined;
   const match = DURATION_PATTERN.exec(raw);
   if (!match) return undefined;
   const factor = UNIT_MS[(match[2] ?? 'ms').toLowerCase()] ?? 1;
-  return Math.round(Number(match[1]) * factor);
+  const ms = Math.round(Number(match[1]) * factor);
+  return Number.isFinite(ms) && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
 /**
@@ -25,13 +37,18 @@ export function parseDurationMs(raw: number | string): number | undefined {
 export const durationSchema = z
   .union(
     [
-      z.number().int(DURATION_HINT).min(0, DURATION_HINT),
+      z.number().int(DURATION_HINT).min(0, DURATION_HINT).max(MAX_DURATION_MS, DURATION_HINT),
       // The pattern is repeated here (not only in the transform) so editors validate it too.
       z.string().regex(DURATION_PATTERN, DURATION_HINT),
     ],
     { error: DURATION_HINT },
   )
-  .transform((raw) => parseDurationMs(raw) ?? 0)
+  .transform((raw, ctx) => {
+    const ms = parseDurationMs(raw);
+    if (ms !== undefined) return ms;
+    ctx.addIssue({ code: 'custom', message: DURATION_HINT });
+    return z.NEVER;
+  })
   .meta({ description: DURATION_HINT });
 
 /**

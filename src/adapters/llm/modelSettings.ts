@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDurationMs } from '../../config/duration.js';
+import { DURATION_RANGE, parseDurationMs } from '../../config/duration.js';
 
 /** Where turns are generated: a hosted provider, any OpenAI-compatible server, or offline. */
 export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible' | 'offline';
@@ -41,7 +41,10 @@ const httpUrl = z.string().transform((raw, ctx) => {
 const duration = z.string().transform((raw, ctx) => {
   const ms = parseDurationMs(raw);
   if (ms !== undefined && ms > 0) return ms;
-  ctx.addIssue({ code: 'custom', message: 'a duration above zero such as 30000, 30s or 2m' });
+  ctx.addIssue({
+    code: 'custom',
+    message: `a duration above zero such as 30000, 30s or 2m, ${DURATION_RANGE}`,
+  });
   return z.NEVER;
 });
 

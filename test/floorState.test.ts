@@ -12,7 +12,13 @@ import { restoreFloorState, snapshotOf } from '../src/machines/floor/floorSnapsh
 import { createFloorState } from '../src/machines/floor/floorState.js';
 import { ensurePresence } from '../src/machines/floor/presences.js';
 import { fireDueFollowUps, nextFollowUpDue } from '../src/machines/floor/scheduledTurns.js';
-import { openThread, stepThread, threadHasRoom, unreserveThread } from '../src/machines/floor/threads.js';
+import {
+  ENDED_THREADS_REMEMBERED,
+  openThread,
+  stepThread,
+  threadHasRoom,
+  unreserveThread,
+} from '../src/machines/floor/threads.js';
 import { floorSnapshotSchema } from '../src/machines/floorSnapshot.js';
 import type { FloorEffect, TurnClaim } from '../src/machines/floorTypes.js';
 
@@ -75,7 +81,7 @@ describe('threads', () => {
     expect(threadHasRoom(state, thread)).toBe(true);
   });
 
-  it('remember at most 64 ended threads, forgetting the oldest', () => {
+  it('remember an ended thread only while a pending turn can name it, besides the latest', () => {
     const { setup, state } = floor();
     const effects: FloorEffect[] = [];
     for (let i = 0; i < 70; i++) {
@@ -83,9 +89,21 @@ describe('threads', () => {
       stepThread(state, setup, id, { type: 'thread.tick', at: 2_000 }, effects);
     }
     expect(state.threads.size).toBe(0);
-    expect(state.endedThreads.size).toBe(64);
-    expect(state.endedThreads.has('ch:th6')).toBe(false);
-    expect(state.endedThreads.get('ch:th7')).toBe('expired');
+    expect([...state.endedThreads]).toEqual([['ch:th70', 'expired']]);
+  });
+
+  it(`remember at most ${ENDED_THREADS_REMEMBERED} ended threads that turns in flight still name, forgetting the oldest`, () => {
+    const { setup, state } = floor();
+    const effects: FloorEffect[] = [];
+    for (let i = 0; i < 70; i++) {
+      const id = openThread(state, setup, 'mention', ['luna', 'milo'], 4, 10, 1_000, effects);
+      // A turn still on its way in this thread: its delivery must be recognised as late.
+      state.inFlight.set(`t${i}`, { turnId: `t${i}`, threadId: id } as TurnClaim);
+      stepThread(state, setup, id, { type: 'thread.tick', at: 2_000 }, effects);
+    }
+    expect(state.endedThreads.size).toBe(ENDED_THREADS_REMEMBERED);
+    expect(state.endedThreads.has(`ch:th${70 - ENDED_THREADS_REMEMBERED}`)).toBe(false);
+    expect(state.endedThreads.get(`ch:th${71 - ENDED_THREADS_REMEMBERED}`)).toBe('expired');
   });
 });
 

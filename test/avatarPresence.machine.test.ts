@@ -12,6 +12,7 @@ import {
 } from '../src/machines/avatarPresence.machine.js';
 import type { Rung } from '../src/machines/floorTypes.js';
 import { createMachineStepper } from '../src/machines/machineStepper.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const stepper = createMachineStepper(avatarPresenceMachine);
 type Snap = ReturnType<typeof stepper.initial>;
@@ -436,7 +437,7 @@ describe('avatarPresence: properties over random event sequences', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

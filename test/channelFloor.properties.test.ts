@@ -17,6 +17,7 @@ import {
   type Traffic,
   trafficArb,
 } from './support/floorTraffic.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const RUNGS: ReadonlySet<Rung> = new Set<Rung>([
   'reply',
@@ -33,7 +34,7 @@ const RUNGS: ReadonlySet<Rung> = new Set<Rung>([
 const traffic = trafficArb({ maxSteps: 40 });
 
 /** Runs per property: about 50 events per run, the whole file takes well under 20 s. */
-const RUNS = 120;
+const RUNS = fuzzRuns(120);
 
 /** Seed for properties that are expected to fail (known bugs), so that they fail every time. */
 const SEED = 20_251_113;
@@ -602,7 +603,7 @@ describe('channel floor invariants over random traffic', () => {
           }
         });
       }),
-      { numRuns: 100 },
+      { numRuns: fuzzRuns(100) },
     );
   });
 
@@ -614,7 +615,7 @@ describe('channel floor invariants over random traffic', () => {
         expect(second.effects).toEqual(first.effects);
         expect(second.floor.view()).toEqual(first.floor.view());
       }),
-      { numRuns: 60 },
+      { numRuns: fuzzRuns(60) },
     );
   });
 
@@ -626,7 +627,7 @@ describe('channel floor invariants over random traffic', () => {
         expect(compiled.effects).toEqual(xstate.effects);
         expect(compiled.floor.view()).toEqual(xstate.floor.view());
       }),
-      { numRuns: 60 },
+      { numRuns: fuzzRuns(60) },
     );
   });
 
@@ -644,7 +645,7 @@ describe('channel floor invariants over random traffic', () => {
         expect(d1.finish().effects).toEqual(solo1.effects);
         expect(d2.finish().effects).toEqual(solo2.effects);
       }),
-      { numRuns: 30 },
+      { numRuns: fuzzRuns(30) },
     );
   });
 });

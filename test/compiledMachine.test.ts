@@ -26,6 +26,7 @@ import {
 } from '../src/machines/conversationThread.machine.js';
 import { createMachineStepper } from '../src/machines/machineStepper.js';
 import { TroupeError } from '../src/ports/troupeError.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const settings: PresenceSettings = {
   perAvatarCooldownMs: 1_000,
@@ -125,7 +126,7 @@ describe('compileMachine: the machines as plain step functions', () => {
     const input = { channelId: 'c', avatarId: 'a', settings, at: 0 };
     fc.assert(
       fc.property(timeline(presenceEvent), (events) => expectSameSteps(avatarPresenceMachine, input, events)),
-      { numRuns: 400 },
+      { numRuns: fuzzRuns(400) },
     );
   });
 
@@ -152,7 +153,7 @@ describe('compileMachine: the machines as plain step functions', () => {
           expectSameSteps(conversationThreadMachine, input, events);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: fuzzRuns(400) },
     );
   });
 

@@ -18,6 +18,7 @@ import {
 } from '../src/composer/index.js';
 import { ConfigError } from '../src/config/configError.js';
 import { isTroupeError } from '../src/ports/troupeError.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const attempts = (exact: boolean, fuzzy: boolean, schema_refreshed: boolean) => ({
   exact,
@@ -787,7 +788,7 @@ describe('compose (property)', () => {
       fc.property(fc.jsonValue(), (value) => {
         checkReply(compose(value));
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -850,7 +851,7 @@ describe('compose (property)', () => {
           expect(reply.text).not.toContain('DBTEXT');
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

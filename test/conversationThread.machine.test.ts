@@ -8,6 +8,7 @@ import {
   threadDeadline,
 } from '../src/machines/conversationThread.machine.js';
 import { createMachineStepper } from '../src/machines/machineStepper.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const stepper = createMachineStepper(conversationThreadMachine);
 
@@ -310,7 +311,7 @@ describe('threadDeadline', () => {
           expect(stepper.step(s, tick(deadline)).status).toBe('done');
         },
       ),
-      { numRuns: 200 },
+      { numRuns: fuzzRuns(200) },
     );
   });
 });
@@ -390,7 +391,7 @@ describe('conversationThread: properties over random event sequences', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asRole } from '../src/adapters/sql/asRole.js';
 import { createDemoErp, demoErpReaderRole } from '../src/adapters/sql/demoErp.js';
@@ -6,6 +7,7 @@ import { createEntityLookup, type EntityLookup } from '../src/adapters/sql/entit
 import { defaultEntityMappings } from '../src/adapters/sql/entityMappings.js';
 import { parseEnvelope, type ToolResultEnvelope } from '../src/composer/envelope.js';
 import { capturingLogger, spyOn } from './support/erpSpy.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 // One embedded PostgreSQL for the whole file: each instance takes seconds to start.
 let db: PGlite;
@@ -318,6 +320,38 @@ describe('hostile input is data', () => {
     );
     expect(rows[0]?.n).toBe(4);
   });
+
+  it('any name, order number, id or filter is data: a valid envelope, never a database error (fuzzed)', async () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 60 }),
+      fc.constantFrom("'", '"', '\\', '%', '_', '--', ';', '$1', '\u0000', "E'\\x00'", '/*', '*/', 'null'),
+    );
+    const input = fc.record(
+      {
+        entity_type: fc.oneof(fc.constantFrom('vendor', 'customer', 'part', 'po', 'purchase_order'), text),
+        entity_name: text,
+        order_number: text,
+        id: fc.oneof(text, fc.integer(), fc.double()),
+        filters: fc.array(
+          fc.record({
+            field: fc.oneof(fc.constantFrom('status', 'city', 'vendor_name'), text),
+            value: fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null)),
+          }),
+          { maxLength: 3 },
+        ),
+      },
+      { requiredKeys: ['entity_type'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(input, async (query) => {
+        const envelope = await lookup.lookup(query as never);
+        expect(parseEnvelope(envelope).ok).toBe(true);
+        if (envelope.type === 'error') expect(envelope.error?.code).toBe('INVALID_INPUT');
+      }),
+      { numRuns: fuzzRuns(60) },
+    );
+    expect(await vendorCount()).toBe(15);
+  }, 60_000);
 });
 
 describe('filters', () => {

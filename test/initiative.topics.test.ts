@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { initiativeScore, topicHits, wordsOf } from '../src/machines/initiative.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const about = (topics: string[], text: string) => topicHits(topics, wordsOf(text));
 
@@ -84,7 +85,7 @@ describe('initiative topics, as a property', () => {
           expect(about([p.join(' ')], text), text).toBe(1);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -95,7 +96,7 @@ describe('initiative topics, as a property', () => {
         const text = [...p.slice(0, -1), ...other].filter((w) => w !== missing).join(' ');
         expect(about([p.join(' ')], text), text).toBe(0);
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

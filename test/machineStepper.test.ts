@@ -19,6 +19,7 @@ import {
 } from '../src/machines/conversationThread.machine.js';
 import type { Rung } from '../src/machines/floorTypes.js';
 import { createMachineStepper } from '../src/machines/machineStepper.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -168,7 +169,7 @@ describe('createMachineStepper: same result as a live actor', () => {
           );
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -177,7 +178,7 @@ describe('createMachineStepper: same result as a live actor', () => {
       fc.property(presenceEventsArb, (events) => {
         checkAgainstLiveActor(avatarPresenceMachine, presenceInput, events);
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -201,7 +202,7 @@ describe('createMachineStepper: same result as a live actor', () => {
         expect(observable(actor.getSnapshot())).toEqual(observable(snapshot));
         actor.stop();
       }),
-      { numRuns: 100 },
+      { numRuns: fuzzRuns(100) },
     );
   });
 });
@@ -224,7 +225,7 @@ describe('createMachineStepper: purity', () => {
           snapshot = next;
         }
       }),
-      { numRuns: 200 },
+      { numRuns: fuzzRuns(200) },
     );
   };
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRuntimeEvent } from '../src/actors/parseRuntimeEvent.js';
 import { runtimeEventSchema } from '../src/actors/runtimeEvents.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 /** Mostly a valid value, sometimes an edge or an invalid one. */
 const mostly = <T, U>(valid: fc.Arbitrary<T>, other: fc.Arbitrary<U>) =>
@@ -62,7 +63,7 @@ describe('parseRuntimeEvent', () => {
         if (quick.success && zod.success) expect(quick.data).toStrictEqual(zod.data);
         if (!quick.success && !zod.success) expect(quick.error.issues).toEqual(zod.error.issues);
       }),
-      { numRuns: 3_000 },
+      { numRuns: fuzzRuns(3_000) },
     );
   });
 

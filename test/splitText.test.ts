@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitText } from '../src/delivery/splitText.js';
 import { isTroupeError } from '../src/ports/troupeError.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
 
@@ -271,7 +272,7 @@ describe('splitText: properties', () => {
         }
         expect(parts.map(content).join('')).toBe(content(text));
       }),
-      { numRuns: 400 },
+      { numRuns: fuzzRuns(400) },
     );
   });
 
@@ -280,7 +281,7 @@ describe('splitText: properties', () => {
       fc.property(markdown, limit, (text, max) => {
         for (const part of splitText(text, max)) expect(fenceLines(part) % 2).toBe(0);
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -289,7 +290,7 @@ describe('splitText: properties', () => {
       fc.property(markdown, limit, (text, max) => {
         for (const part of splitText(text, max)) expect(splitText(part, max)).toEqual([part]);
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -302,7 +303,7 @@ describe('splitText: properties', () => {
           for (const g of graphemes(part)) expect(whole.has(g)).toBe(true);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -317,7 +318,7 @@ describe('splitText: properties', () => {
         }
         expect(parts.join('').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { terminalText } from '../src/cli/terminalText.js';
+import { fuzzRuns } from './support/fuzzRuns.js';
 
 const ESC = '\u001b';
 
@@ -33,7 +34,7 @@ describe('terminalText', () => {
           expect(code === 0x1b || code === 0x0d || (code >= 0x80 && code <= 0x9f)).toBe(false);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: fuzzRuns(500) },
     );
   });
 });

@@ -16,9 +16,39 @@ import { compare, ensureArray, resolve } from 'mingo/util';
  * in sorts and in `$gt`/`$gte`/`$lt`/`$lte`. Unique indexes (partial and sparse too) are enforced on every write with MongoDB's
  * duplicate-key error (code 11000); TTL indexes are recorded and applied by `expireTtl()`.
  *
- * Transactions (replica-set mode only) keep an undo log per session: writes apply at once and an
- * abort reverts them. There is no isolation between sessions; tests that need it use a real server.
+ * Transactions (replica-set mode only) behave as far as Troupe's adapter depends on them: a
+ * transaction reads and writes its own copy of each collection it touches, invisible to other
+ * sessions until it commits and gone if it aborts; a document (or unique key) written by one open
+ * transaction is locked, and another transaction writing it, or writing a document changed since
+ * it started, gets WriteConflict (112) with the `TransientTransactionError` label (so the driver's
+ * retry runs); any failed statement aborts the transaction, and every later command of it,
+ * `commitTransaction` included, answers NoSuchTransaction (251). A write outside a transaction
+ * never waits for a lock (a real server would): it lands, and the transaction that overlaps it
+ * fails with WriteConflict when it writes or commits.
+ *
+ * Retryable writes are de-duplicated: a write command carrying `lsid` + `txnNumber` outside a
+ * transaction is applied once, and a retry with the same pair gets the first reply back (the case
+ * of a reply lost after the write was applied).
  */
+
+/** An open (or aborted) multi-document transaction of one session. */
+interface Transaction {
+  txnNumber: number;
+  /** The engine's commit clock when it started: a document changed after that conflicts. */
+  startedAt: number;
+  aborted: boolean;
+  /** Namespace → this transaction's copy of the collection's documents. */
+  views: Map<string, Document[]>;
+  /** `ns|_id` → the document's state at commit (undefined: deleted). */
+  finals: Map<string, { ns: string; id: unknown; doc: Document | undefined }>;
+  /** Lock keys held (documents and unique-index values). */
+  locks: Set<string>;
+}
+
+/** Write commands the driver retries with the same `txnNumber`. */
+const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify']);
+/** How many retryable-write replies are remembered. */
+const RETRYABLE_REMEMBERED = 10_000;
 
 export interface IndexSpec {
   name: string;
@@ -121,30 +151,55 @@ export class FakeMongoEngine {
   readonly collections = new Map<string, Collection>();
   private readonly cursors = new Map<string, Cursor>();
   private nextCursorId = 1;
-  /** Undo logs of open transactions, by session. */
-  private readonly transactions = new Map<string, (() => void)[]>();
-  private undo: (() => void)[] | undefined;
+  /** Transactions by session (an aborted one stays until the session starts another). */
+  private readonly transactions = new Map<string, Transaction>();
+  /** The last committed transaction number of each session (a retried commit succeeds). */
+  private readonly committed = new Map<string, number>();
+  /** Lock key → the transaction holding it. */
+  private readonly locks = new Map<string, Transaction>();
+  /** `ns|_id` → the commit clock of its last committed change. */
+  private readonly lastChange = new Map<string, number>();
+  private clock = 0;
+  /** `session#txnNumber` → the reply of a retryable write already applied. */
+  private readonly retried = new Map<string, Reply>();
+  /** The transaction the current command runs in, if any. */
+  private active: Transaction | undefined;
 
   /** Runs one command (its body, `$db` included); never throws. */
   run(db: string, body: Document): Reply {
     const name = Object.keys(body)[0] ?? '';
     try {
-      this.undo = this.transactionLog(body);
+      const session = body.lsid ? sessionKey(body) : undefined;
+      if (session !== undefined && body.autocommit === false)
+        return this.inTransaction(session, name, db, body);
+      if (session !== undefined && body.txnNumber !== undefined && RETRYABLE_WRITES.has(name)) {
+        const key = `${session}#${numberOf(body.txnNumber)}`;
+        const first = this.retried.get(key);
+        if (first) return first;
+        const reply = this.dispatch(name, db, body);
+        this.retried.set(key, reply);
+        if (this.retried.size > RETRYABLE_REMEMBERED)
+          this.retried.delete(this.retried.keys().next().value as string);
+        return reply;
+      }
+      if (name === 'endSessions')
+        for (const lsid of body.endSessions ?? []) this.endSession(sessionKey({ lsid }));
       return this.dispatch(name, db, body);
     } catch (error) {
-      if (error instanceof CommandError) {
-        return { ok: 0, errmsg: error.message, code: error.code, codeName: error.codeName, ...error.extra };
-      }
-      return { ok: 0, errmsg: String((error as Error).message ?? error), code: 8, codeName: 'UnknownError' };
+      return errorReply(error);
     } finally {
-      this.undo = undefined;
+      this.active = undefined;
     }
   }
-
   /** Removes every database and cursor. */
   dropAll(): void {
     this.collections.clear();
     this.cursors.clear();
+    this.transactions.clear();
+    this.committed.clear();
+    this.locks.clear();
+    this.lastChange.clear();
+    this.retried.clear();
   }
 
   /** Deletes documents whose TTL index date lies more than `expireAfterSeconds` before `now`. */
@@ -235,7 +290,8 @@ export class FakeMongoEngine {
         return { ok: 1 };
       case 'commitTransaction':
       case 'abortTransaction':
-        return this.endTransaction(name, body);
+        // Outside a transaction (no `autocommit: false`) there is nothing to end.
+        throw noSuchTransaction(numberOf(body.txnNumber));
       default:
         throw new CommandError(59, 'CommandNotFound', `no such command: '${name}'`);
     }
@@ -243,20 +299,131 @@ export class FakeMongoEngine {
 
   // ---- transactions --------------------------------------------------------------------------
 
-  private transactionLog(body: Document): (() => void)[] | undefined {
-    if (body.autocommit !== false || !body.lsid) return undefined;
-    const session = sessionKey(body);
-    if (body.startTransaction === true) this.transactions.set(session, []);
-    return this.transactions.get(session);
+  private inTransaction(session: string, name: string, db: string, body: Document): Reply {
+    const txnNumber = numberOf(body.txnNumber);
+    if (name === 'commitTransaction') return this.commit(session, txnNumber);
+    if (name === 'abortTransaction') {
+      const txn = this.transactions.get(session);
+      if (!txn || txn.txnNumber !== txnNumber || txn.aborted) throw noSuchTransaction(txnNumber);
+      this.abort(txn);
+      return { ok: 1 };
+    }
+    if (body.startTransaction === true) {
+      const previous = this.transactions.get(session);
+      if (previous && !previous.aborted) this.abort(previous);
+      this.transactions.set(session, {
+        txnNumber,
+        startedAt: this.clock,
+        aborted: false,
+        views: new Map(),
+        finals: new Map(),
+        locks: new Set(),
+      });
+    }
+    const txn = this.transactions.get(session);
+    if (!txn || txn.txnNumber !== txnNumber || txn.aborted) throw noSuchTransaction(txnNumber);
+    this.active = txn;
+    let reply: Reply;
+    try {
+      reply = this.dispatch(name, db, body);
+    } catch (error) {
+      // A failed statement aborts the whole transaction, as on a real server.
+      this.abort(txn);
+      throw error;
+    }
+    if (reply.ok !== 1 || (Array.isArray(reply.writeErrors) && reply.writeErrors.length > 0)) this.abort(txn);
+    return reply;
   }
 
-  private endTransaction(name: string, body: Document): Reply {
-    const session = sessionKey(body);
-    const log = this.transactions.get(session);
+  private commit(session: string, txnNumber: number): Reply {
+    const txn = this.transactions.get(session);
+    if (!txn || txn.txnNumber !== txnNumber) {
+      if (this.committed.get(session) === txnNumber) return { ok: 1 }; // a retried commit
+      throw noSuchTransaction(txnNumber);
+    }
+    if (txn.aborted) throw noSuchTransaction(txnNumber);
+    // Everything it wrote must be unchanged since it started (a write outside it may have landed).
+    for (const key of txn.finals.keys()) {
+      if ((this.lastChange.get(key) ?? 0) > txn.startedAt) {
+        this.abort(txn);
+        throw writeConflict();
+      }
+    }
+    const next = new Map<string, Document[]>();
+    for (const [key, { ns, id, doc }] of txn.finals) {
+      const docs = next.get(ns) ?? [...this.collection(ns).docs];
+      next.set(ns, docs);
+      const at = docs.findIndex((d) => EJSON.stringify(d._id) === EJSON.stringify(id));
+      if (doc && at >= 0) docs[at] = doc;
+      else if (doc) docs.push(doc);
+      else if (at >= 0) docs.splice(at, 1);
+      this.lastChange.set(key, this.clock + 1);
+    }
+    for (const [ns, docs] of next) {
+      const coll = this.collection(ns);
+      for (const { doc } of txn.finals.values()) {
+        if (doc && this.duplicate({ ...coll, docs }, ns, doc, doc)) {
+          this.abort(txn);
+          throw writeConflict();
+        }
+      }
+    }
+    for (const [ns, docs] of next) this.collection(ns).docs = docs;
+    this.clock += 1;
+    this.release(txn);
     this.transactions.delete(session);
-    this.undo = undefined;
-    if (name === 'abortTransaction' && log) for (const undo of log.reverse()) undo();
+    this.committed.set(session, txnNumber);
     return { ok: 1 };
+  }
+
+  private abort(txn: Transaction): void {
+    txn.aborted = true;
+    txn.views.clear();
+    txn.finals.clear();
+    this.release(txn);
+  }
+
+  private release(txn: Transaction): void {
+    for (const key of txn.locks) if (this.locks.get(key) === txn) this.locks.delete(key);
+    txn.locks.clear();
+  }
+
+  private endSession(session: string): void {
+    const txn = this.transactions.get(session);
+    if (txn && !txn.aborted) this.abort(txn);
+    this.transactions.delete(session);
+  }
+
+  /** Takes the locks a transaction's write needs, or fails it with WriteConflict. */
+  private claim(txn: Transaction, ns: string, coll: Collection, doc: Document): void {
+    const documentKey = docKey(ns, doc._id);
+    if ((this.lastChange.get(documentKey) ?? 0) > txn.startedAt) throw writeConflict();
+    const keys = [documentKey];
+    for (const index of coll.indexes) {
+      if (!index.unique || index.name === '_id_') continue;
+      const key = indexKey(index, doc);
+      if (key !== undefined) keys.push(`${ns}|${index.name}|${key}`);
+    }
+    for (const key of keys) {
+      const owner = this.locks.get(key);
+      if (owner && owner !== txn) throw writeConflict();
+    }
+    for (const key of keys) {
+      this.locks.set(key, txn);
+      txn.locks.add(key);
+    }
+  }
+
+  /** The documents a command sees: the transaction's copy inside one, else the committed ones. */
+  private view(ns: string): Document[] {
+    const txn = this.active;
+    if (!txn) return this.collection(ns).docs;
+    let docs = txn.views.get(ns);
+    if (!docs) {
+      docs = [...(this.collections.get(ns)?.docs ?? [])];
+      txn.views.set(ns, docs);
+    }
+    return docs;
   }
 
   // ---- writes --------------------------------------------------------------------------------
@@ -267,13 +434,13 @@ export class FakeMongoEngine {
     let n = 0;
     for (const [index, doc] of documents.entries()) {
       const stored = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
-      const dup = this.duplicate(coll, ns, stored);
+      const dup = this.duplicate({ ...coll, docs: this.view(ns) }, ns, stored);
       if (dup) {
         writeErrors.push({ index, ...dup });
         if (ordered) break;
         continue;
       }
-      this.put(coll, undefined, stored);
+      this.put(coll, ns, undefined, stored);
       n++;
     }
     return writeErrors.length ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
@@ -287,7 +454,7 @@ export class FakeMongoEngine {
     let nModified = 0;
     for (const [index, stmt] of updates.entries()) {
       try {
-        const targets = match(coll.docs, stmt.q ?? {});
+        const targets = match(this.view(ns), stmt.q ?? {});
         const chosen = stmt.multi ? targets : targets.slice(0, 1);
         for (const doc of chosen) {
           const next = applyUpdate(doc, stmt.u, false);
@@ -304,7 +471,8 @@ export class FakeMongoEngine {
           n++;
         }
       } catch (error) {
-        if (!(error instanceof CommandError)) throw error;
+        // A write conflict fails the command (and its transaction), not one statement.
+        if (!(error instanceof CommandError) || error.code === WRITE_CONFLICT) throw error;
         writeErrors.push({
           index,
           code: error.code,
@@ -329,9 +497,9 @@ export class FakeMongoEngine {
     let n = 0;
     for (const stmt of deletes) {
       if (!coll) break;
-      const targets = match(coll.docs, stmt.q ?? {});
+      const targets = match(this.view(ns), stmt.q ?? {});
       for (const doc of stmt.limit === 1 ? targets.slice(0, 1) : targets) {
-        this.put(coll, doc, undefined);
+        this.put(coll, ns, doc, undefined);
         n++;
       }
     }
@@ -340,10 +508,10 @@ export class FakeMongoEngine {
 
   private findAndModify(ns: string, body: Document): Reply {
     const coll = this.collection(ns);
-    const found = sortDocs(match(coll.docs, body.query ?? {}), body.sort ?? {})[0];
+    const found = sortDocs(match(this.view(ns), body.query ?? {}), body.sort ?? {})[0];
     const view = (doc: Document | undefined) => (doc ? (project([doc], body.fields)[0] ?? null) : null);
     if (body.remove) {
-      if (found) this.put(coll, found, undefined);
+      if (found) this.put(coll, ns, found, undefined);
       return { lastErrorObject: { n: found ? 1 : 0 }, value: view(found), ok: 1 };
     }
     if (found) {
@@ -367,21 +535,26 @@ export class FakeMongoEngine {
 
   /** Replaces `before` by `after` (either may be absent) after the unique-index check. */
   private write(coll: Collection, ns: string, before: Document | undefined, after: Document): void {
-    const dup = this.duplicate(coll, ns, after, before);
+    const dup = this.duplicate({ ...coll, docs: this.view(ns) }, ns, after, before);
     if (dup) throw new CommandError(11000, 'DuplicateKey', String(dup.errmsg), dup);
-    this.put(coll, before, after);
+    this.put(coll, ns, before, after);
   }
 
-  /** The one place documents change, so an open transaction can undo it. */
-  private put(coll: Collection, before: Document | undefined, after: Document | undefined): void {
-    if (before && after) coll.docs[coll.docs.indexOf(before)] = after;
-    else if (after) coll.docs.push(after);
-    else if (before) coll.docs.splice(coll.docs.indexOf(before), 1);
-    this.undo?.push(() => {
-      if (before && after) coll.docs[coll.docs.indexOf(after)] = before;
-      else if (after) coll.docs.splice(coll.docs.indexOf(after), 1);
-      else if (before) coll.docs.push(before);
-    });
+  /** The one place documents change: in the transaction's copy (locked), or committed. */
+  private put(coll: Collection, ns: string, before: Document | undefined, after: Document | undefined): void {
+    const txn = this.active;
+    const changed = (after ?? before) as Document;
+    if (txn) {
+      if (before) this.claim(txn, ns, coll, before);
+      if (after) this.claim(txn, ns, coll, after);
+    }
+    const docs = this.view(ns);
+    if (before && after) docs[docs.indexOf(before)] = after;
+    else if (after) docs.push(after);
+    else if (before) docs.splice(docs.indexOf(before), 1);
+    const key = docKey(ns, changed._id);
+    if (txn) txn.finals.set(key, { ns, id: changed._id, doc: after });
+    else this.lastChange.set(key, ++this.clock);
   }
 
   private duplicate(coll: Collection, ns: string, doc: Document, replacing?: Document): Document | undefined {
@@ -486,7 +659,7 @@ export class FakeMongoEngine {
   }
 
   private docs(ns: string): Document[] {
-    return this.collections.get(ns)?.docs ?? [];
+    return this.active ? this.view(ns) : (this.collections.get(ns)?.docs ?? []);
   }
 }
 
@@ -494,6 +667,40 @@ export class FakeMongoEngine {
 
 function sessionKey(body: Document): string {
   return EJSON.stringify(body.lsid ?? null);
+}
+
+function docKey(ns: string, id: unknown): string {
+  return `${ns}|${EJSON.stringify(id ?? null)}`;
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === 'number' ? value : Number(String(value));
+}
+
+const WRITE_CONFLICT = 112;
+
+function writeConflict(): CommandError {
+  return new CommandError(
+    WRITE_CONFLICT,
+    'WriteConflict',
+    'Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.',
+    { errorLabels: ['TransientTransactionError'] },
+  );
+}
+
+function noSuchTransaction(txnNumber: number): CommandError {
+  return new CommandError(
+    251,
+    'NoSuchTransaction',
+    `Transaction with { txnNumber: ${txnNumber} } has been aborted.`,
+    { errorLabels: ['TransientTransactionError'] },
+  );
+}
+
+function errorReply(error: unknown): Reply {
+  if (error instanceof CommandError)
+    return { ok: 0, errmsg: error.message, code: error.code, codeName: error.codeName, ...error.extra };
+  return { ok: 0, errmsg: String((error as Error).message ?? error), code: 8, codeName: 'UnknownError' };
 }
 
 function getPath(doc: Document, path: string): unknown {

@@ -10,7 +10,8 @@ import { FakeMongoEngine } from './fakeMongoEngine.js';
  * `no such command` (code 59).
  *
  * It reports MongoDB 7.0 (wire version 21), standalone by default; `replicaSet` makes it a
- * one-member replica set, so drivers allow transactions (see the engine for their limits).
+ * one-member replica set, so drivers allow transactions and retryable writes (see the engine for
+ * how far they are modelled).
  */
 export interface FakeMongoServer {
   /** `mongodb://127.0.0.1:PORT` (with `?replicaSet=` in replica-set mode). */
@@ -19,8 +20,15 @@ export interface FakeMongoServer {
   /** Names of every command received, in order (the handshake's `ismaster`/`hello` included). */
   readonly commands: string[];
   readonly engine: FakeMongoEngine;
-  /** Makes the next `times` commands named `name` fail: with `reply` (an error document) or by closing the connection. */
-  failNext(name: string, failure: { reply?: Document; closeConnection?: boolean; times?: number }): void;
+  /**
+   * Makes the next `times` commands named `name` fail: with `reply` (an error document) or by
+   * closing the connection — before running the command, or with `afterApply` after running it
+   * (the reply is lost, the write happened).
+   */
+  failNext(
+    name: string,
+    failure: { reply?: Document; closeConnection?: boolean; afterApply?: boolean; times?: number },
+  ): void;
   /** Closes every client connection (a server restart, as drivers see it). */
   dropConnections(): void;
   /** Forgets every database. */
@@ -38,7 +46,10 @@ export async function startFakeMongoServer(options: { replicaSet?: string } = {}
   const engine = new FakeMongoEngine();
   const commands: string[] = [];
   const sockets = new Set<Socket>();
-  const failures = new Map<string, { reply?: Document; closeConnection?: boolean; times: number }>();
+  const failures = new Map<
+    string,
+    { reply?: Document; closeConnection?: boolean; afterApply?: boolean; times: number }
+  >();
   let connectionIds = 0;
   let requestIds = 0;
   let port = 0;
@@ -81,6 +92,10 @@ export async function startFakeMongoServer(options: { replicaSet?: string } = {}
     const failure = failures.get(name);
     if (failure) {
       if (--failure.times <= 0) failures.delete(name);
+      if (failure.afterApply) {
+        engine.run(db, body);
+        return 'close';
+      }
       if (failure.closeConnection) return 'close';
       return { ok: 0, errmsg: 'injected failure', code: 8, ...failure.reply };
     }

@@ -1,0 +1,268 @@
+/**
+ * What Troupe's MongoDB adapter depends on in transactions and retryable writes, checked with the
+ * real driver: first against the fake replica set, and against a real server as well when
+ * MONGODB_URI is set (a replica set: transactions need one). Then the adapter itself, where the
+ * fake can inject what a real server cannot be made to do on cue (a concurrent writer mid-batch, a
+ * reply lost after the write was applied).
+ */
+import { randomUUID } from 'node:crypto';
+import { type Document, MongoClient, MongoServerError } from 'mongodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openMongoStore } from '../src/adapters/store/mongoStore.js';
+import { FakeMongoEngine } from './support/fakeMongoEngine.js';
+import { type FakeMongoServer, startFakeMongoServer } from './support/fakeMongoServer.js';
+
+async function serverError(promise: Promise<unknown>): Promise<MongoServerError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof MongoServerError) return error;
+    throw error;
+  }
+  throw new Error('expected a server error');
+}
+
+/** The transaction rules, for any server reachable at `uri()`. */
+function describeTransactions(label: string, uri: () => string) {
+  describe(`transactions (${label})`, () => {
+    let client: MongoClient;
+    const database = `troupe_txn_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+    const coll = () => client.db(database).collection<Document>('things');
+
+    beforeAll(async () => {
+      client = new MongoClient(uri(), { serverSelectionTimeoutMS: 5_000 });
+      await client.connect();
+      await coll().insertOne({ _id: 'seed' as never, n: 0 });
+    });
+    afterAll(async () => {
+      await client.db(database).dropDatabase();
+      await client.close();
+    });
+
+    it('hides uncommitted writes from other sessions, shows them on commit, drops them on abort', async () => {
+      const session = client.startSession();
+      try {
+        session.startTransaction();
+        await coll().insertOne({ _id: 'a' as never, n: 1 }, { session });
+        await coll().updateOne({ _id: 'seed' as never }, { $set: { n: 5 } }, { session });
+        expect(await coll().findOne({ _id: 'a' as never }, { session })).toMatchObject({ n: 1 });
+        expect(await coll().findOne({ _id: 'a' as never })).toBeNull();
+        expect(await coll().findOne({ _id: 'seed' as never })).toMatchObject({ n: 0 });
+        await session.commitTransaction();
+        expect(await coll().findOne({ _id: 'a' as never })).toMatchObject({ n: 1 });
+        expect(await coll().findOne({ _id: 'seed' as never })).toMatchObject({ n: 5 });
+
+        session.startTransaction();
+        await coll().insertOne({ _id: 'b' as never, n: 2 }, { session });
+        await session.abortTransaction();
+        expect(await coll().findOne({ _id: 'b' as never })).toBeNull();
+      } finally {
+        await session.endSession();
+      }
+    });
+
+    it('aborts a transaction whose write failed: its commit answers NoSuchTransaction (251)', async () => {
+      const session = client.startSession();
+      try {
+        session.startTransaction();
+        await coll().insertOne({ _id: 'c' as never, n: 1 }, { session });
+        const duplicate = await serverError(coll().insertOne({ _id: 'seed' as never, n: 9 }, { session }));
+        expect(duplicate.code).toBe(11000);
+        const commit = await serverError(session.commitTransaction());
+        expect(commit.code).toBe(251);
+        expect(await coll().findOne({ _id: 'c' as never })).toBeNull();
+      } finally {
+        await session.endSession();
+      }
+    });
+
+    it('gives the second of two transactions writing one document WriteConflict (112), labelled transient', async () => {
+      const first = client.startSession();
+      const second = client.startSession();
+      try {
+        first.startTransaction();
+        second.startTransaction();
+        await coll().updateOne({ _id: 'seed' as never }, { $inc: { n: 1 } }, { session: first });
+        const conflict = await serverError(
+          coll().updateOne({ _id: 'seed' as never }, { $inc: { n: 100 } }, { session: second }),
+        );
+        expect(conflict.code).toBe(112);
+        expect(conflict.hasErrorLabel('TransientTransactionError')).toBe(true);
+        await second.abortTransaction().catch(() => undefined);
+        const before = (await coll().findOne({ _id: 'seed' as never }))?.n as number;
+        await first.commitTransaction();
+        expect((await coll().findOne({ _id: 'seed' as never }))?.n).toBe(before + 1);
+      } finally {
+        await first.endSession();
+        await second.endSession();
+      }
+    });
+
+    it('retries a transaction that met a conflict (withTransaction), and the retry sees the other write', async () => {
+      const session = client.startSession();
+      let attempts = 0;
+      try {
+        await session.withTransaction(async () => {
+          attempts += 1;
+          const seed = await coll().findOne({ _id: 'seed' as never }, { session });
+          // Another writer commits in between, the first time only.
+          if (attempts === 1) await coll().updateOne({ _id: 'seed' as never }, { $set: { by: 'other' } });
+          await coll().updateOne(
+            { _id: 'seed' as never },
+            { $set: { n: (seed?.n as number) + 10 } },
+            { session },
+          );
+        });
+      } finally {
+        await session.endSession();
+      }
+      expect(attempts).toBe(2);
+      expect(await coll().findOne({ _id: 'seed' as never })).toMatchObject({ by: 'other' });
+    });
+  });
+}
+
+describe('against the fake replica set', () => {
+  let server: FakeMongoServer;
+  beforeAll(async () => {
+    server = await startFakeMongoServer({ replicaSet: 'rs0' });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  describeTransactions('fake replica set', () => server.uri);
+
+  describe('retryable writes', () => {
+    it('applies a write once when its reply was lost and the driver retried it', async () => {
+      const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 2_000 });
+      await client.connect();
+      try {
+        const coll = client.db('troupe_retry').collection<Document>('counters');
+        server.failNext('findAndModify', { afterApply: true });
+        const row = await coll.findOneAndUpdate(
+          { _id: 'c' as never },
+          { $inc: { value: 1 } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        expect(row?.value).toBe(1);
+        expect((await coll.findOne({ _id: 'c' as never }))?.value).toBe(1);
+        expect(server.commands.filter((c) => c === 'findAndModify').length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe('the adapter', () => {
+    const database = 'troupe_adapter_txn';
+    const open = () => openMongoStore({ uri: server.uri, database, serverSelectionTimeoutMS: 2_000 });
+    /** Another writer, straight into the fake's committed state (outside any transaction). */
+    const raw = (body: Document) => FakeMongoEngine.prototype.run.call(server.engine, database, body);
+
+    afterEach(() => {
+      Reflect.deleteProperty(server.engine, 'run');
+    });
+
+    /** Runs `interfere` once, just before the first command named `name` inside a transaction. */
+    function interfereInTransaction(name: string, interfere: () => void): void {
+      const run = server.engine.run.bind(server.engine);
+      let done = false;
+      server.engine.run = (db, body) => {
+        if (!done && Object.keys(body)[0] === name && body.autocommit === false) {
+          done = true;
+          interfere();
+        }
+        return run(db, body);
+      };
+    }
+
+    it('putMany leaves nothing of a batch whose later write loses to another writer mid-transaction', async () => {
+      const store = await open();
+      const c = `batch-${randomUUID()}`;
+      try {
+        await store.documents.put(c, 'b', 'b1', { at: 1 });
+        // The batch has read b at version 1; another writer moves it on before the batch writes.
+        interfereInTransaction('insert', () =>
+          raw({
+            update: 'documents',
+            updates: [{ q: { collection: c, key: 'b' }, u: { $inc: { version: 1 } } }],
+          }),
+        );
+        await expect(
+          store.documents.putMany(c, [
+            { key: 'a', value: 'a1' },
+            { key: 'b', value: 'b2', expectedVersion: 1 },
+          ]),
+        ).rejects.toMatchObject({ code: 'TROUPE_STORE_CONFLICT' });
+        // Had the insert of a gone outside the transaction, it would be here now.
+        expect(await store.documents.get(c, 'a')).toBeUndefined();
+        expect((await store.documents.get(c, 'b'))?.version).toBe(2);
+        expect(server.commands).toContain('abortTransaction');
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('putMany writes nothing another session can see before its commit', async () => {
+      const store = await open();
+      const c = `batch-${randomUUID()}`;
+      const seen: unknown[] = [];
+      try {
+        // Just before the commit, a reader outside the transaction looks.
+        const run = server.engine.run.bind(server.engine);
+        server.engine.run = (db, body) => {
+          if (Object.keys(body)[0] === 'commitTransaction')
+            seen.push(...(raw({ find: 'documents', filter: { collection: c } }).cursor?.firstBatch ?? []));
+          return run(db, body);
+        };
+        await store.documents.put(c, 'a', 'a1', { at: 1 });
+        const before = raw({ find: 'documents', filter: { collection: c } }).cursor?.firstBatch;
+        await store.documents.putMany(c, [
+          { key: 'a', value: 'a2', expectedVersion: 1 },
+          { key: 'b', value: 'b1' },
+        ]);
+        // Updates and inserts alike stayed inside the transaction until it committed.
+        expect(seen).toEqual(before);
+        expect((await store.documents.get(c, 'a'))?.value).toBe('a2');
+        expect((await store.documents.get(c, 'b'))?.value).toBe('b1');
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('counts an increment once, and records an outbox entry once, when the reply is lost after the write', async () => {
+      const store = await open();
+      try {
+        const name = `lost-reply-${randomUUID()}`;
+        server.failNext('findAndModify', { afterApply: true });
+        expect(await store.events.increment(name)).toBe(1);
+        expect(await store.events.counter(name)).toBe(1);
+
+        const key = `k-${randomUUID()}`;
+        server.failNext('insert', { afterApply: true });
+        const recorded = await store.outbox.record(
+          {
+            idempotencyKey: key,
+            channel: { kind: 'test', id: 'c' },
+            text: 'hi',
+            attachments: [],
+            origin: { kind: 'answer' },
+            preparedAt: 0,
+          },
+          1,
+        );
+        // This call created it: a retry that saw its own insert as someone else's would say false.
+        expect(recorded.created).toBe(true);
+        expect((await store.outbox.unsettled()).filter((e) => e.key === key)).toHaveLength(1);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});
+
+const realUri = process.env.MONGODB_URI;
+describe.skipIf(!realUri)('against a real server (MONGODB_URI)', () => {
+  describeTransactions('real server', () => realUri as string);
+});

@@ -1,20 +1,22 @@
 /**
- * One of two processes sharing a SQLite file (test/runtime.twoProcesses.test.ts): it runs a Troupe
- * runtime with the system clock and the offline model, sends `count` messages naming Nova in one
- * channel (each from its own person, waiting for the answer before the next), and writes one JSON
- * line per reply sent and per error to `<dir>/<name>.jsonl`.
+ * One of two processes sharing a store (test/runtime.twoProcesses.test.ts): the SQLite file in
+ * `<dir>`, or the MongoDB database at `<mongodb-uri>` when one is given. It runs a Troupe runtime
+ * with the system clock and the offline model, sends `count` messages naming Nova in one channel
+ * (each from its own person, waiting for the answer before the next), and writes one JSON line per
+ * reply sent and per error to `<dir>/<name>.jsonl`.
  *
- * Usage: node --import tsx twoWriterChild.ts <dir> <name> <count>
+ * Usage: node --import tsx twoWriterChild.ts <dir> <name> <count> [<mongodb-uri>]
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openMongoStore } from '../../src/adapters/store/mongoStore.js';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
 import { createRuntime } from '../../src/createRuntime.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { TransportMessage } from '../../src/ports/transport.js';
 import { RecordingTransport } from '../../src/testing/index.js';
 
-const [dir = '.', name = 'a', countText = '40'] = process.argv.slice(2);
+const [dir = '.', name = 'a', countText = '40', mongoUri] = process.argv.slice(2);
 const out = join(dir, `${name}.jsonl`);
 const line = (value: unknown) => appendFileSync(out, `${JSON.stringify(value)}\n`);
 
@@ -33,7 +35,9 @@ class LoggingTransport extends RecordingTransport {
   }
 }
 const transport = new LoggingTransport();
-const store = await openSqliteStore({ path: join(dir, 'troupe.db') });
+const store = mongoUri
+  ? await openMongoStore({ uri: mongoUri, database: 'troupe_two', serverSelectionTimeoutMS: 5_000 })
+  : await openSqliteStore({ path: join(dir, 'troupe.db') });
 const runtime = createRuntime({
   avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:shared'] }],
   transports: [transport],

@@ -72,8 +72,10 @@ describe('errors and logs', () => {
     );
     logger.info(`plain http://u:${SECRET}@h/x`);
     logger.error({ apiKey: SECRET }, 'keys are redacted by path');
+    logger.info({ at: new Date(0) }, 'dates stay dates');
     expect(out).toContain('http://***@h');
     expect(out).toContain('caused by');
     expect(out).not.toContain(SECRET);
+    expect(out).toContain('"at":"1970-01-01T00:00:00.000Z"');
   });
 });

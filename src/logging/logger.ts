@@ -25,9 +25,12 @@ export const redactedPaths = [
 /** Strings at any depth of a log object, with URL credentials redacted. */
 function scrub(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactCredentials(value);
-  // Errors are left whole for the `err` serializer (which redacts them); depth is bounded.
-  if (depth > 6 || typeof value !== 'object' || value === null || value instanceof Error) return value;
+  // Only arrays and plain objects are copied: errors are left whole for the `err` serializer (which
+  // redacts them), dates, buffers and class instances for pino to write as it does; depth is bounded.
+  if (depth > 6 || typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) out[key] = scrub(v, depth + 1);
   return out;

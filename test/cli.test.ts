@@ -120,4 +120,32 @@ describe('troupe CLI (in process)', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('simulate');
   });
+
+  it('simulate prints a scenario’s escape sequences as text, never as terminal control', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-cli-'));
+    const file = join(dir, 'escapes.yaml');
+    await writeFile(
+      file,
+      [
+        'name: "esc \\e]0;title\\a"',
+        'avatars:',
+        '  - { id: luna, name: Luna, present: true }',
+        'humans:',
+        '  - { id: sam, name: "Sam" }',
+        'script:',
+        '  - { at: 0s, human: sam, say: "Luna \\e]0;pwned\\a hi \\e[2J there\\r[9] forged" }',
+      ].join('\n'),
+    );
+    for (const isTTY of [false, true]) {
+      const result = await inProcess(['simulate', file, '--verbose'], {}, isTTY);
+      expect(result.code).toBe(0);
+      // Colour (on a TTY) uses only SGR sequences; nothing else from the file reaches the terminal.
+      const withoutColour = ['[1m', '[2m', '[22m'].reduce(
+        (text, sgr) => text.replaceAll(`\u001b${sgr}`, ''),
+        result.stdout,
+      );
+      for (const control of ['\u001b', '\u0007']) expect(withoutColour).not.toContain(control);
+      expect(withoutColour).toContain('Sam: Luna  hi  there␍[9] forged');
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { terminalText } from '../src/cli/terminalText.js';
+import { terminalText } from '../src/delivery/terminalText.js';
 import { fuzzRuns } from './support/fuzzRuns.js';
 
 const ESC = '\u001b';

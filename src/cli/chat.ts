@@ -10,12 +10,12 @@ import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { formatDuration } from '../config/duration.js';
 import { replySettingsFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
+import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { attachConversationPrinter, bolder, dimmer, shortThreadId } from './conversationPrinter.js';
-import { terminalText } from './terminalText.js';
 
 /** What `troupe chat` needs from the command line and its surroundings. */
 export interface ChatOptions {

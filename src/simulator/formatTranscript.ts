@@ -1,5 +1,6 @@
 import { clip } from '../adapters/llm/scriptedReplies.js';
 import { formatDuration, formatSimTime } from '../config/duration.js';
+import { terminalText } from '../delivery/terminalText.js';
 import { moodOf } from '../machines/sentiment.js';
 import type { SimulationResult, TranscriptEntry } from './runScenario.js';
 
@@ -31,20 +32,33 @@ export function formatTranscript(result: SimulationResult, options: FormatOption
   const avatars = new Map(result.scenario.avatars.map((a) => [a.id, a]));
   const who = (id: string) => {
     const avatar = avatars.get(id);
-    if (!avatar) return id;
-    return avatar.emoji ? `${avatar.emoji} ${avatar.name}` : avatar.name;
+    if (!avatar) return terminalText(id);
+    return terminalText(avatar.emoji ? `${avatar.emoji} ${avatar.name}` : avatar.name);
   };
-  const names = (ids: readonly string[]) => ids.map((id) => avatars.get(id)?.name ?? id).join(', ');
+  const names = (ids: readonly string[]) =>
+    terminalText(ids.map((id) => avatars.get(id)?.name ?? id).join(', '));
   const lines: string[] = [];
-  const header = `▶ ${result.scenario.name}${result.scenario.description ? ` — ${result.scenario.description.trim()}` : ''}`;
+  const header = terminalText(
+    `▶ ${result.scenario.name}${result.scenario.description ? ` — ${result.scenario.description.trim()}` : ''}`,
+  );
   lines.push(bolder(color)(header), '');
 
-  for (const entry of result.transcript) {
+  for (const raw of result.transcript) {
+    // A scenario's words, names and reasons quoting them are text, never terminal control.
+    const entry = safeEntry(raw);
     const line = formatEntry(entry, { dim, who, names, verbose: options.verbose ?? false });
     if (line !== undefined) lines.push(`${dim(`[${formatSimTime(entry.t)}]`)} ${line}`);
   }
   if (options.summary ?? true) lines.push('', formatSummary(result, { color }));
   return `${lines.join('\n')}\n`;
+}
+
+/** The entry with every string field made safe for a terminal (see `terminalText`). */
+function safeEntry(entry: TranscriptEntry): TranscriptEntry {
+  const copy: Record<string, unknown> = { ...entry };
+  for (const [key, value] of Object.entries(copy))
+    if (typeof value === 'string') copy[key] = terminalText(value);
+  return copy as unknown as TranscriptEntry;
 }
 
 interface Helpers {
@@ -118,13 +132,13 @@ export function formatSummary(result: SimulationResult, options: Pick<FormatOpti
   const color = options.color ?? false;
   const dim = dimmer(color);
   const s = result.summary;
-  const nameOf = (id: string) => result.scenario.avatars.find((a) => a.id === id)?.name ?? id;
+  const nameOf = (id: string) => terminalText(result.scenario.avatars.find((a) => a.id === id)?.name ?? id);
   const counts = (record: Partial<Record<string, number>>) =>
     Object.entries(record)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ') || 'none';
   const lines: string[] = [];
-  lines.push(bolder(color)(`── Summary: ${s.scenario} ──`));
+  lines.push(bolder(color)(`── Summary: ${terminalText(s.scenario)} ──`));
   lines.push(
     `Simulated time: ${formatSimTime(s.durationMs)} (${formatDuration(s.durationMs)}), ${s.eventsProcessed} events${s.truncated ? ` — ${s.truncated}` : ''}`,
   );
@@ -138,19 +152,20 @@ export function formatSummary(result: SimulationResult, options: Pick<FormatOpti
     `Threads: ${s.threads.length} — concluded ${s.exits.concluded}, expired ${s.exits.expired}, exhausted ${s.exits.exhausted}${s.exits.active ? `, still active ${s.exits.active}` : ''}${rate}`,
   );
   for (const t of s.threads) {
-    const detail = t.detail ? ` — ${t.detail}` : '';
+    const detail = t.detail ? ` — ${terminalText(t.detail)}` : '';
     const mood = t.sentiment !== undefined ? `, mood ${moodOf(t.sentiment)} (${signed(t.sentiment)})` : '';
     lines.push(
-      `  ${t.id}  ${t.mode.padEnd(7)} ${`${t.turns}/${t.maxTurns} turns`.padEnd(11)} ${t.outcome}${detail}${mood} ${dim(`(${t.participantNames.join(', ')})`)}`,
+      `  ${t.id}  ${t.mode.padEnd(7)} ${`${t.turns}/${t.maxTurns} turns`.padEnd(11)} ${t.outcome}${detail}${mood} ${dim(`(${terminalText(t.participantNames.join(', '))})`)}`,
     );
   }
   if (s.prompts.length > 0) lines.push('Per human message (responses; bot-to-bot cascade after it):');
   for (const p of s.prompts) {
-    const text = p.kind === 'summon' ? `summons ${p.text.replace(/^summon /, '')}` : `"${clip(p.text, 40)}"`;
+    const said = terminalText(p.text);
+    const text = p.kind === 'summon' ? `summons ${said.replace(/^summon /, '')}` : `"${clip(said, 40)}"`;
     const by = p.responders.length ? ` ${dim(`by ${p.responders.map(nameOf).join(', ')}`)}` : '';
     const split = p.kind === 'summon' ? `scheduled ${p.scheduled}` : `main ${p.main}`;
     lines.push(
-      `  [${formatSimTime(p.t)}] ${p.byName}: ${text} → ${p.responses} (${split}, cascade ${p.cascade})${by}`,
+      `  [${formatSimTime(p.t)}] ${terminalText(p.byName)}: ${text} → ${p.responses} (${split}, cascade ${p.cascade})${by}`,
     );
   }
   lines.push(

@@ -55,5 +55,9 @@ describe('bounded structures', () => {
     expect(none.inspection).toEqual([]);
     await bounded.stop();
     await none.stop();
+    for (const retain of [-1, 1.5, Number.NaN])
+      expect(() => createTestRuntime({ retain })).toThrow(
+        expect.objectContaining({ code: 'TROUPE_CONFIG_INVALID' }),
+      );
   });
 });

@@ -5,6 +5,7 @@ import type { RetryPolicy } from '../actors/routingActor.js';
 import type { PersistenceOptions, Runtime, RuntimeOptions } from '../actors/runtimeOptions.js';
 import { MemoryHistory } from '../adapters/store/memoryHistory.js';
 import { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
+import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
@@ -137,6 +138,10 @@ const SETTLE_LIMIT_MS = 15_000;
 export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
   const clock = new SimulatedClock(options.startAt);
   const retain = options.retain;
+  if (retain !== undefined && !(Number.isInteger(retain) && retain >= 0))
+    throw new ConfigError([
+      { variable: 'retain', value: String(retain), expected: 'a whole number, 0 or more' },
+    ]);
   const transport = new RecordingTransport(retain !== undefined ? { retain } : {});
   const history =
     options.store?.history instanceof MemoryHistory

@@ -47,6 +47,8 @@ export class RecordingTransport implements Transport {
    */
   constructor(options: { kind?: string; limits?: Partial<TransportLimits>; retain?: number } = {}) {
     this.kind = options.kind ?? 'test';
+    if (options.retain !== undefined && !(Number.isInteger(options.retain) && options.retain >= 0))
+      throw new RangeError(`retain must be a whole number, 0 or more, not ${options.retain}`);
     this.retain = options.retain;
     this.limits = { maxTextLength: 2000, voice: true, attachments: true, ...options.limits };
   }

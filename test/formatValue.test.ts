@@ -71,6 +71,9 @@ describe('values', () => {
       expect(formatValue(key, 20251234), key).toBe('20251234');
     expect(formatValue('vendor_id', 42, 80, { fixedDecimals: true })).toBe('42');
     expect(formatValue('amount', Number.POSITIVE_INFINITY)).toBe('Infinity');
+    // Only a whole word at the end makes an identifier.
+    for (const key of ['code_total', 'vendorIdeal', 'totalNumberOfUnits', 'identity_score'])
+      expect(formatValue(key, 1234567), key).toBe('1,234,567');
   });
 
   it('write dates without a midnight time, other times with their zone', () => {
@@ -83,6 +86,15 @@ describe('values', () => {
     expect(formatValue('d', '2025-03-01T00:00:30Z')).toBe('2025-03-01 00:00 UTC');
     expect(formatValue('d', new Date('2025-03-01T00:00:00Z'))).toBe('2025-03-01');
     expect(formatValue('d', new Date(Number.NaN))).toBe(missingValue);
+    expect(formatValue('d', '2025-03-01T00:00:00+0000')).toBe('2025-03-01');
+    expect(formatValue('d', '2025-03-01T00:00:00-00')).toBe('2025-03-01');
+    expect(formatValue('d', '2025-03-01T00:00:00+00:30')).toBe('2025-03-01 00:00 +00:30');
+    expect(formatValue('d', '2025-03-01T00:00:00+0030')).toBe('2025-03-01 00:00 +0030');
+    expect(formatValue('d', '2025-03-01T10:00:00+05')).toBe('2025-03-01 10:00 +05');
+    expect(formatValue('d', ' 2025-03-01T10:00:00Z ')).toBe('2025-03-01 10:00 UTC');
+    // Not a timestamp on its own: left as text.
+    expect(formatValue('d', 'due 2025-03-01T10:00:00Z')).toBe('due 2025-03-01T10:00:00Z');
+    expect(formatValue('d', '2025-03-01T10:00:00Z or later')).toBe('2025-03-01T10:00:00Z or later');
   });
 
   it('flatten nested values one level deep, on one line', () => {
@@ -150,5 +162,36 @@ describe('table preview', () => {
       total: 2,
     });
     expect(lines).toEqual(["    N  S's", '-----  ---', "    1  a'b", '1,000  —']);
+  });
+});
+
+describe('neutralizeParts', () => {
+  it('neutralises every reader-facing part and adds no part that was not there', async () => {
+    const { neutralizeParts } = await import('../src/composer/neutralizeParts.js');
+    const ping = '@everyone <@1>';
+    const safe = '@\u200beveryone <\u200b@1>';
+    expect(
+      neutralizeParts({
+        summary: ping,
+        prompt: ping,
+        whatITried: [ping],
+        nextSteps: [ping],
+        choices: [{ number: 1, id: 1, label: ping, context: ping }],
+        table: { keys: [ping], columns: [ping], rows: [[ping]], shown: 1, total: 1 },
+        severity: 'info',
+      }),
+    ).toStrictEqual({
+      summary: safe,
+      prompt: safe,
+      whatITried: [safe],
+      nextSteps: [safe],
+      choices: [{ number: 1, id: 1, label: safe, context: safe }],
+      table: { keys: [ping], columns: [safe], rows: [[safe]], shown: 1, total: 1 },
+      severity: 'info',
+    });
+    expect(neutralizeParts({ summary: 'plain', severity: 'error' })).toStrictEqual({
+      summary: 'plain',
+      severity: 'error',
+    });
   });
 });

@@ -1,8 +1,40 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryHistory } from '../src/adapters/store/memoryHistory.js';
+import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { TroupeError } from '../src/ports/troupeError.js';
 import { describeStoreContract } from './support/storeContract.js';
 
 describeStoreContract('memory', async () => createMemoryStore());
+
+// The standalone MemoryOutbox and MemoryHistory (what createTestRuntime uses) keep the same promises.
+describeStoreContract('memory, with MemoryOutbox and MemoryHistory', async () => {
+  const base = createMemoryStore();
+  let closed = false;
+  // The standalone parts have no close of their own: refuse their calls once the store is closed.
+  const guarded = <T extends object>(part: T): T =>
+    new Proxy(part, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) =>
+          closed
+            ? Promise.reject(
+                new TroupeError('TROUPE_STORE_UNAVAILABLE', 'The store is closed.', { retryable: true }),
+              )
+            : value.apply(target, args);
+      },
+    });
+  return {
+    ...base,
+    outbox: guarded(new MemoryOutbox()),
+    history: guarded(new MemoryHistory()),
+    async close() {
+      closed = true;
+      await base.close();
+    },
+  };
+});
 
 describe('memory store', () => {
   it('is of kind memory and uses the given clock', async () => {

@@ -22,7 +22,9 @@ export class MemoryHistory implements HistoryStore {
 
   async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
     const lines = this.channels.get(channelId) ?? [];
-    return lines.slice(Math.max(0, lines.length - Math.min(limit, this.perChannel))).map((e) => ({ ...e }));
+    return lines
+      .slice(Math.max(0, lines.length - Math.min(limit, this.perChannel)))
+      .map((e) => ({ ...e, author: { ...e.author } }));
   }
 
   /** Every stored entry of a channel, oldest first (tests and tools). */

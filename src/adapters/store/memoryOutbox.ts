@@ -22,7 +22,13 @@ export class MemoryOutbox implements Outbox {
   async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
     const existing = this.entries.get(response.idempotencyKey);
     if (existing) return { entry: clone(existing), created: false };
-    const entry: OutboxEntry = { key: response.idempotencyKey, response, recordedAt: at, sentParts: [] };
+    // A copy: the caller may reuse or change its object after recording it.
+    const entry: OutboxEntry = {
+      key: response.idempotencyKey,
+      response: structuredClone(response),
+      recordedAt: at,
+      sentParts: [],
+    };
     this.entries.set(entry.key, entry);
     return { entry: clone(entry), created: true };
   }
@@ -42,12 +48,10 @@ export class MemoryOutbox implements Outbox {
   }
 
   async unsettled(limit = Number.POSITIVE_INFINITY): Promise<OutboxEntry[]> {
-    const out: OutboxEntry[] = [];
-    for (const entry of this.entries.values()) {
-      if (out.length >= limit) break;
-      if (!entry.settled) out.push(clone(entry));
-    }
-    return out.sort((a, b) => a.recordedAt - b.recordedAt);
+    // Oldest first over all of them, then the limit (not the first `limit` in insertion order).
+    const pending = [...this.entries.values()].filter((entry) => !entry.settled);
+    pending.sort((a, b) => a.recordedAt - b.recordedAt);
+    return pending.slice(0, Math.max(0, limit)).map(clone);
   }
 
   async get(key: string): Promise<OutboxEntry | undefined> {
@@ -64,6 +68,7 @@ export class MemoryOutbox implements Outbox {
 function clone(entry: OutboxEntry): OutboxEntry {
   return {
     ...entry,
+    response: structuredClone(entry.response),
     sentParts: entry.sentParts.map((p) => ({ ...p })),
     ...(entry.settled ? { settled: { ...entry.settled } } : {}),
   };

@@ -4,6 +4,7 @@
  * `retain` records. `npm run soak` measures the whole runtime over simulated days.
  */
 import { describe, expect, it } from 'vitest';
+import { MemoryHistory } from '../src/adapters/store/memoryHistory.js';
 import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { Outbox } from '../src/ports/outbox.js';
@@ -41,6 +42,20 @@ describe('bounded structures', () => {
         expect((await outbox.record(response(key), 7)).created, key).toBe(false);
     });
   }
+
+  it('MemoryHistory keeps exactly the last perChannel lines of a channel', async () => {
+    const history = new MemoryHistory({ perChannel: 3 });
+    for (let n = 1; n <= 10; n++)
+      await history.append({
+        channelId: 'c',
+        messageId: `m${n}`,
+        at: n,
+        author: { kind: 'human', id: 'u', name: 'U' },
+        text: `${n}`,
+      });
+    expect((await history.recent('c', 10)).map((e) => e.messageId)).toEqual(['m8', 'm9', 'm10']);
+    expect((await history.recent('c', 2)).map((e) => e.messageId)).toEqual(['m9', 'm10']);
+  });
 
   it('createTestRuntime({ retain }) keeps only the last records, and builds no inspection with 0', async () => {
     const bounded = createTestRuntime({ retain: 3 });

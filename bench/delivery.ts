@@ -868,7 +868,7 @@ if (args.json) {
       `   ${int(b.outbox)} B outbox (settled entries kept to drop a duplicate: the last 10,000, trimmed at 20,000, shared by all`,
     );
     p(
-      `   channels), ${int(b.rest)} B the rest: the actor and its floor (threads, at most 64 ended ones remembered), the last`,
+      `   channels), ${int(b.rest)} B the rest: the actor and its floor (threads; an ended one only while a pending turn names it, at most 16), the last`,
     );
     p(
       '   1,024 message ids, turns spoken per thread, relationships. Each part has a bound, none grows with time.',

@@ -252,6 +252,22 @@ describe('troupe chat (in process)', () => {
     expect(channel.stderr).toContain('TROUPE_CHANNEL_INVALID');
   });
 
+  it('an avatars file that is a YAML alias bomb exits 2 with what to change, not a stack trace', async () => {
+    const levels = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let i = 1; i < 9; i++) {
+      const [prev, next] = [String.fromCharCode(96 + i), String.fromCharCode(97 + i)];
+      levels.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(', ')}]`);
+    }
+    const file = await avatarsFile(`${levels.join('\n')}\navatars: [{ id: x, name: X, topics: *i }]\n`);
+    const bomb = await chatInProcess(['--avatars', file], []);
+    expect(bomb.code).toBe(2);
+    expect(bomb.stdout).toBe('');
+    expect(bomb.stderr).toBe(
+      `error TROUPE_AVATARS_INVALID: The avatars file ${file} is invalid:\n` +
+        `  its aliases (*name) expand to too many values (yaml's limit is 100, a guard against "billion laughs" files); write the repeated values out instead of aliasing them\n`,
+    );
+  });
+
   it('a model configured from the environment is named in the banner; a bad one exits 2', async () => {
     const configured = await chatInProcess([], [], {
       TROUPE_MODEL_BASE_URL: 'http://127.0.0.1:9/v1',

@@ -268,6 +268,37 @@ describe('troupe chat (in process)', () => {
     );
   });
 
+  it('errors quoting a file or the environment print no escape sequence from it', async () => {
+    const raw = ['\u001b', '\u0007', '\u009b'];
+    // An avatars file whose unknown field and bad value hold escapes (an OSC title, clear screen).
+    const file = await avatarsFile(
+      'avatars:\n  - { id: a, name: A, "\\e]0;pwned\\a\\e[2Jx": 1, voice: "\\e[31mred" }\n',
+    );
+    const badFile = await chatInProcess(['--avatars', file], [], { NO_COLOR: '1' });
+    expect(badFile.code).toBe(2);
+    expect(badFile.stderr).toContain('TROUPE_AVATARS_INVALID');
+    expect(badFile.stderr).toContain('unknown field "x"');
+    // The environment: an 8-bit CSI survives JSON quoting, so it must be removed on the way out.
+    const badLevel = await chatInProcess([], [], { NO_COLOR: '1', LOG_LEVEL: '\u009b2Jdebug' });
+    const badTtl = await chatInProcess([], [], { NO_COLOR: '1', CONVERSATION_THREAD_TTL: '\u009b2J' });
+    for (const bad of [badLevel, badTtl]) {
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('TROUPE_CONFIG_INVALID');
+    }
+    // A file whose own name holds an escape: named in the banner and in errors.
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-chat-'));
+    const named = join(dir, 'av\u001b[2J.yaml');
+    await writeFile(named, 'avatars:\n  - { id: a, name: A }\n');
+    const banner = await chatInProcess(['--avatars', named], ['/quit'], { NO_COLOR: '1' });
+    expect(banner.code).toBe(0);
+    expect(banner.stdout).toContain('Avatars (');
+    await writeFile(named, 'avatars: []\n');
+    const namedError = await chatInProcess(['--avatars', named], [], { NO_COLOR: '1' });
+    expect(namedError.code).toBe(2);
+    for (const run of [badFile, badLevel, badTtl, banner, namedError])
+      for (const control of raw) expect(run.stdout + run.stderr).not.toContain(control);
+  });
+
   it('a model configured from the environment is named in the banner; a bad one exits 2', async () => {
     const configured = await chatInProcess([], [], {
       TROUPE_MODEL_BASE_URL: 'http://127.0.0.1:9/v1',

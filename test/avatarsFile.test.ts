@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAvatarsFile, parseAvatarsText } from '../src/cli/avatarsFile.js';
 import { isTroupeError } from '../src/ports/troupeError.js';
+import { parseScenarioText } from '../src/simulator/scenario.js';
 
 async function file(name: string, text: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'troupe-avatars-'));
@@ -105,6 +106,22 @@ describe('loadAvatarsFile', () => {
     }
     expect(isTroupeError(error) && error.code).toBe('TROUPE_AVATARS_INVALID');
     expect((error as Error).message).toMatch(/bomb\.yaml[\s\S]*alias/iu);
+    // The person is told what to change, and a scenario file says the same.
+    expect((error as Error).message).toContain('write the repeated values out instead of aliasing them');
+    const scenario = `${levels.join('\n')}\nname: t\navatars: [{ id: x, name: X, topics: *i }]\n`;
+    expect(() => parseScenarioText(scenario, 'bomb.yaml')).toThrow(
+      /bomb\.yaml[\s\S]*write the repeated values out instead of aliasing them/,
+    );
+  });
+
+  it('a few aliases, as people use them, still read', () => {
+    const avatars = parseAvatarsText(
+      'avatars:\n  - { id: a, name: A, topics: &t [stars, comets] }\n  - { id: b, name: B, topics: *t }\n',
+    );
+    expect(avatars.map((a) => a.topics)).toEqual([
+      ['stars', 'comets'],
+      ['stars', 'comets'],
+    ]);
   });
 
   it('refuses names and aliases that hold control characters, direction overrides or nothing visible', () => {
@@ -142,6 +159,33 @@ describe('loadAvatarsFile', () => {
     ).toThrow(/avatars\[1\]\.name[\s\S]*ambiguous/);
     // Its own name again as an alias is harmless.
     expect(parseAvatarsText('avatars:\n  - { id: a, name: Nova, aliases: [nova] }\n')).toHaveLength(1);
+  });
+
+  it('refuses an emoji another avatar answers to (it addresses the avatar too), or one with nothing visible', () => {
+    // The same emoji, also when one carries the emoji presentation selector.
+    expect(() =>
+      parseAvatarsText(
+        'avatars:\n  - { id: a, name: Nova, emoji: "🌙" }\n  - { id: b, name: Luna, emoji: "🌙\\ufe0f" }\n',
+        'moon.yaml',
+      ),
+    ).toThrow(/avatars\[1\]\.emoji \(line 3\): .*avatar "a".*mentions would be ambiguous/);
+    expect(() =>
+      parseAvatarsText(
+        'avatars:\n  - { id: a, name: Nova, aliases: [N] }\n  - { id: b, name: B, emoji: n }\n',
+      ),
+    ).toThrow(/avatars\[1\]\.emoji[\s\S]*ambiguous/);
+    for (const [emoji, message] of [
+      ['\\u200b', /invisible character \(U\+200B\)/],
+      ['\\ufe0f', /no visible character/],
+      ['\\u3164', /no visible character/],
+    ] as const)
+      expect(() => parseAvatarsText(`avatars:\n  - { id: a, name: A, emoji: "${emoji}" }\n`), emoji).toThrow(
+        message,
+      );
+    // Joiners, selectors, keycaps and tag sequences (subdivision flags) are what emoji are made of.
+    const emojis = ['👩‍🚀', '⚙️', '1️⃣', '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}', '🇫🇷'];
+    const list = emojis.map((emoji, i) => ({ id: `e${i}`, name: `E${i}`, emoji }));
+    expect(parseAvatarsText(JSON.stringify({ avatars: list })).map((a) => a.emoji)).toEqual(emojis);
   });
 
   it('accepts names people have: accents, other scripts, punctuation, emoji with joiners', () => {
@@ -182,5 +226,21 @@ describe('one validation for avatars everywhere', () => {
     expect(() =>
       parseScenarioText(scenario('  - { id: a, name: Nova }\n  - { id: b, name: B, aliases: [nova] }')),
     ).toThrow(/ambiguous/);
+    expect(() =>
+      createRuntime({
+        avatars: [
+          { id: 'a', name: 'Nova', emoji: '🔭' },
+          { id: 'b', name: 'Rex', emoji: '🔭' },
+        ],
+      }),
+    ).toThrow(/avatars\.1\.emoji: .*ambiguous/);
+    expect(() =>
+      parseScenarioText(
+        scenario('  - { id: a, name: Nova, emoji: "🔭" }\n  - { id: b, name: Rex, emoji: "🔭" }'),
+      ),
+    ).toThrow(/avatars\[1\]\.emoji: .*ambiguous/);
+    expect(() => createRuntime({ avatars: [{ id: 'a', name: 'Nova', emoji: '\u200b' }] })).toThrow(
+      /emoji: has an invisible character/,
+    );
   });
 });

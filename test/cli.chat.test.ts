@@ -252,6 +252,53 @@ describe('troupe chat (in process)', () => {
     expect(channel.stderr).toContain('TROUPE_CHANNEL_INVALID');
   });
 
+  it('an avatars file that is a YAML alias bomb exits 2 with what to change, not a stack trace', async () => {
+    const levels = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let i = 1; i < 9; i++) {
+      const [prev, next] = [String.fromCharCode(96 + i), String.fromCharCode(97 + i)];
+      levels.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(', ')}]`);
+    }
+    const file = await avatarsFile(`${levels.join('\n')}\navatars: [{ id: x, name: X, topics: *i }]\n`);
+    const bomb = await chatInProcess(['--avatars', file], []);
+    expect(bomb.code).toBe(2);
+    expect(bomb.stdout).toBe('');
+    expect(bomb.stderr).toBe(
+      `error TROUPE_AVATARS_INVALID: The avatars file ${file} is invalid:\n` +
+        `  its aliases (*name) expand to too many values (yaml's limit is 100, a guard against "billion laughs" files); write the repeated values out instead of aliasing them\n`,
+    );
+  });
+
+  it('errors quoting a file or the environment print no escape sequence from it', async () => {
+    const raw = ['\u001b', '\u0007', '\u009b'];
+    // An avatars file whose unknown field and bad value hold escapes (an OSC title, clear screen).
+    const file = await avatarsFile(
+      'avatars:\n  - { id: a, name: A, "\\e]0;pwned\\a\\e[2Jx": 1, voice: "\\e[31mred" }\n',
+    );
+    const badFile = await chatInProcess(['--avatars', file], [], { NO_COLOR: '1' });
+    expect(badFile.code).toBe(2);
+    expect(badFile.stderr).toContain('TROUPE_AVATARS_INVALID');
+    expect(badFile.stderr).toContain('unknown field "x"');
+    // The environment: an 8-bit CSI survives JSON quoting, so it must be removed on the way out.
+    const badLevel = await chatInProcess([], [], { NO_COLOR: '1', LOG_LEVEL: '\u009b2Jdebug' });
+    const badTtl = await chatInProcess([], [], { NO_COLOR: '1', CONVERSATION_THREAD_TTL: '\u009b2J' });
+    for (const bad of [badLevel, badTtl]) {
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('TROUPE_CONFIG_INVALID');
+    }
+    // A file whose own name holds an escape: named in the banner and in errors.
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-chat-'));
+    const named = join(dir, 'av\u001b[2J.yaml');
+    await writeFile(named, 'avatars:\n  - { id: a, name: A }\n');
+    const banner = await chatInProcess(['--avatars', named], ['/quit'], { NO_COLOR: '1' });
+    expect(banner.code).toBe(0);
+    expect(banner.stdout).toContain('Avatars (');
+    await writeFile(named, 'avatars: []\n');
+    const namedError = await chatInProcess(['--avatars', named], [], { NO_COLOR: '1' });
+    expect(namedError.code).toBe(2);
+    for (const run of [badFile, badLevel, badTtl, banner, namedError])
+      for (const control of raw) expect(run.stdout + run.stderr).not.toContain(control);
+  });
+
   it('a model configured from the environment is named in the banner; a bad one exits 2', async () => {
     const configured = await chatInProcess([], [], {
       TROUPE_MODEL_BASE_URL: 'http://127.0.0.1:9/v1',

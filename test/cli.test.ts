@@ -148,4 +148,23 @@ describe('troupe CLI (in process)', () => {
       expect(withoutColour).toContain('Sam: Luna  hi  there␍[9] forged');
     }
   });
+
+  it('a scenario file’s escape sequences are not printed raw in its errors either', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-cli-'));
+    const file = join(dir, 'bad-escapes.yaml');
+    await writeFile(
+      file,
+      'name: t\navatars: [{ id: luna, name: Luna, "\\e]0;pwned\\a\\e[2Jx": 1 }]\nhumans: [{ id: u, name: U }]\nscript: []\n',
+    );
+    const bad = await inProcess(['simulate', file]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown field "x"');
+    const badEnv = await inProcess(['simulate', 'examples/tour.yaml'], {
+      BOT_MENTION_CASCADE_LIMIT: '\u009b2J',
+    });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toContain('TROUPE_CONFIG_INVALID');
+    for (const control of ['\u001b', '\u0007', '\u009b'])
+      expect(bad.stderr + badEnv.stderr).not.toContain(control);
+  });
 });

@@ -10,7 +10,7 @@ import {
   defaultCoordinationConfig,
 } from '../src/config/coordinationConfig.js';
 import { DURATION_RANGE } from '../src/config/duration.js';
-import { loadCoordinationConfig } from '../src/config/loadCoordinationConfig.js';
+import { loadCoordinationConfig, resolveCoordinationConfig } from '../src/config/loadCoordinationConfig.js';
 
 /** What a bad duration is told: the forms, and the longest a timer can wait. */
 const DURATION_EXPECTED = `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`;
@@ -202,6 +202,50 @@ describe('bad values', () => {
   // BUG (minor, src/config/coordinationConfig.ts `ratio`): ratios go through Number(), which also
   // accepts hexadecimal, binary and octal literals, so INITIATIVE_THRESHOLD=0x1 silently becomes 1,
   // while counts accept only plain decimal digits.
+  it('a number no timer can hold, given in code, is refused naming the range and the value as written', () => {
+    // Infinity is what a 309-digit number becomes once parsed; NaN what a failed computation gives.
+    const error = configError(() =>
+      resolveCoordinationConfig({
+        threadTtlMs: Number.POSITIVE_INFINITY,
+        summonFollowUpDelayMs: Number.NaN,
+        threadActivityExtension: Number.POSITIVE_INFINITY,
+        maxResponsesPerMessage: Number.POSITIVE_INFINITY,
+      } as never),
+    );
+    expect(error.problems).toEqual([
+      {
+        variable: 'config.threadTtlMs (CONVERSATION_THREAD_TTL)',
+        value: 'Infinity',
+        expected: `a whole number of milliseconds, 0 or more, ${DURATION_RANGE}`,
+      },
+      {
+        variable: 'config.summonFollowUpDelayMs (SUMMON_FOLLOWUP_DELAY)',
+        value: 'NaN',
+        expected: `a whole number of milliseconds, 0 or more, ${DURATION_RANGE}`,
+      },
+      {
+        variable: 'config.threadActivityExtension (THREAD_ACTIVITY_EXTENSION)',
+        value: 'Infinity',
+        expected: expect.stringContaining(DURATION_RANGE),
+      },
+      {
+        variable: 'config.maxResponsesPerMessage (MAX_RESPONSES_PER_MESSAGE)',
+        value: 'Infinity',
+        expected: 'a whole number from 1 to 50',
+      },
+    ]);
+    // Values JSON cannot write are named too, instead of a TypeError from writing the message.
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const odd = configError(() =>
+      resolveCoordinationConfig({ threadTtlMs: 10n, stickyAffinityTtlMs: circular } as never),
+    );
+    expect(odd.problems.map((p) => [p.variable, p.value])).toEqual([
+      ['config.threadTtlMs (CONVERSATION_THREAD_TTL)', '10'],
+      ['config.stickyAffinityTtlMs (STICKY_AFFINITY_TTL)', '[object Object]'],
+    ]);
+  });
+
   it('INITIATIVE_THRESHOLD=0x1 is rejected like other non-decimal numbers', () => {
     const error = configError(() => loadCoordinationConfig({ INITIATIVE_THRESHOLD: '0x1' }));
     expect(error.problems[0]?.variable).toBe('INITIATIVE_THRESHOLD');

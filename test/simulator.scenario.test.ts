@@ -100,6 +100,17 @@ script:
     expect(problemsOf(`${base}script:\n  - { wait: ${'9'.repeat(309)} }\n`)).toEqual([
       expect.stringMatching(/^script\[0\]\.wait: .*at most 596h/),
     ]);
+    // A number YAML reads as Infinity, in config too: named with the range, not "Invalid input".
+    for (const huge of ['9'.repeat(309), '1e400', '.inf'])
+      expect(
+        problemsOf(
+          `${base}config: { CONVERSATION_THREAD_TTL: ${huge}, THREAD_ACTIVITY_EXTENSION: ${huge} }\nscript: [{ wait: 1s }]\n`,
+        ),
+        huge,
+      ).toEqual([
+        expect.stringMatching(/^config\.CONVERSATION_THREAD_TTL: .*at most 596h/),
+        expect.stringMatching(/^config\.THREAD_ACTIVITY_EXTENSION: .*at most 596h/),
+      ]);
   });
 
   it('explains steps with no action or two actions', () => {

@@ -36,7 +36,7 @@ export type AvatarDefinition = z.infer<typeof avatarDefinitionSchema>;
 /** What callers may pass (defaults may be left out). */
 export type AvatarDefinitionInput = z.input<typeof avatarDefinitionSchema>;
 
-/** A list of avatars with unique ids, and no name or alias shared by two of them (any case). */
+/** A list of avatars with unique ids, and no name, alias or emoji shared by two of them (any case). */
 export const avatarListSchema = z.array(avatarDefinitionSchema).superRefine((avatars, ctx) => {
   const seen = new Set<string>();
   avatars.forEach((a, i) => {

@@ -3,7 +3,7 @@
  * file, a scenario, `createRuntime({ avatars })`): they are printed in transcripts and terminals
  * and matched in messages, so they hold no control characters or direction overrides (which could
  * forge transcript lines or colours), show at least one visible character, and no two avatars
- * share a name or alias ignoring case (a mention would be ambiguous).
+ * share a name, alias or emoji ignoring case (a mention would be ambiguous).
  */
 import { z } from 'zod';
 
@@ -41,58 +41,86 @@ export const avatarNameSchema = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-/** An avatar's emoji: no control characters or direction overrides (joiners and selectors are fine). */
+// In an emoji, tag characters are allowed besides the joiners: subdivision flags are made of them.
+const invisibleInEmoji = /(?!\u200C|\u200D|[\u{E0020}-\u{E007F}])\p{Cf}/u;
+
+/** What is wrong with an avatar's emoji, or undefined when it is fine. */
+export function emojiProblem(text: string): string | undefined {
+  const control = controls.exec(text);
+  if (control) return `has a control character (${codePoint(control[0])})`;
+  const format = invisibleInEmoji.exec(text);
+  if (format) return `has an invisible character (${codePoint(format[0])})`;
+  if (!visible.test(text)) return 'has no visible character';
+  return undefined;
+}
+
+/**
+ * An avatar's emoji: it is printed beside the name and addresses the avatar in messages, so it
+ * shows something and holds no control characters or direction overrides (joiners, selectors and
+ * tag sequences are what emoji are made of, and are fine).
+ */
 export const avatarEmojiSchema = z
   .string()
   .trim()
   .min(1)
   .max(16)
   .superRefine((text, ctx) => {
-    const control = controls.exec(text);
-    if (control)
-      ctx.addIssue({ code: 'custom', message: `has a control character (${codePoint(control[0])})` });
+    const problem = emojiProblem(text);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-/** How names are compared for ambiguity: compatibility-normalised, any case. */
+// Text and emoji presentation selectors: "🌙" and "🌙\uFE0F" look the same to a reader.
+const presentationSelectors = /[\uFE0E\uFE0F]/gu;
+
+/** How names are compared for ambiguity: compatibility-normalised, any case, selectors ignored. */
 export function nameKey(text: string): string {
-  return text.normalize('NFKC').toLocaleLowerCase('en');
+  return text.normalize('NFKC').replace(presentationSelectors, '').toLocaleLowerCase('en');
 }
 
 /** One name shared by two avatars: where the later one is, and why it is refused. */
 export interface AmbiguousName {
   /** Index of the avatar in the list. */
   index: number;
-  /** `['name']` or `['aliases', j]`. */
+  /** `['name']`, `['aliases', j]` or `['emoji']`. */
   field: (string | number)[];
   message: string;
 }
 
 /**
- * Names and aliases that another avatar already uses, ignoring case: a message naming it could
- * mean either. (An avatar repeating its own name as an alias is harmless and allowed.)
+ * Names, aliases and emojis that another avatar already answers to, ignoring case: a message
+ * naming it could mean either (the floor finds an emoji in a message as it finds a name). An
+ * avatar repeating its own name as an alias is harmless and allowed.
  */
 export function ambiguousNames(
-  avatars: readonly { id: string; name: string; aliases?: readonly string[] | undefined }[],
+  avatars: readonly {
+    id: string;
+    name: string;
+    aliases?: readonly string[] | undefined;
+    emoji?: string | undefined;
+  }[],
 ): AmbiguousName[] {
-  const owners = new Map<string, { index: number; id: string; text: string }>();
+  const owners = new Map<string, { index: number; id: string; text: string; emoji: boolean }>();
   const problems: AmbiguousName[] = [];
   avatars.forEach((avatar, index) => {
     const names: [string, (string | number)[]][] = [
       [avatar.name, ['name']],
       ...(avatar.aliases ?? []).map((alias, j): [string, (string | number)[]] => [alias, ['aliases', j]]),
+      ...(avatar.emoji !== undefined ? [[avatar.emoji, ['emoji']] as [string, (string | number)[]]] : []),
     ];
     for (const [text, field] of names) {
       const key = nameKey(text);
+      if (key.trim() === '') continue;
       const owner = owners.get(key);
       if (owner && owner.index !== index) {
+        const what = owner.emoji ? 'the emoji' : 'a name';
         problems.push({
           index,
           field,
-          message: `${JSON.stringify(text)} is also a name of avatar "${owner.id}" (${JSON.stringify(owner.text)}); mentions would be ambiguous`,
+          message: `${JSON.stringify(text)} is also ${what} of avatar "${owner.id}" (${JSON.stringify(owner.text)}); mentions would be ambiguous`,
         });
         continue;
       }
-      owners.set(key, { index, id: avatar.id, text });
+      if (!owner) owners.set(key, { index, id: avatar.id, text, emoji: field[0] === 'emoji' });
     }
   });
   return problems;

@@ -8,6 +8,7 @@ import {
 } from '../actors/avatarDefinition.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { formatPath } from '../simulator/scenario.js';
+import { aliasLimitProblem, MAX_YAML_ALIAS_COUNT } from '../simulator/yamlAliases.js';
 
 /** One thing wrong with an avatars file: where (`avatars[1].name`), on which line if known, and what. */
 export interface AvatarsFileProblem {
@@ -80,10 +81,10 @@ export function parseAvatarsText(text: string, file = '<avatars>'): AvatarDefini
   }
   let raw: unknown;
   try {
-    // yaml refuses aliases that would expand without bound (a "billion laughs" file) here.
-    raw = doc.toJS();
+    // Aliases are expanded here, under the same limit as scenario files (a "billion laughs" file).
+    raw = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = aliasLimitProblem(error) ?? (error instanceof Error ? error.message : String(error));
     throw invalid(file, [{ path: '', message: message.split('\n')[0] ?? message }]);
   }
   if (raw === null || raw === undefined) {

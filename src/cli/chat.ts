@@ -68,7 +68,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const dim = dimmer(options.color);
   const bold = bolder(options.color);
   const fail = (code: string, message: string) => {
-    stderr(`error ${code}: ${message}\n`);
+    // The message may quote the avatars file or the environment.
+    stderr(`error ${code}: ${terminalText(message)}\n`);
     return 2;
   };
   if (!CHANNEL_ID.test(options.channel)) {
@@ -327,7 +328,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
   // The banner.
   const residents = avatars.filter(resident);
   say(bold(`Troupe chat — #${channel.id}, you are ${human.name}`));
-  say(`Avatars ${dim(`(${options.avatarsLabel ?? options.avatarsFile})`)}: ${avatars.map(who).join(', ')}`);
+  say(
+    `Avatars ${dim(`(${terminalText(options.avatarsLabel ?? options.avatarsFile)})`)}: ${avatars.map(who).join(', ')}`,
+  );
   say(
     residents.length > 0
       ? `Here now: ${residents.map(who).join(', ')}. Bring the others in with /summon <name>.`

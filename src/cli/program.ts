@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { loadCoordinationConfig } from '../config/loadCoordinationConfig.js';
+import { terminalText } from '../delivery/terminalText.js';
 import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
@@ -70,6 +71,9 @@ const diagramMachines = {
  */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let exitCode = EXIT_OK;
+  // Errors quote what came from outside (a file's keys and values, an environment variable, a
+  // path), and JSON quoting leaves 8-bit controls in place: none of it may drive the terminal.
+  const stderr = (text: string) => io.stderr(terminalText(text));
   const useColor = (io.isTTY && io.env.NO_COLOR === undefined) || (io.env.FORCE_COLOR ?? '0') !== '0';
 
   const baseConfig = (): CoordinationConfig | undefined => {
@@ -77,7 +81,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return loadCoordinationConfig(io.env);
     } catch (error) {
       if (!ConfigError.isInstance(error)) throw error;
-      io.stderr(`error ${error.code}: ${error.message}\n`);
+      stderr(`error ${error.code}: ${error.message}\n`);
       exitCode = EXIT_BAD_INPUT;
       return undefined;
     }
@@ -88,7 +92,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return await loadScenarioFile(file);
     } catch (error) {
       if (!ScenarioError.isInstance(error)) throw error;
-      io.stderr(`error ${error.message}\n`);
+      stderr(`error ${error.message}\n`);
       exitCode = EXIT_BAD_INPUT;
       return undefined;
     }
@@ -112,7 +116,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   const program = new Command('troupe')
     .description('Troupe: an actor-model runtime for conversational avatars in chat channels.')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    .configureOutput({ writeOut: io.stdout, writeErr: stderr });
 
   program
     .command('simulate')
@@ -181,7 +185,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         config,
         input: io.stdin ?? process.stdin,
         stdout: io.stdout,
-        stderr: io.stderr,
+        stderr,
         env: io.env,
         isTTY: io.isTTY,
         color: useColor,
@@ -196,7 +200,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     .action((name: string, flags: { format: string }) => {
       const machine = diagramMachines[name as keyof typeof diagramMachines];
       if (!machine || (flags.format !== 'mermaid' && flags.format !== 'dot')) {
-        io.stderr(
+        stderr(
           `error TROUPE_DIAGRAM_UNKNOWN: no diagram for ${JSON.stringify(name)} as ${JSON.stringify(flags.format)}; ` +
             `machines: ${Object.keys(diagramMachines).join(', ')}; formats: mermaid, dot\n`,
         );
@@ -213,7 +217,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       // Help and version are "errors" to commander; their code is 0.
       return error.exitCode === 0 ? EXIT_OK : EXIT_FAILURE;
     }
-    io.stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : describe(error)}\n`);
+    stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : describe(error)}\n`);
     return EXIT_FAILURE;
   }
   return exitCode;

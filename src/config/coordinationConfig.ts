@@ -1,65 +1,73 @@
 import { z } from 'zod';
 import { DURATION_RANGE, parseDurationMs } from './duration.js';
 
+const DURATION_NUMBER = `a whole number of milliseconds, 0 or more, ${DURATION_RANGE}`;
+const DURATION_TEXT = `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`;
+
+/**
+ * What a union says when no branch takes the value. zod's number refuses Infinity and NaN before
+ * our transform sees them (a 309-digit number in a scenario file is read as Infinity), and its
+ * own word for that is "Invalid input"; people are told what is allowed instead.
+ */
+const allowed = (message: string) => ({ error: message });
+
 /** Milliseconds, written either as a plain integer (`180000`) or with a unit (`180s`, `3m`, `1h`, `250ms`). */
-const durationMs = z.union([z.number(), z.string()]).transform((raw, ctx) => {
+const durationMs = z.union([z.number(), z.string()], allowed(DURATION_NUMBER)).transform((raw, ctx) => {
   const ms = parseDurationMs(raw);
   if (ms !== undefined) return ms;
-  ctx.addIssue({
-    code: 'custom',
-    message:
-      typeof raw === 'number'
-        ? `a whole number of milliseconds, 0 or more, ${DURATION_RANGE}`
-        : `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`,
-  });
+  ctx.addIssue({ code: 'custom', message: typeof raw === 'number' ? DURATION_NUMBER : DURATION_TEXT });
   return z.NEVER;
 });
 
-const flag = z.union([z.boolean(), z.string()]).transform((raw, ctx) => {
+const FLAG = 'true or false (also 1/0, yes/no, on/off)';
+const flag = z.union([z.boolean(), z.string()], allowed(FLAG)).transform((raw, ctx) => {
   if (typeof raw === 'boolean') return raw;
   const v = raw.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(v)) return true;
   if (['false', '0', 'no', 'off'].includes(v)) return false;
-  ctx.addIssue({ code: 'custom', message: 'true or false (also 1/0, yes/no, on/off)' });
+  ctx.addIssue({ code: 'custom', message: FLAG });
   return z.NEVER;
 });
 
-const count = (min: number, max: number) =>
-  z.union([z.number(), z.string()]).transform((raw, ctx) => {
+const count = (min: number, max: number) => {
+  const expected = `a whole number from ${min} to ${max}`;
+  return z.union([z.number(), z.string()], allowed(expected)).transform((raw, ctx) => {
     const n = typeof raw === 'number' ? raw : /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
     if (Number.isInteger(n) && n >= min && n <= max) return n;
-    ctx.addIssue({ code: 'custom', message: `a whole number from ${min} to ${max}` });
+    ctx.addIssue({ code: 'custom', message: expected });
     return z.NEVER;
   });
+};
 
-const ratio = z.union([z.number(), z.string()]).transform((raw, ctx) => {
+const RATIO = 'a number from 0 to 1';
+const ratio = z.union([z.number(), z.string()], allowed(RATIO)).transform((raw, ctx) => {
   // Decimal only: Number() would also take 0x1 or 1e0.
   const n = typeof raw === 'number' ? raw : /^\s*\d*\.?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (Number.isFinite(n) && n >= 0 && n <= 1) return n;
-  ctx.addIssue({ code: 'custom', message: 'a number from 0 to 1' });
+  ctx.addIssue({ code: 'custom', message: RATIO });
   return z.NEVER;
 });
 
+const EXTENSION = `a duration such as 90s or 90000 (${DURATION_RANGE}), or a share of the TTL such as 50%`;
 /**
  * How far activity pushes a thread's deadline: a duration (`90s`, `90000`) or a share of the
  * thread's own TTL (`50%`), kept as written so each thread applies it to its TTL.
  */
-const extension = z.union([z.number(), z.string()]).transform((raw, ctx): number | `${number}%` => {
-  if (typeof raw === 'string') {
-    const share = /^\s*(\d{1,3}(?:\.\d+)?)\s*%\s*$/.exec(raw);
-    if (share) {
-      const n = Number(share[1]);
-      if (n > 0 && n <= 100) return `${n}%`;
+const extension = z
+  .union([z.number(), z.string()], allowed(EXTENSION))
+  .transform((raw, ctx): number | `${number}%` => {
+    if (typeof raw === 'string') {
+      const share = /^\s*(\d{1,3}(?:\.\d+)?)\s*%\s*$/.exec(raw);
+      if (share) {
+        const n = Number(share[1]);
+        if (n > 0 && n <= 100) return `${n}%`;
+      }
     }
-  }
-  const ms = parseDurationMs(raw);
-  if (ms !== undefined && ms > 0) return ms;
-  ctx.addIssue({
-    code: 'custom',
-    message: `a duration such as 90s or 90000 (${DURATION_RANGE}), or a share of the TTL such as 50%`,
+    const ms = parseDurationMs(raw);
+    if (ms !== undefined && ms > 0) return ms;
+    ctx.addIssue({ code: 'custom', message: EXTENSION });
+    return z.NEVER;
   });
-  return z.NEVER;
-});
 
 const priority = z
   .string()

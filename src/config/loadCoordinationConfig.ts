@@ -60,7 +60,7 @@ export function resolveCoordinationConfig(input: unknown = {}): CoordinationConf
     if (!known) {
       problems.push({
         variable: `config.${key}`,
-        value: String(raw),
+        value: shown(raw),
         expected: `one of the coordination settings (${[...byKey.keys()].join(', ')})`,
       });
       continue;
@@ -70,10 +70,27 @@ export function resolveCoordinationConfig(input: unknown = {}): CoordinationConf
     else
       problems.push({
         variable: `config.${key} (${known.variable})`,
-        value: typeof raw === 'string' ? raw : JSON.stringify(raw),
+        value: shown(raw),
         expected: parsed.error.issues[0]?.message ?? 'a valid value',
       });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config as CoordinationConfig;
+}
+
+/**
+ * A value as a person reads it in an error: text as written, numbers as numbers (JSON would write
+ * Infinity and NaN as null), objects as JSON where JSON can write them (not a BigInt inside, not
+ * a cycle) — never an exception of its own while the real problem is being reported.
+ */
+function shown(raw: unknown): string {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'object' && raw !== null) {
+    try {
+      return JSON.stringify(raw);
+    } catch {
+      return Object.prototype.toString.call(raw);
+    }
+  }
+  return String(raw);
 }

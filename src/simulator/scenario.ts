@@ -10,6 +10,7 @@ import {
 import { durationSchema } from '../config/duration.js';
 import type { ScenarioErrorCode } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
+import { aliasLimitProblem, MAX_YAML_ALIAS_COUNT } from './yamlAliases.js';
 
 type Settings = typeof coordinationSettings;
 
@@ -411,9 +412,9 @@ export function parseScenario(raw: unknown, file?: string): Scenario {
 export function parseScenarioText(text: string, file?: string): Scenario {
   let raw: unknown;
   try {
-    raw = parseYaml(text, { prettyErrors: true });
+    raw = parseYaml(text, { prettyErrors: true, maxAliasCount: MAX_YAML_ALIAS_COUNT });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = aliasLimitProblem(error) ?? (error instanceof Error ? error.message : String(error));
     throw new ScenarioError('TROUPE_SCENARIO_SYNTAX', file, [
       { path: '', message: message.split('\n')[0] ?? message },
     ]);

@@ -133,6 +133,28 @@ describe('against the fake replica set', () => {
 
   describeTransactions('fake replica set', () => server.uri);
 
+  describe('injected failures', () => {
+    it('aborts the transaction of a statement whose failure was injected: its commit answers 251', async () => {
+      const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 2_000 });
+      await client.connect();
+      const session = client.startSession();
+      try {
+        const coll = client.db('troupe_injected').collection<Document>('things');
+        session.startTransaction();
+        await coll.insertOne({ _id: 'first' as never }, { session });
+        server.failNext('insert', {
+          reply: { code: 13, codeName: 'Unauthorized', errmsg: 'not authorized' },
+        });
+        expect((await serverError(coll.insertOne({ _id: 'second' as never }, { session }))).code).toBe(13);
+        expect((await serverError(session.commitTransaction())).code).toBe(251);
+        expect(await coll.findOne({ _id: 'first' as never })).toBeNull();
+      } finally {
+        await session.endSession();
+        await client.close();
+      }
+    });
+  });
+
   describe('retryable writes', () => {
     it('applies a write once when its reply was lost and the driver retried it', async () => {
       const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 2_000 });
@@ -199,6 +221,28 @@ describe('against the fake replica set', () => {
         expect(await store.documents.get(c, 'a')).toBeUndefined();
         expect((await store.documents.get(c, 'b'))?.version).toBe(2);
         expect(server.commands).toContain('abortTransaction');
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('putMany leaves nothing of a batch when the server refuses one of its writes', async () => {
+      const store = await open();
+      const c = `batch-${randomUUID()}`;
+      try {
+        await store.documents.put(c, 'b', 'b1', { at: 1 });
+        // The insert of a goes through; the update of b is refused (and aborts the transaction).
+        server.failNext('update', {
+          reply: { code: 13, codeName: 'Unauthorized', errmsg: 'not authorized' },
+        });
+        await expect(
+          store.documents.putMany(c, [
+            { key: 'a', value: 'a1' },
+            { key: 'b', value: 'b2' },
+          ]),
+        ).rejects.toMatchObject({ code: 'TROUPE_STORE_UNAVAILABLE', retryable: false });
+        expect(await store.documents.get(c, 'a')).toBeUndefined();
+        expect(await store.documents.get(c, 'b')).toMatchObject({ value: 'b1', version: 1 });
       } finally {
         await store.close();
       }

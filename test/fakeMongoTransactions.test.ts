@@ -1,14 +1,16 @@
 /**
  * What Troupe's MongoDB adapter depends on in transactions and retryable writes, checked with the
  * real driver: first against the fake replica set, and against a real server as well when
- * MONGODB_URI is set (a replica set: transactions need one). Then the adapter itself, where the
- * fake can inject what a real server cannot be made to do on cue (a concurrent writer mid-batch, a
- * reply lost after the write was applied).
+ * MONGODB_URI is set (a replica set: transactions need one), together with two processes racing
+ * batches over the same documents. Then the adapter itself, where the fake can inject what a real
+ * server cannot be made to do on cue (a concurrent writer mid-batch, a refused write, a reply lost
+ * after the write was applied).
  */
 import { randomUUID } from 'node:crypto';
 import { type Document, MongoClient, MongoServerError } from 'mongodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openMongoStore } from '../src/adapters/store/mongoStore.js';
+import type { TroupeStore } from '../src/ports/store.js';
 import { FakeMongoEngine } from './support/fakeMongoEngine.js';
 import { type FakeMongoServer, startFakeMongoServer } from './support/fakeMongoServer.js';
 
@@ -122,6 +124,72 @@ function describeTransactions(label: string, uri: () => string) {
   });
 }
 
+/** Two processes (two stores, two clients) writing batches over the same documents at once. */
+function describeConcurrentBatches(label: string, uri: () => string) {
+  describe(`concurrent putMany from two processes (${label})`, () => {
+    const database = `troupe_race_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+    let one: TroupeStore;
+    let two: TroupeStore;
+
+    beforeAll(async () => {
+      const open = () => openMongoStore({ uri: uri(), database, serverSelectionTimeoutMS: 5_000 });
+      [one, two] = await Promise.all([open(), open()]);
+    });
+    afterAll(async () => {
+      const client = new MongoClient(uri());
+      try {
+        await client.db(database).dropDatabase();
+      } finally {
+        await client.close();
+        await Promise.all([one?.close(), two?.close()]);
+      }
+    });
+
+    /** Both batches start from a and b at version 1; they write them in opposite orders. */
+    async function race(c: string, expectedVersion?: number) {
+      await one.documents.putMany(c, [
+        { key: 'a', value: 'start' },
+        { key: 'b', value: 'start' },
+      ]);
+      const batch = (who: string, keys: string[]) =>
+        keys.map((key) => ({ key, value: who, ...(expectedVersion ? { expectedVersion } : {}) }));
+      const results = await Promise.allSettled([
+        one.documents.putMany(c, batch('one', ['a', 'b'])),
+        two.documents.putMany(c, batch('two', ['b', 'a'])),
+      ]);
+      const a = await one.documents.get(c, 'a');
+      const b = await one.documents.get(c, 'b');
+      return { results, a, b };
+    }
+
+    it('applies both unconditional batches, one after the other, never interleaved', async () => {
+      const { results, a, b } = await race(`race-${randomUUID()}`);
+      // The loser of the write conflict was retried in a new transaction, after the winner.
+      const versions = results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason));
+      expect(versions).toEqual(
+        expect.arrayContaining([
+          [2, 2],
+          [3, 3],
+        ]),
+      );
+      const last = versions[0]?.[0] === 3 ? 'one' : 'two';
+      expect([a?.value, b?.value]).toEqual([last, last]);
+      expect([a?.version, b?.version]).toEqual([3, 3]);
+    });
+
+    it('lets exactly one of two batches expecting the same versions win, and keeps all of it', async () => {
+      const { results, a, b } = await race(`race-${randomUUID()}`, 1);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r) => r.status === 'rejected');
+      expect(won.map((r) => r.value)).toEqual([[2, 2]]);
+      expect(lost.map((r) => (r.reason as { code?: string }).code)).toEqual(['TROUPE_STORE_CONFLICT']);
+      const winner = results[0]?.status === 'fulfilled' ? 'one' : 'two';
+      expect([a?.value, b?.value]).toEqual([winner, winner]);
+      expect([a?.version, b?.version]).toEqual([2, 2]);
+    });
+  });
+}
+
 describe('against the fake replica set', () => {
   let server: FakeMongoServer;
   beforeAll(async () => {
@@ -132,6 +200,7 @@ describe('against the fake replica set', () => {
   });
 
   describeTransactions('fake replica set', () => server.uri);
+  describeConcurrentBatches('fake replica set', () => server.uri);
 
   describe('injected failures', () => {
     it('aborts the transaction of a statement whose failure was injected: its commit answers 251', async () => {
@@ -226,6 +295,34 @@ describe('against the fake replica set', () => {
       }
     });
 
+    it('putMany retries a batch overtaken between its read and its write, instead of refusing it', async () => {
+      const store = await open();
+      const c = `batch-${randomUUID()}`;
+      try {
+        await store.documents.put(c, 'a', 'a1', { at: 1 });
+        // The batch has read a at version 1; another writer moves it to 2 before the batch writes.
+        interfereInTransaction('update', () =>
+          raw({
+            update: 'documents',
+            updates: [
+              { q: { collection: c, key: 'a' }, u: { $set: { json: '"other"' }, $inc: { version: 1 } } },
+            ],
+          }),
+        );
+        // No expectations: the write conflict sends it round again, and the retry reads version 2.
+        expect(
+          await store.documents.putMany(c, [
+            { key: 'a', value: 'a3' },
+            { key: 'b', value: 'b1' },
+          ]),
+        ).toEqual([3, 1]);
+        expect(await store.documents.get(c, 'a')).toMatchObject({ value: 'a3', version: 3 });
+        expect(await store.documents.get(c, 'b')).toMatchObject({ value: 'b1', version: 1 });
+      } finally {
+        await store.close();
+      }
+    });
+
     it('putMany leaves nothing of a batch when the server refuses one of its writes', async () => {
       const store = await open();
       const c = `batch-${randomUUID()}`;
@@ -309,4 +406,5 @@ describe('against the fake replica set', () => {
 const realUri = process.env.MONGODB_URI;
 describe.skipIf(!realUri)('against a real server (MONGODB_URI)', () => {
   describeTransactions('real server', () => realUri as string);
+  describeConcurrentBatches('real server', () => realUri as string);
 });

@@ -372,34 +372,213 @@ describe('against the fake replica set', () => {
       }
     });
 
-    it('counts an increment once, and records an outbox entry once, when the reply is lost after the write', async () => {
-      const store = await open();
-      try {
-        const name = `lost-reply-${randomUUID()}`;
-        server.failNext('findAndModify', { afterApply: true });
-        expect(await store.events.increment(name)).toBe(1);
-        expect(await store.events.counter(name)).toBe(1);
-
-        const key = `k-${randomUUID()}`;
-        server.failNext('insert', { afterApply: true });
-        const recorded = await store.outbox.record(
-          {
-            idempotencyKey: key,
-            channel: { kind: 'test', id: 'c' },
-            text: 'hi',
-            attachments: [],
-            origin: { kind: 'answer' },
-            preparedAt: 0,
-          },
-          1,
-        );
-        // This call created it: a retry that saw its own insert as someone else's would say false.
-        expect(recorded.created).toBe(true);
-        expect((await store.outbox.unsettled()).filter((e) => e.key === key)).toHaveLength(1);
-      } finally {
-        await store.close();
-      }
+    const response = (key: string) => ({
+      idempotencyKey: key,
+      channel: { kind: 'test', id: 'c' },
+      text: 'hi',
+      attachments: [],
+      origin: { kind: 'answer' as const },
+      preparedAt: 0,
     });
+
+    /**
+     * Each write of the adapter, with the reply to one of its commands lost after the server
+     * applied it (the driver retries; a replica set answers the retry from the first run). `run`
+     * calls `lose()` just before the operation and returns what the caller and a later read see.
+     */
+    const lostReplies: {
+      what: string;
+      command: string;
+      run: (store: TroupeStore, id: string, lose: () => void) => Promise<unknown>;
+      expected: unknown;
+    }[] = [
+      {
+        what: 'events.increment counts once',
+        command: 'findAndModify',
+        run: async (store, id, lose) => {
+          lose();
+          return [await store.events.increment(id), await store.events.counter(id)];
+        },
+        expected: [1, 1],
+      },
+      {
+        what: 'events.append takes one sequence number',
+        command: 'findAndModify',
+        run: async (store, id, lose) => {
+          await store.events.append(id, { n: 1 }, 1);
+          lose();
+          await store.events.append(id, { n: 2 }, 2);
+          const [first, second] = await store.events.read(id);
+          // Counted twice, the second event would leave a gap in the sequence.
+          return [second?.data.n, (second?.seq ?? 0) - (first?.seq ?? 0)];
+        },
+        expected: [2, 1],
+      },
+      {
+        what: 'events.append logs the event once',
+        command: 'insert',
+        run: async (store, id, lose) => {
+          lose();
+          await store.events.append(id, { n: 1 }, 1);
+          return (await store.events.read(id)).map((e) => e.data.n);
+        },
+        expected: [1],
+      },
+      {
+        // A retry that met its own insert as someone else's would say `created: false`.
+        what: 'outbox.record creates the entry once, and says this call created it',
+        command: 'insert',
+        run: async (store, id, lose) => {
+          lose();
+          const { created } = await store.outbox.record(response(id), 1);
+          return [created, (await store.outbox.unsettled()).filter((e) => e.key === id).length];
+        },
+        expected: [true, 1],
+      },
+      {
+        what: 'outbox.markPartSent notes the part once',
+        command: 'update',
+        run: async (store, id, lose) => {
+          await store.outbox.record(response(id), 1);
+          lose();
+          await store.outbox.markPartSent(id, { index: 0, kind: 'text', messageId: 'm0', attempts: 1 });
+          return (await store.outbox.get(id))?.sentParts.map((p) => p.messageId);
+        },
+        expected: ['m0'],
+      },
+      {
+        what: 'outbox.settle settles once',
+        command: 'update',
+        run: async (store, id, lose) => {
+          await store.outbox.record(response(id), 1);
+          lose();
+          await store.outbox.settle(id, { at: 2, sent: true });
+          return [
+            (await store.outbox.get(id))?.settled,
+            (await store.outbox.unsettled()).some((e) => e.key === id),
+          ];
+        },
+        expected: [{ at: 2, sent: true }, false],
+      },
+      {
+        // A retry that met its own mark would say "already processed", and the message be dropped.
+        what: 'processed.markProcessed tells the first caller it was first',
+        command: 'insert',
+        run: async (store, id, lose) => {
+          lose();
+          return [
+            await store.processed.markProcessed('s', id, 1),
+            await store.processed.markProcessed('s', id, 2),
+          ];
+        },
+        expected: [true, false],
+      },
+      {
+        what: 'memory.put writes one version',
+        command: 'insert',
+        run: async (store, id, lose) => {
+          lose();
+          const { version } = await store.memory.put('ns', id, 'v1');
+          return [version, (await store.memory.history('ns', id)).length];
+        },
+        expected: [1, 1],
+      },
+      {
+        what: 'documents.put writes one version',
+        command: 'findAndModify',
+        run: async (store, id, lose) => {
+          lose();
+          return [await store.documents.put('d', id, 'v1'), (await store.documents.get('d', id))?.version];
+        },
+        expected: [1, 1],
+      },
+      {
+        // A retry that met its own write would report a conflict with itself.
+        what: 'documents.put with an expected version succeeds, not conflicts with itself',
+        command: 'update',
+        run: async (store, id, lose) => {
+          await store.documents.put('d', id, 'v1');
+          lose();
+          return [
+            await store.documents.put('d', id, 'v2', { expectedVersion: 1 }),
+            (await store.documents.get('d', id))?.version,
+          ];
+        },
+        expected: [2, 2],
+      },
+      {
+        what: 'documents.delete reports that it deleted',
+        command: 'delete',
+        run: async (store, id, lose) => {
+          await store.documents.put('d', id, 'v1');
+          lose();
+          return [await store.documents.delete('d', id), await store.documents.get('d', id)];
+        },
+        expected: [true, undefined],
+      },
+      {
+        what: 'history.append writes the line once',
+        command: 'insert',
+        run: async (store, id, lose) => {
+          lose();
+          await store.history.append({
+            channelId: id,
+            messageId: 'm1',
+            at: 1,
+            author: { kind: 'human', id: 'ada', name: 'Ada' },
+            text: 'hello',
+          });
+          return (await store.history.recent(id, 10)).map((line) => line.messageId);
+        },
+        expected: ['m1'],
+      },
+      {
+        // The driver retries the commit; a second transaction would write versions 2.
+        what: 'documents.putMany commits the batch once (commit reply lost)',
+        command: 'commitTransaction',
+        run: async (store, id, lose) => {
+          lose();
+          const versions = await store.documents.putMany(id, [
+            { key: 'a', value: 1 },
+            { key: 'b', value: 2 },
+          ]);
+          return [versions, (await store.documents.list(id)).map((d) => d.version)];
+        },
+        expected: [
+          [1, 1],
+          [1, 1],
+        ],
+      },
+      {
+        // The transaction is retried as a whole: what the lost statement wrote must not stay.
+        what: 'documents.putMany writes the batch once (a statement reply lost mid-transaction)',
+        command: 'insert',
+        run: async (store, id, lose) => {
+          lose();
+          const versions = await store.documents.putMany(id, [
+            { key: 'a', value: 1 },
+            { key: 'b', value: 2 },
+          ]);
+          return [versions, (await store.documents.list(id)).map((d) => d.version)];
+        },
+        expected: [
+          [1, 1],
+          [1, 1],
+        ],
+      },
+    ];
+
+    for (const c of lostReplies) {
+      it(`${c.what} when the reply to its ${c.command} is lost after the write`, async () => {
+        const store = await open();
+        try {
+          const lose = () => server.failNext(c.command, { afterApply: true });
+          expect(await c.run(store, `lost-${randomUUID()}`, lose)).toEqual(c.expected);
+        } finally {
+          await store.close();
+        }
+      });
+    }
   });
 });
 

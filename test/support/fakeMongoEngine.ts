@@ -191,6 +191,16 @@ export class FakeMongoEngine {
       this.active = undefined;
     }
   }
+  /**
+   * Aborts the transaction `body` runs in, if any: what a real server does when one of its
+   * statements fails, here for a failure the wire side injected instead of running the command.
+   */
+  abortTransactionOf(body: Document): void {
+    if (!body.lsid || body.autocommit !== false) return;
+    const txn = this.transactions.get(sessionKey(body));
+    if (txn && txn.txnNumber === numberOf(body.txnNumber) && !txn.aborted) this.abort(txn);
+  }
+
   /** Removes every database and cursor. */
   dropAll(): void {
     this.collections.clear();

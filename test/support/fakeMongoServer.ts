@@ -21,9 +21,10 @@ export interface FakeMongoServer {
   readonly commands: string[];
   readonly engine: FakeMongoEngine;
   /**
-   * Makes the next `times` commands named `name` fail: with `reply` (an error document) or by
-   * closing the connection — before running the command, or with `afterApply` after running it
-   * (the reply is lost, the write happened).
+   * Makes the next `times` commands named `name` fail: with `reply` (an error document; inside a
+   * transaction it aborts the transaction, as any failed statement does) or by closing the
+   * connection — before running the command, or with `afterApply` after running it (the reply is
+   * lost, the write happened).
    */
   failNext(
     name: string,
@@ -97,6 +98,7 @@ export async function startFakeMongoServer(options: { replicaSet?: string } = {}
         return 'close';
       }
       if (failure.closeConnection) return 'close';
+      engine.abortTransactionOf(body);
       return { ok: 0, errmsg: 'injected failure', code: 8, ...failure.reply };
     }
     if (name === 'hello' || name.toLowerCase() === 'ismaster') return hello(connectionId);

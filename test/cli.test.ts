@@ -149,6 +149,17 @@ describe('troupe CLI (in process)', () => {
     }
   });
 
+  it('a scenario file’s YAML directive is not printed raw as a Node warning either', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-cli-'));
+    const file = join(dir, 'directive.yaml');
+    // An unknown directive made the YAML library print a process warning quoting the line as is.
+    await writeFile(file, '%\u001b]0;pwned\u0007\u001b[2J\n---\nname: t\n');
+    const result = await troupe(['simulate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('TROUPE_SCENARIO_INVALID');
+    for (const control of ['\u001b', '\u0007']) expect(result.stderr).not.toContain(control);
+  });
+
   it('a scenario file’s escape sequences are not printed raw in its errors either', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'troupe-cli-'));
     const file = join(dir, 'bad-escapes.yaml');

@@ -1,5 +1,4 @@
 import type { PGlite } from '@electric-sql/pglite';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asRole } from '../src/adapters/sql/asRole.js';
 import { createDemoErp, demoErpReaderRole } from '../src/adapters/sql/demoErp.js';
@@ -7,7 +6,6 @@ import { createEntityLookup, type EntityLookup } from '../src/adapters/sql/entit
 import { defaultEntityMappings } from '../src/adapters/sql/entityMappings.js';
 import { parseEnvelope, type ToolResultEnvelope } from '../src/composer/envelope.js';
 import { capturingLogger, spyOn } from './support/erpSpy.js';
-import { fuzzRuns } from './support/fuzzRuns.js';
 
 // One embedded PostgreSQL for the whole file: each instance takes seconds to start.
 let db: PGlite;
@@ -320,57 +318,6 @@ describe('hostile input is data', () => {
     );
     expect(rows[0]?.n).toBe(4);
   });
-
-  it('any name, order number, id or filter is data: a valid envelope, never a database error (fuzzed)', async () => {
-    const text = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 60 }),
-      fc.constantFrom("'", '"', '\\', '%', '_', '--', ';', '$1', '\u0000', "E'\\x00'", '/*', '*/', 'null'),
-    );
-    const entityType = fc.constantFrom('vendor', 'customer', 'part', 'po', 'purchase_order');
-    // One kind of lookup at a time, as a model would call it, plus fully arbitrary mixtures.
-    const input = fc.oneof(
-      fc.record({ entity_type: entityType, entity_name: text }),
-      fc.record({ entity_type: fc.constant('po'), order_number: text }),
-      fc.record({ entity_type: entityType, id: fc.oneof(text, fc.integer(), fc.double()) }),
-      fc.record({
-        entity_type: fc.constant('po'),
-        filters: fc.array(fc.record({ field: fc.constantFrom('status', 'vendor_id'), value: text }), {
-          minLength: 1,
-          maxLength: 2,
-        }),
-      }),
-      fc.record(
-        {
-          entity_type: fc.oneof(entityType, text),
-          entity_name: text,
-          order_number: text,
-          id: fc.oneof(text, fc.integer(), fc.double()),
-          filters: fc.array(
-            fc.record({ field: text, value: fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null)) }),
-            { maxLength: 3 },
-          ),
-        },
-        { requiredKeys: ['entity_type'] },
-      ),
-    );
-    const types: Record<string, number> = {};
-    await fc.assert(
-      fc.asyncProperty(input, async (query) => {
-        const envelope = await lookup.lookup(query as never);
-        expect(parseEnvelope(envelope).ok).toBe(true);
-        types[envelope.type] = (types[envelope.type] ?? 0) + 1;
-        // PERMISSION_DENIED: customers are closed to the demo's reader role; never a database error.
-        if (envelope.type === 'error')
-          expect(['INVALID_INPUT', 'PERMISSION_DENIED']).toContain(envelope.error?.code);
-      }),
-      { numRuns: fuzzRuns(60) },
-    );
-    // Most runs reached the database and came back as an answer, not an input error.
-    expect((types.success ?? 0) + (types.empty ?? 0) + (types.disambiguation ?? 0)).toBeGreaterThan(
-      (types.error ?? 0) / 2,
-    );
-    expect(await vendorCount()).toBe(15);
-  }, 60_000);
 });
 
 describe('filters', () => {

@@ -1,34 +1,37 @@
 /**
- * Fuzzing at every boundary where outside input enters Troupe: the runtime's `send` and
- * `connect`, scenario and avatars files, environment configuration and tool result envelopes.
- * Each property says what a caller may count on whatever they pass: a result, or a TroupeError
- * with a stable code, never another exception, and the runtime keeps working afterwards. Sized to
- * run in seconds in CI; `FUZZ_RUNS=5000 npx vitest run test/fuzz` runs thousands.
- * (The entity lookup's fuzzing lives with its database in test/entityLookup.test.ts.)
+ * Fuzzing the boundaries where files and settings enter Troupe: scenario and avatars files (text,
+ * and YAML built from fuzzed shapes), coordination and model settings from the environment, and
+ * tool result envelopes. Each property says what a caller may count on whatever they pass: a
+ * result, or a TroupeError with a stable code (one of `troupeErrorCodes`), never another exception.
+ * Sized to run in seconds in CI; `FUZZ_RUNS=5000 npx vitest run test/fuzz` runs thousands.
+ * (`runtime.send`/`connect`: test/fuzz.runtime.test.ts; the entity lookup: test/fuzz.lookup.test.ts.)
  */
 import fc from 'fast-check';
-import { Subject } from 'rxjs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify as yamlStringify } from 'yaml';
 import { modelFromEnv } from '../src/adapters/llm/modelFromEnv.js';
 import { modelSettings } from '../src/adapters/llm/modelSettings.js';
 import { parseAvatarsText } from '../src/cli/avatarsFile.js';
 import { compose, parseEnvelope } from '../src/composer/index.js';
-import { ConfigError } from '../src/config/configError.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
 import { loadCoordinationConfig } from '../src/config/loadCoordinationConfig.js';
+import { troupeErrorCodes } from '../src/ports/errorCodes.js';
 import { isTroupeError } from '../src/ports/troupeError.js';
 import { parseScenarioText } from '../src/simulator/scenario.js';
-import { createTestRuntime } from '../src/testing/index.js';
 import { fuzzRuns } from './support/fuzzRuns.js';
 
-/** Calls `fn`; a thrown value must be a TroupeError with one of `codes`. */
-function resultOrTroupeError<T>(fn: () => T, codes: readonly string[]): T | undefined {
+/**
+ * Calls `fn`; a thrown value must be a TroupeError with a stable code: one of `codes` when given,
+ * else any code Troupe documents (for boundaries whose validation is still changing, so the
+ * property holds whichever code a new rule picks).
+ */
+function resultOrTroupeError<T>(fn: () => T, codes: readonly string[] = troupeErrorCodes): T | undefined {
   try {
     return fn();
   } catch (error) {
     if (!isTroupeError(error)) throw new Error(`not a TroupeError: ${String(error)}`, { cause: error });
     expect(codes).toContain(error.code);
+    expect(error.message.trim()).not.toBe('');
     return undefined;
   }
 }
@@ -56,117 +59,6 @@ const nasty = fc.oneof(
   ),
 );
 
-/**
- * Objects that fight being read: throwing getters, Proxies with throwing traps, cycles. Made
- * inside the property (fast-check itself would trip over a Proxy while recording it), so the
- * arbitrary yields a maker.
- */
-const hostile = fc.oneof(
-  fc.constant(() => {
-    const cyclic: Record<string, unknown> = { type: 'channel.message' };
-    cyclic.self = cyclic;
-    cyclic.channel = cyclic;
-    return cyclic;
-  }),
-  fc.string({ maxLength: 12 }).map(
-    (key) => () =>
-      Object.defineProperty({ type: 'channel.message' }, key || 'text', {
-        enumerable: true,
-        get() {
-          throw new Error('getter');
-        },
-      }),
-  ),
-  fc.constantFrom('get', 'ownKeys', 'has', 'getOwnPropertyDescriptor', 'getPrototypeOf').map(
-    (trap) => () =>
-      new Proxy(
-        { type: 'channel.message', channel: { kind: 'test', id: 'room' }, messageId: 'p', text: 'x' },
-        {
-          [trap]: () => {
-            throw new Error(`trap ${trap}`);
-          },
-        },
-      ),
-  ),
-);
-
-/** The value to send: made now when the arbitrary gave a maker. */
-const made = (input: unknown): unknown => (typeof input === 'function' ? (input as () => unknown)() : input);
-
-/** Events that look almost right: the real shape with fuzzed fields. */
-const nearlyEvents = fc.record(
-  {
-    type: fc.constantFrom('channel.message', 'avatar.summon', 'avatar.dismiss', 'channel.join', 'nonsense'),
-    channel: fc.oneof(
-      fc.record({ kind: nasty, id: nasty }),
-      nasty,
-      fc.constant({ kind: 'test', id: 'room' }),
-    ),
-    messageId: fc.oneof(nasty, fc.integer()),
-    author: fc.oneof(
-      fc.record({ kind: fc.constantFrom('human', 'avatar', 'bot', 'x'), id: nasty, name: nasty }),
-      nasty,
-    ),
-    text: fc.oneof(nasty, fc.string({ maxLength: 2000 })),
-    avatarId: fc.oneof(fc.constantFrom('nova', 'rex'), nasty),
-    mentions: fc.array(nasty, { maxLength: 3 }),
-  },
-  { requiredKeys: ['type'] },
-);
-
-const anyInput = fc.oneof(fc.anything(), hostile, nearlyEvents);
-
-describe('runtime.send and runtime.connect', () => {
-  const t = createTestRuntime({
-    retain: 50,
-    avatars: [
-      { id: 'nova', name: 'Nova', residentIn: ['test:room'] },
-      { id: 'rex', name: 'Rex' },
-    ],
-  });
-  afterAll(async () => {
-    await t.stop();
-  });
-
-  it('never throw: anything is accepted or refused with a typed error, and the runtime still answers', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(anyInput, { maxLength: 5 }), async (inputs) => {
-        for (const input of inputs) {
-          const result = t.runtime.send(made(input) as never);
-          // Refused with a typed error: malformed, or well-formed but naming no known avatar.
-          if (!result.accepted)
-            expect(['TROUPE_EVENT_INVALID', 'TROUPE_AVATAR_UNKNOWN']).toContain(result.error.code);
-        }
-        await t.settle();
-      }),
-      { numRuns: fuzzRuns(150) },
-    );
-    // Through connect(): the stream stays open past every bad value.
-    const events$ = new Subject<unknown>();
-    const subscription = t.runtime.connect(events$);
-    fc.assert(
-      fc.property(anyInput, (input) => {
-        events$.next(made(input));
-        expect(subscription.closed).toBe(false);
-      }),
-      { numRuns: fuzzRuns(150) },
-    );
-    subscription.unsubscribe();
-    await t.settle();
-    // And a person is still answered (Nova summoned back, in case the fuzz dismissed her).
-    await t.advance(10 * 60_000);
-    const answered: string[] = [];
-    const watch = t.runtime.outcomes$.subscribe((o) => {
-      if (o.sent && o.origin.triggerMessageId !== undefined) answered.push(o.origin.triggerMessageId);
-    });
-    await t.summon('nova');
-    await t.say('Nova, are you still with us?', { messageId: 'after-fuzz' });
-    await t.advance(60_000);
-    watch.unsubscribe();
-    expect(answered).toContain('after-fuzz');
-  }, 60_000);
-});
-
 /** YAML documents built from fuzzed values, as well as raw text. */
 const yamlish = (shape: fc.Arbitrary<unknown>) =>
   fc.oneof(
@@ -190,16 +82,12 @@ describe('scenario and avatars files', () => {
     residentIn: fc.array(nasty, { maxLength: 2 }),
   });
 
-  it('an avatars file gives avatars or TROUPE_AVATARS_INVALID, never another exception', () => {
+  it('an avatars file gives avatars or a TroupeError with a stable code, never another exception', () => {
     fc.assert(
       fc.property(
         yamlish(fc.oneof(fc.record({ avatars: fc.array(avatarShape, { maxLength: 3 }) }), fc.anything())),
         (text) => {
-          const avatars = resultOrTroupeError(
-            () => parseAvatarsText(text, 'fuzz.yaml'),
-            ['TROUPE_AVATARS_INVALID'],
-          );
-          for (const a of avatars ?? []) expect(a.name.trim()).not.toBe('');
+          resultOrTroupeError(() => parseAvatarsText(text, 'fuzz.yaml'));
         },
       ),
       { numRuns: fuzzRuns(300) },
@@ -234,32 +122,39 @@ describe('scenario and avatars files', () => {
   });
 });
 
+/** An environment: the settings' own variables with fuzzed values, now and then an unrelated one. */
+const envOf = (names: readonly string[]) =>
+  fc.dictionary(
+    fc.oneof({ arbitrary: fc.constantFrom(...names), weight: 9 }, fc.string({ maxLength: 12 })),
+    nasty,
+  );
+
 describe('environment configuration', () => {
   const finiteEverywhere = (value: unknown): void => {
     if (typeof value === 'number') expect(Number.isFinite(value)).toBe(true);
     else if (value && typeof value === 'object') for (const v of Object.values(value)) finiteEverywhere(v);
   };
 
-  it('coordination knobs give a config of finite numbers or a ConfigError', () => {
+  it('coordination knobs give a config of finite numbers or a TroupeError with a stable code', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...Object.keys(coordinationSettings)), nasty), (env) => {
-        const config = resultOrTroupeError(() => loadCoordinationConfig(env), ['TROUPE_CONFIG_INVALID']);
+      fc.property(envOf(Object.keys(coordinationSettings)), (env) => {
+        const config = resultOrTroupeError(() => loadCoordinationConfig(env));
         if (config) finiteEverywhere(config);
       }),
       { numRuns: fuzzRuns(300) },
     );
   });
 
-  it('model settings give a model or a ConfigError, and never echo a key', () => {
+  it('model settings give a model of finite numbers or a TroupeError with a stable code, and never echo a key', () => {
     const secret = 'sk-FUZZ-SECRET-1234';
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...Object.keys(modelSettings)), nasty), (env) => {
+      fc.property(envOf(Object.keys(modelSettings)), (env) => {
         const withKey = { ...env, TROUPE_MODEL_API_KEY: secret };
         try {
           const { config } = modelFromEnv(withKey);
           finiteEverywhere(config);
         } catch (error) {
-          expect(ConfigError.isInstance(error)).toBe(true);
+          expect(isTroupeError(error) && troupeErrorCodes.includes(error.code)).toBe(true);
           expect(String((error as Error).message)).not.toContain(secret);
         }
       }),
@@ -269,27 +164,93 @@ describe('environment configuration', () => {
 });
 
 describe('tool result envelopes', () => {
-  it('parse to an envelope or TROUPE_ENVELOPE_INVALID, and always compose to a reply', () => {
-    const envelopeShape = fc.record(
-      {
-        type: fc.oneof(fc.constantFrom('success', 'disambiguation', 'empty', 'error'), nasty),
-        source: fc.oneof(fc.constantFrom('database', 'doc', 'action'), nasty),
-        query: fc.oneof(fc.dictionary(nasty, fc.oneof(nasty, fc.integer())), nasty),
-        rows: fc.array(fc.dictionary(nasty, fc.jsonValue({ maxDepth: 2 })), { maxLength: 4 }),
-        candidates: fc.array(fc.dictionary(nasty, fc.oneof(nasty, fc.integer())), { maxLength: 4 }),
-        attempts: fc.dictionary(nasty, fc.oneof(fc.boolean(), nasty)),
-        error: fc.dictionary(nasty, fc.oneof(nasty, fc.boolean())),
-      },
-      { requiredKeys: [] },
-    );
+  const cell = fc.oneof(
+    nasty,
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.constantFrom('2026-11-25T10:00:00+00:30', '@everyone', '<@123>', '9'.repeat(400)),
+  );
+  const attempts = fc.record({ exact: fc.boolean(), fuzzy: fc.boolean(), schema_refreshed: fc.boolean() });
+  const query = fc.record(
+    { entity_type: nasty, entity_name: nasty, order_number: nasty },
+    { requiredKeys: ['entity_type'] },
+  );
+  /** Envelopes the schema takes, with fuzzed column names, values and candidates. */
+  const validEnvelope = fc.oneof(
+    fc.record({
+      type: fc.constant('success'),
+      source: fc.constantFrom('database', 'doc', 'action'),
+      query,
+      rows: fc.array(fc.dictionary(nasty, cell, { maxKeys: 8 }), { minLength: 1, maxLength: 30 }),
+      total_rows: fc.nat(),
+      match: fc.constantFrom('exact', 'fuzzy'),
+      attempts,
+    }),
+    fc.record({
+      type: fc.constant('disambiguation'),
+      source: fc.constant('database'),
+      query,
+      candidates: fc.array(
+        fc.record(
+          { id: fc.oneof(nasty, fc.integer()), display_name: nasty, city: nasty },
+          { requiredKeys: ['id', 'display_name'] },
+        ),
+        { minLength: 1, maxLength: 30 },
+      ),
+      candidates_total: fc.nat(),
+      attempts,
+    }),
+    fc.record({ type: fc.constant('empty'), source: fc.constant('database'), query, attempts }),
+    fc.record({
+      type: fc.constant('error'),
+      source: fc.constant('database'),
+      query,
+      attempts,
+      error: fc.record({ code: nasty.filter((c) => c !== ''), message: nasty, retryable: fc.boolean() }),
+    }),
+  );
+  const envelopeShape = fc.record(
+    {
+      type: fc.oneof(fc.constantFrom('success', 'disambiguation', 'empty', 'error'), nasty),
+      source: fc.oneof(fc.constantFrom('database', 'doc', 'action'), nasty),
+      query: fc.oneof(fc.dictionary(nasty, fc.oneof(nasty, fc.integer())), nasty),
+      rows: fc.array(fc.dictionary(nasty, fc.jsonValue({ maxDepth: 2 })), { maxLength: 4 }),
+      candidates: fc.array(fc.dictionary(nasty, fc.oneof(nasty, fc.integer())), { maxLength: 4 }),
+      attempts: fc.dictionary(nasty, fc.oneof(fc.boolean(), nasty)),
+      error: fc.dictionary(nasty, fc.oneof(nasty, fc.boolean())),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('parse to an envelope or TROUPE_ENVELOPE_INVALID, and always compose to a reply (never the catch-all)', () => {
     fc.assert(
-      fc.property(fc.oneof(envelopeShape, fc.jsonValue()), (input) => {
+      fc.property(fc.oneof(validEnvelope, envelopeShape, fc.jsonValue(), fc.anything()), (input) => {
         const parsed = parseEnvelope(input);
-        if (!parsed.ok) expect(parsed.error.code).toBe('TROUPE_ENVELOPE_INVALID');
         const reply = compose(input);
         expect(reply.text.trim()).not.toBe('');
+        // compose() has a last-resort catch; landing in it means a composer bug, not bad input.
+        expect(reply.counters).not.toContain('compose_failed');
+        if (parsed.ok) expect(reply.telemetry.response_mode).toBe(parsed.envelope.type);
+        else {
+          expect(parsed.error.code).toBe('TROUPE_ENVELOPE_INVALID');
+          expect(reply.counters).toContain('envelope_invalid');
+        }
       }),
       { numRuns: fuzzRuns(300) },
+    );
+  });
+
+  it('an envelope the schema takes always parses and composes to a reply of its own kind', () => {
+    fc.assert(
+      fc.property(validEnvelope, (input) => {
+        const parsed = parseEnvelope(input);
+        expect(parsed.ok).toBe(true);
+        expect(compose(input).telemetry.response_mode).toBe(input.type);
+      }),
+      { numRuns: fuzzRuns(200) },
     );
   });
 });

@@ -1,9 +1,11 @@
+import { Writable } from 'node:stream';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../src/createRuntime.js';
-import { silentLogger } from '../src/logging/logger.js';
+import { createLogger, silentLogger } from '../src/logging/logger.js';
 import type { TurnModel } from '../src/ports/model.js';
 import { createTestRuntime, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
+import { getterThrowing, throwingProxy, unreadableThrowables } from './support/hostileValues.js';
 
 const room = { kind: 'test', id: 'room' };
 
@@ -106,6 +108,71 @@ describe('runtime events', () => {
       'TROUPE_EVENT_INVALID',
     ]);
     expect(t.errors[2]?.message).toContain('payload could not be decoded');
+    await t.stop();
+  });
+
+  it('refuses an event whose getter throws something unreadable too (a Proxy, a revoked Proxy, an Error whose fields throw, a Symbol), logs it, and answers the next message, also through connect()', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const t = createTestRuntime({
+      logger: createLogger({ level: 'debug', destination: sink }),
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }],
+    });
+    const message = {
+      type: 'channel.message',
+      channel: room,
+      messageId: 'm',
+      author: { kind: 'human', id: 'u1', name: 'Ada' },
+    };
+    for (const [label, thrown] of unreadableThrowables) {
+      const result = t.runtime.send(getterThrowing(message, 'text', thrown));
+      expect(result, label).toMatchObject({ accepted: false, error: { code: 'TROUPE_EVENT_INVALID' } });
+      expect(result.accepted || result.error.message, label).toMatch(/could not be read.*send plain data/);
+    }
+    // A type nobody can read is refused, and its error holds no part of it.
+    const odd = t.runtime.send({ type: throwingProxy(), channel: room });
+    expect(odd).toMatchObject({ accepted: false, error: { code: 'TROUPE_EVENT_INVALID' } });
+    expect(JSON.stringify(t.errors.map((e) => e.toJSON()))).not.toContain('trap');
+    expect(lines.filter((line) => line.includes('TROUPE_EVENT_INVALID'))).toHaveLength(
+      unreadableThrowables.length + 1,
+    );
+
+    const events$ = new Subject<unknown>();
+    const subscription = t.runtime.connect(events$);
+    for (const [, thrown] of unreadableThrowables) events$.next(getterThrowing(message, 'channel', thrown));
+    events$.next({ ...message, messageId: 'after', text: 'Nova, are you there?' });
+    await t.settle();
+    expect(subscription.closed).toBe(false);
+    expect(t.transport.sent).toHaveLength(1);
+    await t.stop();
+  });
+
+  it('disconnects a stream that fails with an unreadable error with TROUPE_STREAM_FAILED, throwing nothing', async () => {
+    const t = createTestRuntime({
+      logger: createLogger({
+        level: 'debug',
+        destination: new Writable({ write: (_c, _e, done) => done() }),
+      }),
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }],
+    });
+    for (const [label, thrown] of unreadableThrowables) {
+      const events$ = new Subject<unknown>();
+      const subscription = t.runtime.connect(events$);
+      t.errors.length = 0;
+      expect(() => events$.error(thrown()), label).not.toThrow();
+      expect(subscription.closed, label).toBe(true);
+      expect(
+        t.errors.map((e) => e.code),
+        label,
+      ).toEqual(['TROUPE_STREAM_FAILED']);
+    }
+    await t.say('Nova, still there?');
+    expect(t.transport.sent).toHaveLength(1);
     await t.stop();
   });
 

@@ -8,6 +8,7 @@ import { ChannelFloor, type FloorView } from '../machines/channelFloor.js';
 import { FloorSnapshotError } from '../machines/floorSnapshot.js';
 import type { OutboxEntry } from '../ports/outbox.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
+import { plainError } from '../ports/plainError.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
 import { ActorRegistry } from './actorRegistry.js';
@@ -425,11 +426,13 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       parsed = parseRuntimeEvent(input);
     } catch (error) {
       // A getter or Proxy trap that throws: the event cannot be read, so it is refused, not thrown.
+      // What it threw may be as hostile (a Proxy, a throwing toString), so only a plain copy is kept.
+      const cause = plainError(error);
       return reject(
         new TroupeError(
           'TROUPE_EVENT_INVALID',
-          `Rejected an event that could not be read (${error instanceof Error ? error.message : String(error)}); send plain data.`,
-          { cause: error },
+          `Rejected an event that could not be read (${cause.message}); send plain data.`,
+          { cause },
         ),
       );
     }
@@ -529,8 +532,9 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
         },
         error: (error: unknown) =>
           reject(
+            // The stream's source may fail with anything, a Proxy included: keep a plain copy.
             new TroupeError('TROUPE_STREAM_FAILED', 'An inbound event stream failed and was disconnected.', {
-              cause: error,
+              cause: plainError(error),
             }),
           ),
       });
@@ -611,9 +615,11 @@ export function inspectionOf<T extends InspectionEvent['type']>(
 }
 
 /** An event's `type`, if it can be read safely (for the error message). */
-function typeOf(input: unknown): unknown {
+function typeOf(input: unknown): string | undefined {
   try {
-    return typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;
+    const type = typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;
+    // Only text goes into the error: any other value may throw when a logger or handler reads it.
+    return typeof type === 'string' ? type : undefined;
   } catch {
     return undefined;
   }

@@ -73,14 +73,19 @@ export function isTroupeError(error: unknown): error is TroupeError {
 /**
  * A short, one-line account of any thrown value, for a log message or an error's own message
  * (`describe(new Error('boom'))` is `boom`). Log the error itself as `{ err }` as well, so pino
- * keeps its stack and cause.
+ * keeps its stack and cause. Never throws, also for a value that throws when read (a Proxy whose
+ * traps throw, an object whose `toString` throws): that is `a value that could not be read`.
  */
 export function describe(error: unknown): string {
-  if (error instanceof Error) return redactCredentials(error.message);
-  if (typeof error === 'string') return redactCredentials(error);
   try {
-    return redactCredentials(JSON.stringify(error) ?? String(error));
+    if (error instanceof Error) return redactCredentials(String(error.message));
+    if (typeof error === 'string') return redactCredentials(error);
+    try {
+      return redactCredentials(JSON.stringify(error) ?? String(error));
+    } catch {
+      return redactCredentials(String(error));
+    }
   } catch {
-    return redactCredentials(String(error));
+    return 'a value that could not be read';
   }
 }

@@ -412,7 +412,9 @@ export function parseScenario(raw: unknown, file?: string): Scenario {
 export function parseScenarioText(text: string, file?: string): Scenario {
   let raw: unknown;
   try {
-    raw = parseYaml(text, { prettyErrors: true, maxAliasCount: MAX_YAML_ALIAS_COUNT });
+    // logLevel 'error': the library's warnings (an unknown directive) would go to Node's process
+    // warnings, printed on stderr with the file's line as is, escape sequences and all.
+    raw = parseYaml(text, { prettyErrors: true, maxAliasCount: MAX_YAML_ALIAS_COUNT, logLevel: 'error' });
   } catch (error) {
     const message = aliasLimitProblem(error) ?? (error instanceof Error ? error.message : String(error));
     throw new ScenarioError('TROUPE_SCENARIO_SYNTAX', file, [

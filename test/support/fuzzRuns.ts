@@ -2,7 +2,7 @@
  * How many runs a fuzz property makes: its CI default (sized so the whole suite's fuzzing takes
  * seconds), or `FUZZ_RUNS` from the environment to run thousands locally:
  *
- *   FUZZ_RUNS=5000 npx vitest run test/fuzz.boundaries.test.ts
+ *   FUZZ_RUNS=5000 npx vitest run test/fuzz
  */
 export function fuzzRuns(ciDefault: number): number {
   const raw = process.env.FUZZ_RUNS;

@@ -326,6 +326,7 @@ export class RoutingActor {
         let failure: Failure | undefined;
         for (const part of parts) {
           if (sent.length > 0 && sent.some((p) => p.index === part.index)) continue;
+          if (resumed) part.message.resumedFrom = resumed.recordedAt;
           // The first attempt inline; retries (rare) in their own loop.
           let result: { messageId: string; attempts: number } | { error: Failure };
           let receipt: unknown;

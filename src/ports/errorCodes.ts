@@ -70,6 +70,13 @@ export const deliveryErrorCodes = {
 } as const;
 
 /** The language-model layer. */
+/** Connecting to a chat platform (Discord): what the operator must fix before the bot can run. */
+export const platformErrorCodes = {
+  discordTokenInvalid: 'TROUPE_DISCORD_TOKEN_INVALID',
+  discordIntentMissing: 'TROUPE_DISCORD_INTENT_MISSING',
+  discordLoginFailed: 'TROUPE_DISCORD_LOGIN_FAILED',
+} as const;
+
 export const modelErrorCodes = {
   /** No answer within the call's timeout (also HTTP 408). Retryable. */
   timeout: 'TROUPE_MODEL_TIMEOUT',
@@ -153,6 +160,7 @@ export type ScenarioErrorCode = CodesOf<typeof scenarioErrorCodes>;
 export type TroupeErrorCode =
   | CodesOf<typeof runtimeErrorCodes>
   | DeliveryErrorCode
+  | CodesOf<typeof platformErrorCodes>
   | ModelErrorCode
   | SpeechErrorCode
   | StoreErrorCode
@@ -165,6 +173,7 @@ export type TroupeErrorCode =
 export const troupeErrorCodes: readonly TroupeErrorCode[] = [
   runtimeErrorCodes,
   deliveryErrorCodes,
+  platformErrorCodes,
   modelErrorCodes,
   speechErrorCodes,
   storeErrorCodes,

@@ -12,6 +12,12 @@ export interface TransportMessage {
   /** Who speaks (a transport that can, shows this name and picture). */
   speaker?: { avatarId: string; name: string; emoji?: string; pictureUrl?: string };
   replyTo?: { messageId: string };
+  /**
+   * Set when the part belongs to a response an earlier run recorded (the record's time, epoch ms)
+   * and did not settle: it may have reached the platform just before a crash. A transport whose
+   * platform has no idempotent send can look for it there before sending it again.
+   */
+  resumedFrom?: number;
 }
 
 /** What a transport reports for a message it took. */

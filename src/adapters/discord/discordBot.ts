@@ -1,0 +1,244 @@
+import { type Client, DiscordAPIError, Events, type Interaction } from 'discord.js';
+import type { Observable, Subscription } from 'rxjs';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import type { TroupeStore } from '../../ports/store.js';
+import { TroupeError } from '../../ports/troupeError.js';
+import {
+  DiscordCommandHandler,
+  type DiscordRuntimeHandle,
+  type SummonRules,
+} from './discordCommandHandler.js';
+import { registerCommands } from './discordCommands.js';
+import { type DiscordAvatar, discordMessageEvents } from './discordInbound.js';
+import type { DiscordTransport } from './discordTransport.js';
+
+/** How {@link startDiscordBot} runs a bot. */
+export interface DiscordBotOptions {
+  /** The bot token (never logged). */
+  token: string;
+  /** A client from `createDiscordClient`, not logged in yet. */
+  client: Client;
+  /** The transport the runtime was created with (`new DiscordTransport({ client })`). */
+  transport: DiscordTransport;
+  /** The runtime (a Troupe `Runtime`): the bot feeds it and answers commands with it. */
+  runtime: DiscordRuntimeHandle & { connect(events$: Observable<unknown>): Subscription };
+  avatars: readonly DiscordAvatar[];
+  /** For the summon limit and interaction de-duplication (the runtime's store). */
+  store: Pick<TroupeStore, 'documents' | 'processed'>;
+  /** Register the slash commands in these guilds (instant), or globally when empty. Default: global. */
+  commandGuildIds?: readonly string[];
+  /** Skip command registration (another shard or a deploy step does it). */
+  registerCommands?: boolean;
+  /** Checked against the application the token belongs to, when given. */
+  applicationId?: string;
+  /** Other bots whose messages count (`'all'` or user ids). Default none. */
+  allowBots?: 'all' | readonly string[];
+  directMessages?: boolean;
+  /** Who may summon and how often. Default: everyone, 20 a day. */
+  summon?: Partial<SummonRules>;
+  /** Effective settings for `/troupe config`, secrets masked. */
+  describeConfig?: () => Record<string, string>;
+  /** How long login may take before it is an error (default 30 s). */
+  loginTimeoutMs?: number;
+  logger?: Logger;
+}
+
+/** A running bot. */
+export interface DiscordBot {
+  /** The bot user's id and name. */
+  readonly user: { id: string; username: string };
+  readonly applicationId: string;
+  /** Stops taking messages and commands (work already taken goes on); for a clean stop. */
+  stopListening(): void;
+  /** Resolves when no slash command is being answered. */
+  whenCommandsIdle(): Promise<void>;
+  /** Closes the gateway connection. Stop the runtime first so its sends drain. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_SUMMONS_PER_DAY = 20;
+
+/**
+ * Connects a runtime to Discord: the client's messages become the runtime's events (through
+ * `runtime.connect`), slash commands are registered and answered, and the client logs in. Login
+ * failures the operator must fix come back at once as typed errors rather than a retry loop.
+ *
+ * @throws TroupeError `TROUPE_DISCORD_TOKEN_INVALID` (Discord refused the token),
+ *   `TROUPE_DISCORD_INTENT_MISSING` (the Message Content intent is not enabled for the app),
+ *   `TROUPE_DISCORD_LOGIN_FAILED` (Discord unreachable, login timed out, or the token belongs to
+ *   another application than `applicationId`).
+ */
+export async function startDiscordBot(options: DiscordBotOptions): Promise<DiscordBot> {
+  const { client, runtime, transport } = options;
+  const log = options.logger ?? silentLogger();
+  const inbound = runtime.connect(
+    discordMessageEvents({
+      client,
+      avatars: options.avatars,
+      webhooks: transport.webhooks,
+      memory: transport.memory,
+      ...(options.allowBots !== undefined ? { allowBots: options.allowBots } : {}),
+      ...(options.directMessages !== undefined ? { directMessages: options.directMessages } : {}),
+      logger: log,
+    }),
+  );
+  const handler = new DiscordCommandHandler({
+    client,
+    runtime,
+    avatars: options.avatars,
+    store: options.store,
+    transport,
+    summon: { roles: options.summon?.roles ?? [], perDay: options.summon?.perDay ?? DEFAULT_SUMMONS_PER_DAY },
+    ...(options.describeConfig ? { describeConfig: options.describeConfig } : {}),
+    logger: log,
+  });
+  const answering = new Set<Promise<void>>();
+  let listening = true;
+  const onInteraction = (interaction: Interaction) => {
+    if (!listening) return;
+    const work = handler.handle(interaction);
+    answering.add(work);
+    void work.finally(() => answering.delete(work));
+  };
+  client.on(Events.InteractionCreate, onInteraction);
+  const stopListening = () => {
+    listening = false;
+    inbound.unsubscribe();
+    client.off(Events.InteractionCreate, onInteraction);
+  };
+
+  try {
+    await login(client, options.token, options.loginTimeoutMs ?? 30_000);
+  } catch (error) {
+    stopListening();
+    await client.destroy().catch(() => undefined);
+    throw error;
+  }
+  const user = client.user;
+  const applicationId = client.application?.id ?? user?.id;
+  if (!user || !applicationId) {
+    stopListening();
+    await client.destroy();
+    throw new TroupeError('TROUPE_DISCORD_LOGIN_FAILED', 'Discord did not say who the bot is after login.');
+  }
+  if (options.applicationId !== undefined && options.applicationId !== applicationId) {
+    stopListening();
+    await client.destroy();
+    throw new TroupeError(
+      'TROUPE_DISCORD_LOGIN_FAILED',
+      `DISCORD_APPLICATION_ID is ${options.applicationId}, but the token belongs to application ${applicationId}. Use the Application ID shown on the same app's General Information page, or leave it unset.`,
+    );
+  }
+  log.info({ user: user.username, applicationId, guilds: client.guilds.cache.size }, 'connected to Discord');
+
+  if (options.registerCommands !== false) {
+    const guilds = options.commandGuildIds ?? [];
+    try {
+      await registerCommands(client.rest, applicationId, guilds);
+      log.info({ scope: guilds.length > 0 ? guilds : 'global' }, 'slash commands registered');
+    } catch (error) {
+      // The bot still talks; only the commands are missing, and the log says how to fix it.
+      log.error(
+        { err: error, status: error instanceof DiscordAPIError ? error.status : undefined },
+        'could not register the slash commands: invite the bot with the applications.commands scope (see the README), and check --guild ids',
+      );
+    }
+  }
+
+  return {
+    user: { id: user.id, username: user.username },
+    applicationId,
+    stopListening,
+    async whenCommandsIdle() {
+      while (answering.size > 0) await Promise.allSettled([...answering]);
+    },
+    async close() {
+      stopListening();
+      await client.destroy();
+    },
+  };
+}
+
+/**
+ * Logs in, turning what the operator must fix into one typed error, fast: a refused token (401 on
+ * the gateway lookup, or close 4004), a privileged intent not enabled (close 4014), or no READY
+ * within the timeout.
+ */
+async function login(client: Client, token: string, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onDisconnect: ((event: { code: number }) => void) | undefined;
+  let onReady: (() => void) | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      onDisconnect = (event: { code: number }) => reject(closeError(event.code));
+      onReady = () => resolve();
+      client.once(Events.ShardDisconnect, onDisconnect);
+      client.once(Events.ClientReady, onReady);
+      timer = setTimeout(
+        () =>
+          reject(
+            new TroupeError(
+              'TROUPE_DISCORD_LOGIN_FAILED',
+              `Discord did not get ready within ${Math.round(timeoutMs / 1000)} s. Check the network (and DISCORD_API_URL if set).`,
+            ),
+          ),
+        timeoutMs,
+      );
+      client.login(token).catch((error: unknown) => reject(loginError(error)));
+    });
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (onDisconnect) client.off(Events.ShardDisconnect, onDisconnect);
+    if (onReady) client.off(Events.ClientReady, onReady);
+  }
+}
+
+const TOKEN_HELP =
+  'Copy the token again from the Discord Developer Portal (your application → Bot → Reset Token) into DISCORD_TOKEN.';
+const INTENT_HELP =
+  'Enable "Message Content Intent" in the Discord Developer Portal (your application → Bot → Privileged Gateway Intents), then start again.';
+
+function closeError(code: number): TroupeError {
+  if (code === 4004)
+    return new TroupeError(
+      'TROUPE_DISCORD_TOKEN_INVALID',
+      `Discord refused the bot token (close 4004). ${TOKEN_HELP}`,
+    );
+  if (code === 4014)
+    return new TroupeError(
+      'TROUPE_DISCORD_INTENT_MISSING',
+      `Discord refused the Message Content intent (close 4014). ${INTENT_HELP}`,
+    );
+  return new TroupeError(
+    'TROUPE_DISCORD_LOGIN_FAILED',
+    `Discord closed the connection during login (close ${code}).`,
+    {
+      details: { closeCode: code },
+    },
+  );
+}
+
+function loginError(error: unknown): TroupeError {
+  if (TroupeError.isInstance(error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (
+    code === 'TokenInvalid' ||
+    (error instanceof DiscordAPIError && error.status === 401) ||
+    /Authentication failed/u.test(message)
+  )
+    return new TroupeError('TROUPE_DISCORD_TOKEN_INVALID', `Discord refused the bot token. ${TOKEN_HELP}`, {
+      cause: error,
+    });
+  if (/disallowed intents/iu.test(message))
+    return new TroupeError(
+      'TROUPE_DISCORD_INTENT_MISSING',
+      `Discord refused the Message Content intent. ${INTENT_HELP}`,
+      {
+        cause: error,
+      },
+    );
+  return new TroupeError('TROUPE_DISCORD_LOGIN_FAILED', `Could not log in to Discord: ${message}`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,362 @@
+import {
+  type AutocompleteInteraction,
+  type ChatInputCommandInteraction,
+  type Client,
+  type GuildMember,
+  type Interaction,
+  MessageFlags,
+  PermissionFlagsBits,
+  PermissionsBitField,
+} from 'discord.js';
+import { filter, firstValueFrom, map, type Observable, race, timer } from 'rxjs';
+import { formatDuration } from '../../config/duration.js';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import type { FloorView } from '../../machines/floor/floorView.js';
+import type { ChannelRef } from '../../ports/outgoingResponse.js';
+import type { RoutingOutcome } from '../../ports/routingOutcome.js';
+import type { TroupeStore } from '../../ports/store.js';
+import { TroupeError } from '../../ports/troupeError.js';
+import type { DiscordAvatar } from './discordInbound.js';
+import type { DiscordTransport } from './discordTransport.js';
+
+/** What the commands need of a runtime (a Troupe `Runtime` has all of it). */
+export interface DiscordRuntimeHandle {
+  send(event: unknown): { accepted: boolean; error?: { code: string; message: string } };
+  readonly outcomes$: Observable<RoutingOutcome>;
+  open(channel: ChannelRef): Promise<FloorView>;
+}
+
+/** Who may summon and how often. */
+export interface SummonRules {
+  /** Role ids or names allowed to summon; empty: everyone. */
+  roles: readonly string[];
+  /** Summons per person per day (UTC); 0: no limit. */
+  perDay: number;
+}
+
+/** How a {@link DiscordCommandHandler} is made. */
+export interface DiscordCommandHandlerOptions {
+  client: Client;
+  runtime: DiscordRuntimeHandle;
+  avatars: readonly DiscordAvatar[];
+  store: Pick<TroupeStore, 'documents' | 'processed'>;
+  transport: DiscordTransport;
+  summon: SummonRules;
+  /** The effective settings for `/troupe config`, secrets already masked. */
+  describeConfig?: () => Record<string, string>;
+  /** How long `/summon` waits for the greeting before it answers anyway (default 20 s). */
+  greetingTimeoutMs?: number;
+  /** Epoch ms, for the daily limit. Default `Date.now`. */
+  now?: () => number;
+  logger?: Logger;
+}
+
+const SUMMONS = 'discord-summons';
+const INTERACTIONS = 'discord-interactions';
+const NEEDED = [
+  ['View Channel', PermissionFlagsBits.ViewChannel],
+  ['Send Messages', PermissionFlagsBits.SendMessages],
+  ['Manage Webhooks', PermissionFlagsBits.ManageWebhooks],
+  ['Read Message History', PermissionFlagsBits.ReadMessageHistory],
+] as const;
+const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
+
+/**
+ * Answers Troupe's slash commands: `/summon`, `/dismiss` (with autocomplete over the avatars; the
+ * value may be an id or a name in any case), `/avatars` and the admin-only `/troupe config`.
+ * Replies are ephemeral (only the person who asked sees them); `/summon` waits on the model, so
+ * it is deferred at once (Discord's 3-second deadline) and answered when the greeting is out. An
+ * interaction delivered twice is answered once (the store's processed ids, shared by shards).
+ */
+export class DiscordCommandHandler {
+  private readonly log: Logger;
+  private readonly now: () => number;
+
+  constructor(private readonly options: DiscordCommandHandlerOptions) {
+    this.log = options.logger ?? silentLogger();
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Handles one interaction; never throws (a failure is told to the person and logged). */
+  async handle(interaction: Interaction): Promise<void> {
+    try {
+      if (interaction.isAutocomplete()) {
+        await this.autocomplete(interaction);
+        return;
+      }
+      if (!interaction.isChatInputCommand()) return;
+      const first = await this.options.store.processed.markProcessed(
+        INTERACTIONS,
+        interaction.id,
+        this.now(),
+      );
+      if (!first) {
+        this.log.debug({ interactionId: interaction.id }, 'interaction already handled; ignored');
+        return;
+      }
+      switch (interaction.commandName) {
+        case 'summon':
+          await this.summon(interaction);
+          return;
+        case 'dismiss':
+          await this.dismiss(interaction);
+          return;
+        case 'avatars':
+          await this.avatars(interaction);
+          return;
+        case 'troupe':
+          await this.config(interaction);
+          return;
+        default:
+          await this.tell(interaction, `Troupe has no /${interaction.commandName} command.`);
+      }
+    } catch (error) {
+      this.log.warn({ err: error, interactionId: interaction.id }, 'slash command failed');
+      if (interaction.isChatInputCommand())
+        await this.tell(interaction, 'Something went wrong handling that command; it has been logged.').catch(
+          () => undefined,
+        );
+    }
+  }
+
+  /** Up to 25 avatars whose id, name or alias starts with (then contains) what was typed. */
+  private async autocomplete(interaction: AutocompleteInteraction): Promise<void> {
+    const typed = fold(String(interaction.options.getFocused() ?? '').trim());
+    const labels = (a: DiscordAvatar) => [a.id, a.name, ...(a.aliases ?? [])].map(fold);
+    const starts = this.options.avatars.filter((a) => labels(a).some((l) => l.startsWith(typed)));
+    const contains = this.options.avatars.filter(
+      (a) => !starts.includes(a) && labels(a).some((l) => l.includes(typed)),
+    );
+    await interaction.respond(
+      [...starts, ...contains].slice(0, 25).map((a) => ({
+        name: (a.emoji ? `${a.emoji} ${a.name}` : a.name).slice(0, 100),
+        value: a.id,
+      })),
+    );
+  }
+
+  private async summon(interaction: ChatInputCommandInteraction): Promise<void> {
+    // Deferred first: the checks below read the store, and the greeting waits on the model.
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const avatar = this.find(interaction.options.getString('avatar', true));
+    if (!avatar) {
+      await interaction.editReply(this.unknown(interaction.options.getString('avatar', true)));
+      return;
+    }
+    const refusal = this.roleRefusal(interaction);
+    if (refusal) {
+      await interaction.editReply(refusal);
+      return;
+    }
+    const limit = await this.countSummon(interaction.user.id);
+    if (limit) {
+      await interaction.editReply(limit);
+      return;
+    }
+    const channel: ChannelRef = { kind: 'discord', id: interaction.channelId };
+    const timeoutMs = this.options.greetingTimeoutMs ?? 20_000;
+    const greeted = firstValueFrom(
+      race(
+        this.options.runtime.outcomes$.pipe(
+          filter(
+            (o) =>
+              o.channel.kind === 'discord' && o.channel.id === channel.id && o.origin.avatarId === avatar.id,
+          ),
+        ),
+        timer(timeoutMs).pipe(map(() => undefined)),
+      ),
+    );
+    const member = interaction.member as GuildMember | { nick?: string | null } | null;
+    const by =
+      (member && 'displayName' in member ? member.displayName : undefined) ??
+      interaction.user.globalName ??
+      interaction.user.username;
+    const result = this.options.runtime.send({
+      type: 'avatar.summon',
+      channel,
+      avatarId: avatar.id,
+      by: { id: interaction.user.id, name: by.slice(0, 100) },
+    });
+    if (!result.accepted) {
+      await interaction.editReply(`Could not summon ${label(avatar)}: ${result.error?.message ?? 'refused'}`);
+      return;
+    }
+    const outcome = await greeted;
+    if (outcome && !outcome.sent) {
+      await interaction.editReply(
+        `${label(avatar)} is here but could not speak in this channel: ${outcome.error?.message ?? 'the message was not sent'}`,
+      );
+      return;
+    }
+    await interaction.editReply(`${label(avatar)} is here${outcome ? ' and said hello' : ''}.`);
+  }
+
+  private async dismiss(interaction: ChatInputCommandInteraction): Promise<void> {
+    const avatar = this.find(interaction.options.getString('avatar', true));
+    if (!avatar) {
+      await this.tell(interaction, this.unknown(interaction.options.getString('avatar', true)));
+      return;
+    }
+    const channel: ChannelRef = { kind: 'discord', id: interaction.channelId };
+    const view = await this.options.runtime.open(channel);
+    if (!view.present.some((p) => p.id === avatar.id)) {
+      await this.tell(interaction, `${label(avatar)} is not in this channel.`);
+      return;
+    }
+    const result = this.options.runtime.send({ type: 'avatar.dismiss', channel, avatarId: avatar.id });
+    await this.tell(
+      interaction,
+      result.accepted
+        ? `${label(avatar)} leaves this channel.`
+        : `Could not dismiss ${label(avatar)}: ${result.error?.message ?? 'refused'}`,
+    );
+  }
+
+  private async avatars(interaction: ChatInputCommandInteraction): Promise<void> {
+    const channel: ChannelRef = { kind: 'discord', id: interaction.channelId };
+    const view = await this.options.runtime.open(channel);
+    const lines: string[] = [];
+    const missing = this.missingPermissions(interaction);
+    const problems = this.options.transport.problems(interaction.channelId);
+    if (missing.length > 0)
+      lines.push(
+        `⚠️ The bot lacks ${missing.join(', ')} here, so avatars cannot speak. Ask an admin to grant it.`,
+      );
+    for (const p of problems) if (missing.length === 0) lines.push(`⚠️ ${p.message}`);
+    const now = view.now;
+    const present = view.present.map((p) => {
+      const avatar = this.options.avatars.find((a) => a.id === p.id);
+      const parts = [`**${avatar ? label(avatar) : p.name}**`];
+      if (p.summonTurns > 0) parts.push(`${p.summonTurns} summon turn${p.summonTurns === 1 ? '' : 's'} left`);
+      if (p.conversing) parts.push(`in conversation for ${formatDuration(p.conversingUntil - now)}`);
+      if (p.cooldownUntil > now) parts.push(`cooling down ${formatDuration(p.cooldownUntil - now)}`);
+      return `• ${parts.join(' — ')}`;
+    });
+    lines.push(
+      present.length > 0
+        ? `Here now:\n${present.join('\n')}`
+        : 'Nobody is here. Use /summon to bring an avatar.',
+    );
+    const threads = view.threads
+      .filter((t) => t.status === 'active')
+      .map(
+        (t) =>
+          `• ${t.participants.map((id) => this.nameOf(id)).join(' ↔ ')} — turn ${t.turnCount} of ${t.maxTurns}, ends in ${formatDuration(Math.max(0, t.expiresAt - now))}`,
+      );
+    if (threads.length > 0) lines.push(`Open threads:\n${threads.join('\n')}`);
+    const away = this.options.avatars.filter((a) => !view.present.some((p) => p.id === a.id));
+    if (away.length > 0) lines.push(`Can be summoned: ${away.map(label).join(', ')}`);
+    await this.tell(interaction, lines.join('\n\n'));
+  }
+
+  private async config(interaction: ChatInputCommandInteraction): Promise<void> {
+    const permissions = interaction.memberPermissions;
+    if (!permissions?.has(PermissionFlagsBits.ManageGuild)) {
+      await this.tell(interaction, '/troupe config is for server admins (Manage Server).');
+      return;
+    }
+    const settings = this.options.describeConfig?.() ?? {};
+    const width = Math.max(0, ...Object.keys(settings).map((k) => k.length));
+    const body = Object.entries(settings)
+      .map(([k, v]) => `${k.padEnd(width)}  ${v}`)
+      .join('\n')
+      .replace(/`/gu, 'ˋ');
+    await this.tell(interaction, `Troupe's effective settings:\n\`\`\`\n${body}\n\`\`\``.slice(0, 2000));
+  }
+
+  /** An ephemeral answer, whether or not the interaction was deferred. */
+  private async tell(interaction: ChatInputCommandInteraction, content: string): Promise<void> {
+    if (interaction.deferred || interaction.replied) await interaction.editReply(content.slice(0, 2000));
+    else await interaction.reply({ content: content.slice(0, 2000), flags: MessageFlags.Ephemeral });
+  }
+
+  private find(raw: string): DiscordAvatar | undefined {
+    const query = fold(raw.trim().replace(/^@/u, ''));
+    if (query === '') return undefined;
+    const labels = (a: DiscordAvatar) => [a.id, a.name, ...(a.aliases ?? [])].map(fold);
+    const exact = this.options.avatars.find((a) => labels(a).includes(query));
+    if (exact) return exact;
+    const prefixed = this.options.avatars.filter((a) => labels(a).some((l) => l.startsWith(query)));
+    return prefixed.length === 1 ? prefixed[0] : undefined;
+  }
+
+  private unknown(raw: string): string {
+    const list = this.options.avatars.map(label).join(', ');
+    return `No avatar called “${raw.slice(0, 100)}”. Avatars: ${list}.`.slice(0, 2000);
+  }
+
+  private nameOf(id: string): string {
+    return this.options.avatars.find((a) => a.id === id)?.name ?? id;
+  }
+
+  /** Why this person may not summon, if the summon roles leave them out. */
+  private roleRefusal(interaction: ChatInputCommandInteraction): string | undefined {
+    const allowed = this.options.summon.roles;
+    if (allowed.length === 0) return undefined;
+    const member = interaction.member;
+    const roleIds: string[] = Array.isArray(member?.roles)
+      ? (member.roles as string[])
+      : [...((member as GuildMember | null)?.roles.cache.keys() ?? [])];
+    const names = roleIds
+      .map((id) => interaction.guild?.roles.cache.get(id)?.name)
+      .filter((n) => n !== undefined);
+    const wanted = allowed.map(fold);
+    const ok =
+      roleIds.some((id) => wanted.includes(fold(id))) ||
+      names.some((n) => wanted.includes(fold(n as string)));
+    if (ok) return undefined;
+    const shown = allowed.map((r) => (/^\d+$/u.test(r) ? `<@&${r}>` : `@${r}`)).join(', ');
+    return `Summoning here needs one of these roles: ${shown}.`;
+  }
+
+  /** Counts a summon against the person's daily limit; the refusal when it is used up. */
+  private async countSummon(userId: string): Promise<string | undefined> {
+    const perDay = this.options.summon.perDay;
+    if (perDay <= 0) return undefined;
+    const { documents } = this.options.store;
+    const now = this.now();
+    const day = new Date(now).toISOString().slice(0, 10);
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      const stored = await documents.get<{ day: string; count: number }>(SUMMONS, userId);
+      const count = stored?.value.day === day ? stored.value.count : 0;
+      if (count >= perDay) {
+        const midnight = Date.parse(`${day}T00:00:00.000Z`) + 86_400_000;
+        return `You have used your ${perDay} summons for today. You can summon again after midnight UTC (in ${formatDuration(midnight - now)}).`;
+      }
+      try {
+        await documents.put(
+          SUMMONS,
+          userId,
+          { day, count: count + 1 },
+          {
+            expectedVersion: stored?.version ?? 0,
+            at: now,
+          },
+        );
+        if (!stored) void documents.expireIdle(SUMMONS, now - 2 * 86_400_000).catch(() => undefined);
+        return undefined;
+      } catch (error) {
+        if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
+        // Another summon by the same person won the race: read again.
+        this.log.debug({ err: error, userId }, 'summon count changed under us; retrying');
+      }
+    }
+    return 'Too many summons at once; try again in a moment.';
+  }
+
+  /** Permissions the bot needs in this channel and lacks, per discord.js's cache. */
+  private missingPermissions(interaction: ChatInputCommandInteraction): string[] {
+    const channel = interaction.channel;
+    const me = this.options.client.user;
+    if (!channel || channel.isDMBased() || !me) return [];
+    const target = channel.isThread() ? channel.parent : channel;
+    const granted = target?.permissionsFor(me);
+    if (!granted) return [];
+    const bits = new PermissionsBitField(granted);
+    return NEEDED.filter(([, flag]) => !bits.has(flag)).map(([name]) => name);
+  }
+}
+
+function label(a: DiscordAvatar): string {
+  return a.emoji ? `${a.emoji} ${a.name}` : a.name;
+}

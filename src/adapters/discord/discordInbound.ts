@@ -1,0 +1,264 @@
+import {
+  type Client,
+  Events,
+  type Message,
+  MessageFlags,
+  MessageType,
+  type OmitPartialGroupDMChannel,
+  type PartialMessage,
+} from 'discord.js';
+import { Observable } from 'rxjs';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import { createMentionMatcher, type MentionMatcher } from '../../machines/mentionMatcher.js';
+import type { DiscordMessageMemory } from './discordMessageMemory.js';
+import type { DiscordWebhooks } from './discordWebhooks.js';
+import { webhookUsername } from './webhookUsername.js';
+
+/** What the Discord adapter needs to know of an avatar (an avatar definition has all of it). */
+export interface DiscordAvatar {
+  id: string;
+  name: string;
+  aliases?: readonly string[] | undefined;
+  emoji?: string | undefined;
+  pictureUrl?: string | undefined;
+}
+
+/** A `channel.message` event for the runtime, made from a Discord message. */
+export interface DiscordChannelMessageEvent {
+  type: 'channel.message';
+  channel: { kind: 'discord'; id: string };
+  messageId: string;
+  author: { kind: 'human'; id: string; name: string };
+  text: string;
+  mentions?: string[];
+  replyTo?: { messageId: string; avatarId?: string };
+  voice?: boolean;
+}
+
+/** How Discord messages become runtime events. */
+export interface DiscordInboundOptions {
+  client: Client;
+  avatars: readonly DiscordAvatar[];
+  /** The transport's webhooks (to recognise the avatars' own messages) and message memory. */
+  webhooks: DiscordWebhooks;
+  memory: DiscordMessageMemory;
+  /** Other bots whose messages count (`'all'`, or their user ids). Default none. */
+  allowBots?: 'all' | readonly string[];
+  /** Whether direct messages to the bot are answered. Default false. */
+  directMessages?: boolean;
+  logger?: Logger;
+}
+
+// People's display names may be long; the runtime takes up to 100 characters.
+const MAX_NAME = 100;
+
+const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
+
+/**
+ * Turns a Discord message into a runtime event, or `undefined` with the reason it is ignored:
+ * the bot's own avatars (their webhook messages: avatars already see each other through the
+ * runtime, and nobody answers itself), the bot itself, other bots and foreign webhooks unless
+ * allowed, system messages, and DMs unless enabled. Role mentions of a role named like an avatar
+ * (any case, NFKC) are mentions of that avatar; a reply to an avatar's message addresses that
+ * avatar; attachments are noted in the text so the model knows they are there.
+ */
+export class DiscordMessageConverter {
+  private readonly byUsername = new Map<string, string>();
+  private readonly byLabel = new Map<string, string>();
+  private readonly matcher: MentionMatcher;
+
+  constructor(private readonly options: DiscordInboundOptions) {
+    for (const a of options.avatars) {
+      this.byUsername.set(webhookUsername(a.name, a.id), a.id);
+      for (const label of [a.id, a.name, ...(a.aliases ?? [])]) this.byLabel.set(fold(label), a.id);
+    }
+    this.matcher = createMentionMatcher(
+      options.avatars.map((a) => ({
+        id: a.id,
+        name: a.name,
+        ...(a.aliases ? { aliases: [...a.aliases] } : {}),
+        ...(a.emoji ? { emoji: a.emoji } : {}),
+      })),
+    );
+  }
+
+  /** The event for a new message, or why there is none. */
+  convert(message: Message): { event: DiscordChannelMessageEvent } | { ignored: string } {
+    const { client } = this.options;
+    if (message.webhookId) {
+      if (this.isOwnWebhook(message)) return { ignored: 'an avatar message (the bot’s own webhook)' };
+      if (!this.botAllowed(message.webhookId)) return { ignored: 'a webhook message' };
+    } else if (message.author.id === client.user?.id) {
+      return { ignored: 'the bot’s own message' };
+    } else if (message.author.bot && !this.botAllowed(message.author.id)) {
+      return { ignored: 'another bot' };
+    }
+    if (message.type !== MessageType.Default && message.type !== MessageType.Reply)
+      return { ignored: 'a system message' };
+    if (!message.inGuild() && !this.options.directMessages)
+      return { ignored: 'a direct message (DMs are off)' };
+
+    const text = this.textOf(message);
+    const voice = message.flags.has(MessageFlags.IsVoiceMessage);
+    if (text.trim() === '' && !voice) return { ignored: 'nothing to read (no text, no attachment)' };
+    const mentions = this.roleMentions(message);
+    const replyTo = this.replyTarget(message);
+    const name = displayName(message);
+    this.options.memory.remember({
+      id: message.id,
+      channelId: message.channelId,
+      ...(message.guildId ? { guildId: message.guildId } : {}),
+      authorId: message.author.id,
+      authorName: name,
+      text,
+      pinged: this.repliedWithPing(message),
+    });
+    return {
+      event: {
+        type: 'channel.message',
+        channel: { kind: 'discord', id: message.channelId },
+        messageId: message.id,
+        author: { kind: 'human', id: message.author.id, name },
+        text,
+        ...(mentions.length > 0 ? { mentions } : {}),
+        ...(replyTo ? { replyTo } : {}),
+        ...(voice ? { voice: true } : {}),
+      },
+    };
+  }
+
+  /**
+   * An edit matters when it addresses an avatar the message did not address before (a name
+   * fixed, a mention added): it comes as a new message then, so that avatar answers. Other edits
+   * change nothing already said.
+   */
+  convertEdit(
+    before: Message | PartialMessage,
+    after: Message,
+  ): { event: DiscordChannelMessageEvent } | { ignored: string } {
+    if (before.partial || before.content === after.content)
+      return { ignored: 'an edit that changes no address' };
+    const converted = this.convert(after);
+    if ('ignored' in converted) return converted;
+    const addressed = (m: Message | PartialMessage, platform: string[]) =>
+      new Set(this.matcher.find(m.content ?? '', { platformMentions: platform }));
+    const was = addressed(before, this.roleMentions(before));
+    const now = addressed(after, converted.event.mentions ?? []);
+    if (![...now].some((id) => !was.has(id))) return { ignored: 'an edit that changes no address' };
+    const edited = after.editedTimestamp ?? Date.now();
+    return { event: { ...converted.event, messageId: `${after.id}~edit-${edited}` } };
+  }
+
+  private isOwnWebhook(message: Message): boolean {
+    const webhookId = message.webhookId as string;
+    if (this.options.webhooks.isOwn(webhookId)) return true;
+    // Made by this application (another process's, or before a restart).
+    const appId = this.options.client.application?.id;
+    return appId !== undefined && message.applicationId === appId;
+  }
+
+  private botAllowed(id: string): boolean {
+    const allow = this.options.allowBots;
+    return allow === 'all' || (allow?.includes(id) ?? false);
+  }
+
+  /** Text as people read it (mentions as names), with attachments noted. */
+  private textOf(message: Message): string {
+    const notes = [...message.attachments.values()].map(
+      (a) => `[attachment: ${a.name}${a.contentType ? `, ${a.contentType}` : ''}, ${formatSize(a.size)}]`,
+    );
+    return [message.cleanContent, ...notes].filter((s) => s !== '').join('\n');
+  }
+
+  /** Avatars mentioned as roles named after them. */
+  private roleMentions(message: Message | PartialMessage): string[] {
+    const ids: string[] = [];
+    for (const role of message.mentions?.roles?.values() ?? []) {
+      const id = this.byLabel.get(fold(role.name));
+      if (id !== undefined && !ids.includes(id)) ids.push(id);
+    }
+    return ids;
+  }
+
+  private replyTarget(message: Message): { messageId: string; avatarId?: string } | undefined {
+    const ref = message.reference;
+    if (!ref?.messageId || (ref.channelId && ref.channelId !== message.channelId)) return undefined;
+    const avatarId =
+      this.options.memory.avatarOf(ref.messageId) ?? this.avatarOfCached(message, ref.messageId);
+    return { messageId: ref.messageId, ...(avatarId ? { avatarId } : {}) };
+  }
+
+  /** The avatar that wrote a cached message from the bot's webhook, by the name it showed. */
+  private avatarOfCached(message: Message, messageId: string): string | undefined {
+    const target = message.channel.messages.cache.get(messageId);
+    if (!target?.webhookId || !this.isOwnWebhook(target)) return undefined;
+    return this.byUsername.get(target.author.username);
+  }
+
+  /** Whether a reply pinged the person it replied to (Discord lists them among the mentions). */
+  private repliedWithPing(message: Message): boolean {
+    const repliedUser = message.mentions.repliedUser;
+    return message.reference !== null && repliedUser !== null && message.mentions.users.has(repliedUser.id);
+  }
+}
+
+/**
+ * The runtime's inbound stream from a discord.js client: new messages (and edits that address
+ * an avatar anew) as `channel.message` events; deletions make the adapter forget what it quoted.
+ */
+export function discordMessageEvents(options: DiscordInboundOptions): Observable<DiscordChannelMessageEvent> {
+  const converter = new DiscordMessageConverter(options);
+  const log = options.logger ?? silentLogger();
+  const { client, memory } = options;
+  return new Observable((subscriber) => {
+    const emit = (result: { event: DiscordChannelMessageEvent } | { ignored: string }, id: string) => {
+      if ('event' in result) subscriber.next(result.event);
+      else log.trace({ messageId: id, reason: result.ignored }, 'discord message ignored');
+    };
+    const onCreate = (message: OmitPartialGroupDMChannel<Message>) => {
+      try {
+        emit(converter.convert(message), message.id);
+      } catch (error) {
+        log.warn({ messageId: message.id, err: error }, 'could not read a discord message; skipped');
+      }
+    };
+    const onUpdate = (
+      before: OmitPartialGroupDMChannel<Message | PartialMessage>,
+      after: OmitPartialGroupDMChannel<Message>,
+    ) => {
+      try {
+        emit(converter.convertEdit(before, after), after.id);
+      } catch (error) {
+        log.warn({ messageId: after.id, err: error }, 'could not read a discord edit; skipped');
+      }
+    };
+    const onDelete = (message: { id: string }) => memory.forget(message.id);
+    client.on(Events.MessageCreate, onCreate);
+    client.on(Events.MessageUpdate, onUpdate);
+    client.on(Events.MessageDelete, onDelete);
+    return () => {
+      client.off(Events.MessageCreate, onCreate);
+      client.off(Events.MessageUpdate, onUpdate);
+      client.off(Events.MessageDelete, onDelete);
+    };
+  });
+}
+
+/** The name a person shows in the server (nickname, global name, username), clipped. */
+function displayName(message: Message): string {
+  const raw = message.member?.displayName ?? message.author.globalName ?? message.author.username;
+  // The limit counts UTF-16 units, as the runtime does; a character is never cut in half.
+  let name = '';
+  for (const ch of raw.trim()) {
+    if (name.length + ch.length > MAX_NAME) break;
+    name += ch;
+  }
+  name = name.trim();
+  return name === '' ? message.author.username.slice(0, MAX_NAME) || message.author.id : name;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

@@ -1,0 +1,432 @@
+import { createHash } from 'node:crypto';
+import {
+  type Client,
+  DiscordAPIError,
+  makeURLSearchParams,
+  type RawFile,
+  Routes,
+  SnowflakeUtil,
+} from 'discord.js';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import {
+  type Transport,
+  TransportError,
+  type TransportLimits,
+  type TransportMessage,
+  type TransportReceipt,
+} from '../../ports/transport.js';
+import { DiscordMessageMemory } from './discordMessageMemory.js';
+import {
+  DiscordApiCode,
+  isMissingPermission,
+  isUnknownWebhook,
+  toTransportError,
+} from './discordSendError.js';
+import { DiscordWebhooks, type WebhookRef } from './discordWebhooks.js';
+import { RecentMap } from './recentMap.js';
+import { QUOTE_RESERVE, type QuoteTarget, replyQuote } from './replyQuote.js';
+import { webhookUsername } from './webhookUsername.js';
+
+/** Discord's longest message. */
+export const DISCORD_MAX_MESSAGE = 2000;
+/** How far before a resent part's first attempt the bot looks for it in the channel. */
+const RECONCILE_SLACK_MS = 60_000;
+const KEYS_REMEMBERED = 10_000;
+
+/** Something that stops the bot from speaking in a channel, reported once and shown by `/avatars`. */
+export interface ChannelProblem {
+  channelId: string;
+  code: string;
+  message: string;
+  /** Epoch ms of the first time it was seen (since the last success there). */
+  since: number;
+}
+
+/** How a {@link DiscordTransport} is made. */
+export interface DiscordTransportOptions {
+  /** The discord.js client (its REST client sends; its cache resolves channels). */
+  client: Client;
+  /** Shared with the inbound side; one is made when not given. */
+  memory?: DiscordMessageMemory;
+  /** The name the channel webhooks are created with. Default `Troupe`. */
+  webhookName?: string;
+  logger?: Logger;
+  /** Called once per channel and problem (a missing permission, too many webhooks). */
+  onProblem?: (problem: ChannelProblem) => void;
+  /** How long one send may take, 429 waits included (default 60 s). */
+  sendTimeoutMs?: number;
+}
+
+type Target =
+  | { kind: 'webhook'; webhookChannelId: string; threadId?: string; guildId: string; name?: string }
+  | { kind: 'direct'; channelId: string };
+
+interface PostedMessage {
+  id: string;
+  channel_id: string;
+  content: string;
+  webhook_id?: string;
+  application_id?: string;
+  author: { id: string; username: string };
+}
+
+/**
+ * The transport of channel kind `discord`. In a server, avatars speak through the channel's one
+ * webhook with their own name and picture per message; threads and forum posts go through their
+ * parent channel's webhook with `thread_id`. In a DM (no webhooks there) the bot speaks itself, the
+ * avatar's name in bold, with Discord's `nonce` + `enforce_nonce` so a resend cannot double-post.
+ *
+ * - Webhooks cannot reply natively: an answer starts with a quote line (who, the start of their
+ *   message, a jump link) and pings that person only when their own message was a reply that
+ *   pinged. Every message goes with `allowed_mentions` that allow nothing else: no @everyone,
+ *   @here, roles or users, whatever the model or a tool wrote.
+ * - Text is split by routing at {@link DISCORD_MAX_MESSAGE} less room for the quote line, on
+ *   paragraph, line or sentence boundaries; voice replies go as audio attachments.
+ * - Rate limits: discord.js's REST queue waits out 429s (`retry_after`, buckets, global limits), so
+ *   a 429 delays a part and never drops it; routing keeps one channel's parts in order.
+ * - Nothing twice: a part this process already delivered is not sent again; a part that may have
+ *   gone out (an earlier attempt timed out, or an earlier run crashed before settling it) is first
+ *   looked for among the channel's recent messages from the bot's webhook with the same name and
+ *   text, and not sent again if found.
+ * - A webhook deleted behind the bot's back is recreated once and the part sent again; a missing
+ *   permission is a `TROUPE_TRANSPORT_FORBIDDEN` failure naming it, reported once per channel.
+ */
+export class DiscordTransport implements Transport {
+  readonly kind = 'discord';
+  readonly limits: TransportLimits;
+  readonly webhooks: DiscordWebhooks;
+  readonly memory: DiscordMessageMemory;
+  private readonly client: Client;
+  private readonly log: Logger;
+  private readonly delivered = new RecentMap<string, string>(KEYS_REMEMBERED);
+  private readonly attempted = new RecentMap<string, number>(KEYS_REMEMBERED);
+  private readonly problemsByChannel = new Map<string, ChannelProblem>();
+  private readonly onProblem: ((problem: ChannelProblem) => void) | undefined;
+  /** Parts looked for after a possible earlier send, and found (so not sent again). */
+  reconciled = 0;
+
+  constructor(options: DiscordTransportOptions) {
+    this.client = options.client;
+    this.log = options.logger ?? silentLogger();
+    this.memory = options.memory ?? new DiscordMessageMemory();
+    this.onProblem = options.onProblem;
+    this.limits = {
+      maxTextLength: DISCORD_MAX_MESSAGE - QUOTE_RESERVE,
+      voice: true,
+      attachments: true,
+      sendTimeoutMs: options.sendTimeoutMs ?? 60_000,
+    };
+    this.webhooks = new DiscordWebhooks({
+      rest: this.client.rest,
+      applicationId: () => this.client.application?.id ?? undefined,
+      ...(options.webhookName !== undefined ? { name: options.webhookName } : {}),
+      logger: this.log,
+    });
+  }
+
+  /** Problems stopping the bot from speaking, per channel (or in one channel). */
+  problems(channelId?: string): ChannelProblem[] {
+    if (channelId !== undefined) {
+      const one = this.problemsByChannel.get(channelId);
+      return one ? [one] : [];
+    }
+    return [...this.problemsByChannel.values()];
+  }
+
+  async send(message: TransportMessage, signal?: AbortSignal): Promise<TransportReceipt> {
+    const key = message.idempotencyKey;
+    const known = this.delivered.get(key);
+    if (known !== undefined) return { messageId: known, duplicate: true };
+    const target = await this.target(message.channelId);
+    const posted =
+      target.kind === 'direct'
+        ? await this.sendDirect(target, message, signal)
+        : await this.sendByWebhook(target, message, signal);
+    this.delivered.set(key, posted.id);
+    if (message.speaker) this.memory.rememberAvatarMessage(posted.id, message.speaker.avatarId);
+    this.problemsByChannel.delete(message.channelId);
+    return posted.duplicate ? { messageId: posted.id, duplicate: true } : { messageId: posted.id };
+  }
+
+  private async sendByWebhook(
+    target: Extract<Target, { kind: 'webhook' }>,
+    message: TransportMessage,
+    signal: AbortSignal | undefined,
+  ): Promise<{ id: string; duplicate?: boolean }> {
+    const context = { channelId: message.channelId, ...(target.name ? { channelName: target.name } : {}) };
+    const username = message.speaker
+      ? webhookUsername(message.speaker.name, message.speaker.avatarId)
+      : undefined;
+    const { content, allowedUsers } = await this.render(message, target.guildId, signal);
+    const files = toFiles(message);
+    const body = {
+      ...(content !== '' ? { content } : {}),
+      ...(username ? { username } : {}),
+      ...(message.speaker?.pictureUrl ? { avatar_url: message.speaker.pictureUrl } : {}),
+      allowed_mentions: { parse: [], users: allowedUsers, roles: [] },
+    };
+
+    const since = this.attempted.get(message.idempotencyKey) ?? message.resumedFrom;
+    if (since !== undefined) {
+      const found = await this.findPosted(
+        target.threadId ?? target.webhookChannelId,
+        content,
+        username,
+        since,
+        signal,
+      );
+      if (found) {
+        this.reconciled += 1;
+        this.log.info(
+          { key: message.idempotencyKey, messageId: found },
+          'part was already posted; not sending again',
+        );
+        return { id: found, duplicate: true };
+      }
+    }
+    this.attempted.set(message.idempotencyKey, Date.now());
+
+    const execute = (hook: WebhookRef) =>
+      this.client.rest.post(Routes.webhook(hook.id, hook.token), {
+        body,
+        files,
+        auth: false,
+        query: makeURLSearchParams({
+          wait: true,
+          ...(target.threadId ? { thread_id: target.threadId } : {}),
+        }),
+        ...(signal ? { signal } : {}),
+      }) as Promise<PostedMessage>;
+
+    let hook = await this.webhook(target.webhookChannelId, context);
+    try {
+      return await execute(hook);
+    } catch (error) {
+      if (!isUnknownWebhook(error)) throw this.failure(error, { ...context, permission: 'Send Messages' });
+      // Deleted behind our back: make a new one (once, shared with racing sends) and send again.
+      this.log.warn(
+        { channelId: target.webhookChannelId, webhookId: hook.id },
+        'channel webhook was deleted; recreating it',
+      );
+      this.webhooks.invalidate(hook);
+      hook = await this.webhook(target.webhookChannelId, context);
+      try {
+        return await execute(hook);
+      } catch (again) {
+        throw this.failure(again, { ...context, permission: 'Send Messages' });
+      }
+    }
+  }
+
+  private async webhook(
+    channelId: string,
+    context: { channelId: string; channelName?: string },
+  ): Promise<WebhookRef> {
+    try {
+      return await this.webhooks.get(channelId);
+    } catch (error) {
+      throw this.failure(error, { ...context, permission: 'Manage Webhooks' });
+    }
+  }
+
+  private async sendDirect(
+    target: Extract<Target, { kind: 'direct' }>,
+    message: TransportMessage,
+    signal: AbortSignal | undefined,
+  ): Promise<{ id: string; duplicate?: boolean }> {
+    const speaker = message.speaker;
+    const label = speaker
+      ? `**${speaker.emoji ? `${speaker.emoji} ` : ''}${escapeMarkdown(speaker.name)}**: `
+      : '';
+    const text = message.text ?? '';
+    const content = text !== '' ? `${label}${text}`.slice(0, DISCORD_MAX_MESSAGE) : '';
+    const body = {
+      ...(content !== '' ? { content } : {}),
+      // Discord drops a second message with the same nonce from the same author (for a few minutes).
+      nonce: nonceOf(message.idempotencyKey),
+      enforce_nonce: true,
+      allowed_mentions: { parse: [], replied_user: false },
+      ...(message.replyTo
+        ? { message_reference: { message_id: message.replyTo.messageId, fail_if_not_exists: false } }
+        : {}),
+    };
+    try {
+      const posted = (await this.client.rest.post(Routes.channelMessages(target.channelId), {
+        body,
+        files: toFiles(message),
+        ...(signal ? { signal } : {}),
+      })) as PostedMessage;
+      return { id: posted.id };
+    } catch (error) {
+      throw this.failure(error, { channelId: target.channelId, permission: 'Send Messages' });
+    }
+  }
+
+  /** The text to post: the quote line on a reply's first part, then the part's text and any URLs. */
+  private async render(
+    message: TransportMessage,
+    guildId: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<{ content: string; allowedUsers: string[] }> {
+    const lines: string[] = [];
+    const allowedUsers: string[] = [];
+    if (message.replyTo) {
+      const target = await this.quoteTarget(message.channelId, message.replyTo.messageId, guildId, signal);
+      lines.push(replyQuote(target.quote));
+      if (target.ping && target.quote.authorId) allowedUsers.push(target.quote.authorId);
+    }
+    if (message.text) lines.push(message.text);
+    for (const a of message.attachments ?? []) if (a.data === undefined && a.url) lines.push(a.url);
+    return { content: lines.join('\n').slice(0, DISCORD_MAX_MESSAGE), allowedUsers };
+  }
+
+  /** What is known of the message answered: remembered, else fetched; a deleted one has no text. */
+  private async quoteTarget(
+    channelId: string,
+    messageId: string,
+    guildId: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<{ quote: QuoteTarget; ping: boolean }> {
+    const base = { channelId, messageId, ...(guildId ? { guildId } : {}) };
+    const remembered = this.memory.get(messageId);
+    if (remembered) {
+      return {
+        quote: { ...base, authorId: remembered.authorId, text: remembered.text },
+        ping: remembered.pinged,
+      };
+    }
+    try {
+      const fetched = (await this.client.rest.get(Routes.channelMessage(channelId, messageId), {
+        ...(signal ? { signal } : {}),
+      })) as PostedMessage & {
+        mentions?: { id: string }[];
+        referenced_message?: { author?: { id: string } } | null;
+        webhook_id?: string;
+      };
+      const repliedTo = fetched.referenced_message?.author?.id;
+      return {
+        quote: { ...base, authorId: fetched.author.id, text: fetched.content },
+        ping: repliedTo !== undefined && (fetched.mentions ?? []).some((u) => u.id === repliedTo),
+      };
+    } catch (error) {
+      if (signal?.aborted) throw toTransportError(error, { channelId, permission: 'Read Message History' });
+      // Deleted, or not readable: quote nothing of it.
+      return { quote: base, ping: false };
+    }
+  }
+
+  /** A message the bot's webhook posted with this name and text since `since`, if any. */
+  private async findPosted(
+    channelId: string,
+    content: string,
+    username: string | undefined,
+    since: number,
+    signal: AbortSignal | undefined,
+  ): Promise<string | undefined> {
+    try {
+      const recent = (await this.client.rest.get(Routes.channelMessages(channelId), {
+        query: makeURLSearchParams({
+          after: SnowflakeUtil.generate({ timestamp: Math.max(0, since - RECONCILE_SLACK_MS) }).toString(),
+          limit: 100,
+        }),
+        ...(signal ? { signal } : {}),
+      })) as PostedMessage[];
+      const appId = this.client.application?.id;
+      const hit = recent.find(
+        (m) =>
+          m.webhook_id !== undefined &&
+          (this.webhooks.isOwn(m.webhook_id) || (appId !== undefined && m.application_id === appId)) &&
+          (username === undefined || m.author.username === username) &&
+          m.content === content,
+      );
+      return hit?.id;
+    } catch (error) {
+      // Not readable: send, as a platform without idempotent sends must (at most one extra copy).
+      this.log.warn({ channelId, err: error }, 'could not check whether a part was already posted');
+      return undefined;
+    }
+  }
+
+  private async target(channelId: string): Promise<Target> {
+    let channel = this.client.channels.cache.get(channelId);
+    if (!channel) {
+      try {
+        channel = (await this.client.channels.fetch(channelId)) ?? undefined;
+      } catch (error) {
+        if (error instanceof DiscordAPIError && error.code === DiscordApiCode.unknownChannel)
+          throw new TransportError(
+            'TROUPE_TRANSPORT_FAILED',
+            `Discord has no channel ${channelId} (deleted, or the bot was removed from its server).`,
+            { cause: error, retryable: false, details: { channelId } },
+          );
+        throw this.failure(error, { channelId, permission: 'View Channel' });
+      }
+    }
+    if (!channel) {
+      throw new TransportError('TROUPE_TRANSPORT_FAILED', `Discord has no channel ${channelId}.`, {
+        retryable: false,
+        details: { channelId },
+      });
+    }
+    if (channel.isDMBased()) return { kind: 'direct', channelId };
+    const name = 'name' in channel && typeof channel.name === 'string' ? channel.name : undefined;
+    if (channel.isThread()) {
+      if (!channel.parentId)
+        throw new TransportError('TROUPE_TRANSPORT_FAILED', `Thread ${channelId} has no parent channel.`, {
+          retryable: false,
+          details: { channelId },
+        });
+      return {
+        kind: 'webhook',
+        webhookChannelId: channel.parentId,
+        threadId: channel.id,
+        guildId: channel.guildId,
+        ...(name ? { name } : {}),
+      };
+    }
+    return {
+      kind: 'webhook',
+      webhookChannelId: channel.id,
+      guildId: channel.guildId,
+      ...(name ? { name } : {}),
+    };
+  }
+
+  /** A send's failure as a transport error; a missing permission is also reported once. */
+  private failure(
+    error: unknown,
+    context: { channelId: string; channelName?: string; permission: string },
+  ): TransportError {
+    const failure = toTransportError(error, context);
+    if (isMissingPermission(error) || failure.code === 'TROUPE_TRANSPORT_FAILED') {
+      if (!this.problemsByChannel.has(context.channelId) && !failure.retryable) {
+        const problem: ChannelProblem = {
+          channelId: context.channelId,
+          code: failure.code,
+          message: failure.message,
+          since: Date.now(),
+        };
+        this.problemsByChannel.set(context.channelId, problem);
+        this.log.warn({ channelId: context.channelId, code: failure.code }, failure.message);
+        this.onProblem?.(problem);
+      }
+    }
+    return failure;
+  }
+}
+
+/** Audio and files that carry bytes, as multipart uploads. */
+function toFiles(message: TransportMessage): RawFile[] {
+  return (message.attachments ?? [])
+    .filter((a) => a.data !== undefined)
+    .map((a) => ({ name: a.name, data: Buffer.from(a.data as Uint8Array), contentType: a.mediaType }));
+}
+
+/** Discord's nonce holds 25 characters: a digest of the part key. */
+function nonceOf(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 25);
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/([\\*_~`|])/gu, '\\$1');
+}

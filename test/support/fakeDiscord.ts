@@ -20,6 +20,10 @@ import { type WebSocket, WebSocketServer } from 'ws';
 /** Discord's epoch (2015-01-01), for snowflakes. */
 const DISCORD_EPOCH = 1_420_070_400_000n;
 const MESSAGE_CONTENT_INTENT = 1 << 15;
+const MANAGE_WEBHOOKS = 1n << 29n;
+// View Channel, Send Messages, Send Messages in Threads, Embed Links, Attach Files, Read Message History, Manage Webhooks.
+const BOT_PERMISSIONS =
+  (1n << 10n) | (1n << 11n) | (1n << 38n) | (1n << 14n) | (1n << 15n) | (1n << 16n) | MANAGE_WEBHOOKS;
 
 /** A person or bot as Discord shows them. */
 export interface FakeUser {
@@ -137,6 +141,11 @@ export interface FakeDiscordOptions {
   guilds: FakeGuild[];
   /** Whether the app may use the message content intent (default true; false closes with 4014). */
   messageContentIntent?: boolean;
+  /**
+   * Channels where the bot lacks Manage Webhooks from the start: a deny overwrite in GUILD_CREATE
+   * (what discord.js computes permissions from) and 50013 from the webhook endpoints.
+   */
+  noManageWebhooks?: string[];
 }
 
 interface GatewaySession {
@@ -219,7 +228,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   const executions: WebhookExecution[] = [];
   const messages = new Map<string, FakeMessage[]>();
   const commands = new Map<string, { name: string }[]>();
-  const noManageWebhooks = new Set<string>();
+  const noManageWebhooks = new Set<string>(options.noManageWebhooks ?? []);
   const identifies: { shard: [number, number]; intents: number }[] = [];
   const failures: { route: RegExp; failure: InjectedFailure; left: number }[] = [];
   const interactions = new Map<string, { answers: InteractionAnswer[]; waiters: (() => void)[] }>();
@@ -330,7 +339,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   }
 
   function guildPayload(guild: FakeGuild) {
-    const everyone = { id: guild.id, name: '@everyone', permissions: '0' };
+    // The bot's permissions come from @everyone: what Troupe's invite asks for.
+    const everyone = { id: guild.id, name: '@everyone', permissions: String(BOT_PERMISSIONS) };
     const roles = [everyone, ...(guild.roles ?? []).map((r) => ({ ...r, permissions: '0' }))].map((r, i) => ({
       ...r,
       position: i,
@@ -348,7 +358,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       name: c.name,
       position: i,
       guild_id: guild.id,
-      permission_overwrites: [],
+      permission_overwrites: noManageWebhooks.has(c.id)
+        ? [{ id: guild.id, type: 0, allow: '0', deny: String(MANAGE_WEBHOOKS) }]
+        : [],
       ...(c.parent_id ? { parent_id: c.parent_id } : {}),
       ...(c.type === 11 || c.type === 12
         ? { thread_metadata: { archived: false, auto_archive_duration: 1440, locked: false }, owner_id: '1' }

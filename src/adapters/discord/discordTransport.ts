@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
+  ChannelType,
   type Client,
   DiscordAPIError,
+  Events,
   makeURLSearchParams,
   type RawFile,
   Routes,
@@ -137,7 +139,7 @@ export class DiscordTransport implements Transport {
     const key = message.idempotencyKey;
     const known = this.delivered.get(key);
     if (known !== undefined) return { messageId: known, duplicate: true };
-    const target = await this.target(message.channelId);
+    const target = await this.target(message.channelId, signal);
     const posted =
       target.kind === 'direct'
         ? await this.sendDirect(target, message, signal)
@@ -347,49 +349,61 @@ export class DiscordTransport implements Transport {
     }
   }
 
-  private async target(channelId: string): Promise<Target> {
-    let channel = this.client.channels.cache.get(channelId);
-    if (!channel) {
-      try {
-        channel = (await this.client.channels.fetch(channelId)) ?? undefined;
-      } catch (error) {
-        if (error instanceof DiscordAPIError && error.code === DiscordApiCode.unknownChannel)
-          throw new TransportError(
-            'TROUPE_TRANSPORT_FAILED',
-            `Discord has no channel ${channelId} (deleted, or the bot was removed from its server).`,
-            { cause: error, retryable: false, details: { channelId } },
-          );
-        throw this.failure(error, { channelId, permission: 'View Channel' });
-      }
-    }
-    if (!channel) {
-      throw new TransportError('TROUPE_TRANSPORT_FAILED', `Discord has no channel ${channelId}.`, {
-        retryable: false,
-        details: { channelId },
-      });
-    }
-    if (channel.isDMBased()) return { kind: 'direct', channelId };
-    const name = 'name' in channel && typeof channel.name === 'string' ? channel.name : undefined;
-    if (channel.isThread()) {
-      if (!channel.parentId)
-        throw new TransportError('TROUPE_TRANSPORT_FAILED', `Thread ${channelId} has no parent channel.`, {
-          retryable: false,
-          details: { channelId },
-        });
+  private async target(channelId: string, signal: AbortSignal | undefined): Promise<Target> {
+    // Routing may resend the outbox before login completes: wait for the gateway's READY.
+    if (!this.client.isReady()) await readyOf(this.client, signal);
+    const channel = this.client.channels.cache.get(channelId);
+    if (channel) {
+      if (channel.isDMBased()) return { kind: 'direct', channelId };
+      const name = 'name' in channel && typeof channel.name === 'string' ? channel.name : undefined;
+      if (channel.isThread())
+        return this.threadTarget(channelId, channel.parentId ?? undefined, channel.guildId, name);
       return {
         kind: 'webhook',
-        webhookChannelId: channel.parentId,
-        threadId: channel.id,
+        webhookChannelId: channel.id,
         guildId: channel.guildId,
         ...(name ? { name } : {}),
       };
     }
+    // Not cached (a thread the gateway has not shown, a DM before its first event): ask Discord.
+    let raw: { id: string; type: number; guild_id?: string; parent_id?: string | null; name?: string };
+    try {
+      raw = (await this.client.rest.get(Routes.channel(channelId), {
+        ...(signal ? { signal } : {}),
+      })) as typeof raw;
+    } catch (error) {
+      if (error instanceof DiscordAPIError && error.code === DiscordApiCode.unknownChannel)
+        throw new TransportError(
+          'TROUPE_TRANSPORT_FAILED',
+          `Discord has no channel ${channelId} (deleted, or the bot was removed from its server).`,
+          { cause: error, retryable: false, details: { channelId } },
+        );
+      throw this.failure(error, { channelId, permission: 'View Channel' });
+    }
+    if (raw.type === ChannelType.DM || raw.type === ChannelType.GroupDM || !raw.guild_id)
+      return { kind: 'direct', channelId };
+    if (THREAD_TYPES.has(raw.type))
+      return this.threadTarget(channelId, raw.parent_id ?? undefined, raw.guild_id, raw.name);
     return {
       kind: 'webhook',
-      webhookChannelId: channel.id,
-      guildId: channel.guildId,
-      ...(name ? { name } : {}),
+      webhookChannelId: channelId,
+      guildId: raw.guild_id,
+      ...(raw.name ? { name: raw.name } : {}),
     };
+  }
+
+  private threadTarget(
+    threadId: string,
+    parentId: string | undefined,
+    guildId: string,
+    name: string | undefined,
+  ): Target {
+    if (!parentId)
+      throw new TransportError('TROUPE_TRANSPORT_FAILED', `Thread ${threadId} has no parent channel.`, {
+        retryable: false,
+        details: { channelId: threadId },
+      });
+    return { kind: 'webhook', webhookChannelId: parentId, threadId, guildId, ...(name ? { name } : {}) };
   }
 
   /** A send's failure as a transport error; a missing permission is also reported once. */
@@ -413,6 +427,40 @@ export class DiscordTransport implements Transport {
     }
     return failure;
   }
+}
+
+const THREAD_TYPES = new Set<number>([
+  ChannelType.AnnouncementThread,
+  ChannelType.PublicThread,
+  ChannelType.PrivateThread,
+]);
+
+/** Resolves when the client is ready; rejects as an abort when `signal` fires first. */
+function readyOf(client: Client, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = () => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    };
+    const abort = () => {
+      client.off(Events.ClientReady, done);
+      reject(
+        new TransportError(
+          'TROUPE_TRANSPORT_ABORTED',
+          'The send was aborted before the bot connected to Discord.',
+          {
+            retryable: true,
+          },
+        ),
+      );
+    };
+    if (signal?.aborted) {
+      abort();
+      return;
+    }
+    client.once(Events.ClientReady, done);
+    signal?.addEventListener('abort', abort, { once: true });
+  });
 }
 
 /** Audio and files that carry bytes, as multipart uploads. */

@@ -19,6 +19,8 @@ export const avatarDefinitionSchema = z.object({
   topics: z.array(z.string().trim().min(1).max(60)).max(50).optional(),
   /** Picture shown beside the avatar's messages where the transport can (Discord webhooks). */
   pictureUrl: z.string().url().optional(),
+  /** The same as `pictureUrl`, in Discord's word for it; `pictureUrl` wins when both are set. */
+  avatarUrl: z.string().url().optional(),
   /** Voice for speech (engine-specific id: `en-us+f3` for espeak-ng, `alloy` for OpenAI). */
   voiceId: z.string().trim().min(1).max(64).optional(),
   /** When this avatar's answers are also spoken (see VoicePolicy). Default `on-request`. */

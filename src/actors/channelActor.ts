@@ -707,7 +707,8 @@ export class ChannelActor implements FloorDriverHooks {
 export function speakerOf(avatar: Pick<AvatarDefinition, 'id'> & Partial<AvatarDefinition>): Speaker {
   const speaker: Speaker = { avatarId: avatar.id, name: avatar.name ?? avatar.id };
   if (avatar.emoji !== undefined) speaker.emoji = avatar.emoji;
-  if (avatar.pictureUrl !== undefined) speaker.pictureUrl = avatar.pictureUrl;
+  const picture = avatar.pictureUrl ?? avatar.avatarUrl;
+  if (picture !== undefined) speaker.pictureUrl = picture;
   return speaker;
 }
 

@@ -16,6 +16,8 @@ import { runScenario } from '../simulator/runScenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
 import { runChat } from './chat.js';
 import { bolder, dimmer } from './conversationPrinter.js';
+import { runDiscord } from './discord.js';
+import { runDiscordShards } from './discordShards.js';
 import { formatPlaySummary, playScenario } from './tour.js';
 
 /** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
@@ -27,6 +29,11 @@ export interface CliIo {
   isTTY: boolean;
   /** Where `troupe chat` reads lines from. Default: process.stdin. */
   stdin?: NodeJS.ReadableStream;
+  /**
+   * Resolves with the signal's name when the process is asked to stop; `troupe discord` runs
+   * until then. Default: the first SIGINT or SIGTERM.
+   */
+  stopSignal?: () => Promise<string>;
 }
 
 /** Exit codes: 0 ok, 1 unexpected failure or usage error, 2 bad scenario or bad configuration. */
@@ -44,6 +51,16 @@ function processIo(): CliIo {
     env: process.env,
     isTTY: process.stdout.isTTY === true,
     stdin: process.stdin,
+    stopSignal: () =>
+      new Promise<string>((resolve) => {
+        const stop = (signal: NodeJS.Signals) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve(signal);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }),
   };
 }
 
@@ -189,6 +206,53 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         env: io.env,
         isTTY: io.isTTY,
         color: useColor,
+      });
+    });
+
+  program
+    .command('discord')
+    .description(
+      'Run the avatars of a file on Discord: DISCORD_TOKEN from the environment (see the README, "Run it on your Discord server").',
+    )
+    .option('--avatars <file>', 'avatars file, YAML or JSON (default: examples/discord/avatars.yaml)')
+    .option(
+      '--guild <id>',
+      'register the slash commands in this server (instant; repeat for several); default: globally',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--shards <count>', 'run one process per shard with discord.js sharding: auto or a number')
+    .action(async (flags: { avatars?: string; guild: string[]; shards?: string }) => {
+      const config = baseConfig();
+      if (!config) return;
+      const stopSignal = io.stopSignal?.() ?? new Promise<string>(() => undefined);
+      if (flags.shards !== undefined) {
+        const script = process.argv[1];
+        if (!script) throw new Error('cannot tell which script to run for the shards');
+        // Each shard runs this same command, without --shards.
+        const args = argv.filter(
+          (a, i) => a !== '--shards' && argv[i - 1] !== '--shards' && !a.startsWith('--shards='),
+        );
+        exitCode = await runDiscordShards({
+          shards: flags.shards,
+          script,
+          args,
+          execArgv: process.execArgv,
+          env: io.env,
+          stdout: io.stdout,
+          stderr,
+          stopSignal,
+        });
+        return;
+      }
+      exitCode = await runDiscord({
+        avatarsFile: flags.avatars ?? fileURLToPath(new URL('discord/avatars.yaml', examplesDir)),
+        guildIds: flags.guild,
+        config,
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
+        stopSignal,
       });
     });
 

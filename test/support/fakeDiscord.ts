@@ -146,6 +146,9 @@ export interface FakeDiscordOptions {
    * (what discord.js computes permissions from) and 50013 from the webhook endpoints.
    */
   noManageWebhooks?: string[];
+  /** What `GET /gateway/bot` recommends (default 1 shard, max_concurrency 1). */
+  recommendedShards?: number;
+  maxConcurrency?: number;
 }
 
 interface GatewaySession {
@@ -541,8 +544,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     if (route === 'GET /gateway/bot') {
       json(res, 200, {
         url: `ws://127.0.0.1:${port}/gateway`,
-        shards: 1,
-        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+        shards: options.recommendedShards ?? 1,
+        session_start_limit: {
+          total: 1000,
+          remaining: 999,
+          reset_after: 0,
+          max_concurrency: options.maxConcurrency ?? 1,
+        },
       });
       return;
     }

@@ -146,6 +146,11 @@ export interface FakeDiscordOptions {
    * (what discord.js computes permissions from) and 50013 from the webhook endpoints.
    */
   noManageWebhooks?: string[];
+  /**
+   * Every shard gets every guild and its events, as during a reshard when two processes briefly
+   * hold the same guild (default false: a guild belongs to shard `(guild_id >> 22) % count`).
+   */
+  guildsToEveryShard?: boolean;
   /** What `GET /gateway/bot` recommends (default 1 shard, max_concurrency 1). */
   recommendedShards?: number;
   maxConcurrency?: number;
@@ -332,7 +337,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   function dispatch(type: string, data: Record<string, unknown>, guildId?: string): void {
     for (const session of sessions) {
       if (!session.identified) continue;
-      if (guildId !== undefined) {
+      if (guildId !== undefined && !options.guildsToEveryShard) {
         const [shard, count] = session.shard;
         if (Number((BigInt(guildId) >> 22n) % BigInt(count)) !== shard) continue;
       }
@@ -440,7 +445,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         session.identified = true;
         identifies.push({ shard, intents });
         const guilds = options.guilds.filter(
-          (g) => Number((BigInt(g.id) >> 22n) % BigInt(shard[1])) === shard[0],
+          (g) => options.guildsToEveryShard || Number((BigInt(g.id) >> 22n) % BigInt(shard[1])) === shard[0],
         );
         session.seq += 1;
         socket.send(

@@ -1,5 +1,6 @@
 // Prints the README's configuration tables from their single sources of truth:
-// coordination knobs, then the language model, speech, the store, and the composer with its ERP.
+// coordination knobs, then the language model, speech, the store, the composer with its ERP, and Discord.
+import { discordSettings } from '../src/adapters/discord/discordSettings.js';
 import { modelSettings } from '../src/adapters/llm/modelSettings.js';
 import { erpSettings } from '../src/adapters/sql/erpFromEnv.js';
 import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
@@ -28,6 +29,9 @@ for (const [name, s] of Object.entries(composerSettings))
   composer.push(`| \`${name}\` | \`${fmt(s.default)}\` | ${s.doc} |`);
 for (const [name, s] of Object.entries(erpSettings))
   composer.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
+const discord = [...header];
+for (const [name, s] of Object.entries(discordSettings))
+  discord.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
 process.stdout.write(
-  `${[coordination, model, speech, store, composer].map((t) => t.join('\n')).join('\n\n')}\n`,
+  `${[coordination, model, speech, store, composer, discord].map((t) => t.join('\n')).join('\n\n')}\n`,
 );

@@ -57,6 +57,7 @@ describe('the root export is light', () => {
     '@electric-sql/pglite',
     'pg',
     'mongodb',
+    'discord.js',
   ];
 
   it('statically imports none of the heavy packages', () => {

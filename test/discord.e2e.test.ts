@@ -3,12 +3,14 @@ import type { TurnModel } from '../src/ports/model.js';
 import {
   ada,
   type DiscordHarness,
+  defaultGuild,
   GENERAL,
   GUILD,
   otherBot,
   startDiscordHarness,
   THREAD,
 } from './support/discordHarness.js';
+import { startFakeDiscord } from './support/fakeDiscord.js';
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -153,6 +155,34 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
     await runtime.whenIdle();
     expect(fake.executions[1]?.username).toBe('Rex');
     expect(fake.executions[1]?.allowedMentions).toEqual({ parse: [], users: [], roles: [] });
+  });
+
+  it('after a restart, a reply to an avatar’s earlier message still reaches that avatar', async () => {
+    const fake = await startFakeDiscord({ guilds: [defaultGuild] });
+    try {
+      const model = modelSaying((id) => `${id} speaking.`);
+      const before = await startDiscordHarness({ fake, runtime: { model } });
+      fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, hello' });
+      await until(() => fake.executions.length >= 1);
+      await before.runtime.whenIdle();
+      // Nova speaks last, so only the reply itself can say the next message is for Rex.
+      fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, hi' });
+      await until(() => fake.executions.length >= 2);
+      await before.runtime.whenIdle();
+      await before.stop();
+      const rexMessage = fake.executions[0]?.message;
+      expect(fake.executions.map((e) => e.username)).toEqual(['Rex', 'Nova']);
+
+      harness = await startDiscordHarness({ fake, runtime: { model } });
+      fake.postMessage({ channelId: GENERAL, author: ada, content: 'and then?', replyTo: rexMessage?.id });
+      await until(() => fake.executions.length >= 3);
+      await harness.runtime.whenIdle();
+      expect(fake.executions[2]?.username).toBe('Rex');
+      await harness.stop();
+    } finally {
+      harness = undefined;
+      await fake.close();
+    }
   });
 
   it('pings the person back when their own message was a reply that pinged', async () => {

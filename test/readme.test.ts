@@ -39,6 +39,12 @@ describe('README', () => {
     expect(outside).toEqual([]);
   });
 
+  it('the Discord invite link asks for exactly the permissions the bot needs', async () => {
+    const { DISCORD_BOT_PERMISSIONS, discordInviteUrl } = await import('../src/adapters/discord/index.js');
+    expect(readme).toContain(`permissions=${DISCORD_BOT_PERMISSIONS}`);
+    expect(readme).toContain(discordInviteUrl('APP_ID'));
+  });
+
   it('documents every configuration variable with its current default', () => {
     const table = execFileSync('npx', ['tsx', 'scripts/print-config-table.ts'], { encoding: 'utf8' });
     for (const row of table.trim().split('\n')) expect(readme).toContain(row);

@@ -1,6 +1,7 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { startDiscordBot } from '../adapters/discord/discordBot.js';
 import { createDiscordClient } from '../adapters/discord/discordClient.js';
+import { discordInviteUrl } from '../adapters/discord/discordInvite.js';
 import { type DiscordSettings, discordSettingsFromEnv } from '../adapters/discord/discordSettings.js';
 import { DiscordTransport } from '../adapters/discord/discordTransport.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
@@ -148,7 +149,8 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
   stdout(
     `Troupe is on Discord as ${terminalText(bot.user.username)} in ${client.guilds.cache.size} server(s) — avatars: ${terminalText(names)}.\n` +
       `Slash commands: /summon, /dismiss, /avatars, /troupe config (${options.guildIds.length > 0 ? `registered in ${options.guildIds.join(', ')}` : 'registered globally; Discord may take up to an hour to show them'}).\n` +
-      `Store: ${store.kind}; model: ${model.model.id}. Ctrl-C stops cleanly.\n`,
+      `Store: ${store.kind}; model: ${model.model.id}. Ctrl-C stops cleanly.\n` +
+      `Invite it to another server: ${discordInviteUrl(bot.applicationId)}\n`,
   );
 
   const signal = await options.stopSignal;

@@ -30,7 +30,9 @@ export {
   DiscordMessageConverter,
   discordMessageEvents,
 } from './discordInbound.js';
+export { DISCORD_BOT_PERMISSIONS, discordInviteUrl } from './discordInvite.js';
 export { DiscordMessageMemory, type RememberedMessage } from './discordMessageMemory.js';
+export { type DiscordSettings, discordSettings, discordSettingsFromEnv } from './discordSettings.js';
 export {
   type ChannelProblem,
   DISCORD_MAX_MESSAGE,

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Subject } from 'rxjs';
 import { MIN_SPLIT_LENGTH, splitText } from '../delivery/splitText.js';
 import type { Logger } from '../logging/logger.js';
@@ -568,6 +569,9 @@ export class RoutingActor {
     let cohort = this.cohort;
     if (!cohort || cohort.deadline !== deadline || cohort.controller.signal.aborted) {
       cohort = { deadline, timeoutMs, controller: new AbortController() };
+      // Every send started in the same millisecond shares this signal, and each request a
+      // transport makes listens to it: many listeners are expected, not a leak to warn about.
+      setMaxListeners(0, cohort.controller.signal);
       this.cohort = cohort;
     }
     const flight = new SendInFlight(cohort);

@@ -126,6 +126,19 @@ export class DiscordTransport implements Transport {
     });
   }
 
+  private readonly usernames = new RecentMap<string, string>(1_000);
+
+  /** The speaker's name as Discord accepts it, worked out once per avatar name. */
+  private usernameOf(speaker: { avatarId: string; name: string }): string {
+    const key = `${speaker.avatarId}\u0000${speaker.name}`;
+    let username = this.usernames.get(key);
+    if (username === undefined) {
+      username = webhookUsername(speaker.name, speaker.avatarId);
+      this.usernames.set(key, username);
+    }
+    return username;
+  }
+
   /** Problems stopping the bot from speaking, per channel (or in one channel). */
   problems(channelId?: string): ChannelProblem[] {
     if (channelId !== undefined) {
@@ -156,9 +169,7 @@ export class DiscordTransport implements Transport {
     signal: AbortSignal | undefined,
   ): Promise<{ id: string; duplicate?: boolean }> {
     const context = { channelId: message.channelId, ...(target.name ? { channelName: target.name } : {}) };
-    const username = message.speaker
-      ? webhookUsername(message.speaker.name, message.speaker.avatarId)
-      : undefined;
+    const username = message.speaker ? this.usernameOf(message.speaker) : undefined;
     const { content, allowedUsers } = await this.render(message, target.guildId, signal);
     const files = toFiles(message);
     const body = {

@@ -4,6 +4,13 @@ import { neutralizeMentions } from '../../delivery/neutralizeMentions.js';
 export const QUOTE_RESERVE = 240;
 // Escaped snippet length: with the mention (≤ 27) and the link (≤ 100) the line stays in the reserve.
 const SNIPPET = 100;
+// Made once: building a segmenter costs more than segmenting a snippet.
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// Markdown that would change how the quoted text reads.
+const MARKDOWN = /([\\*_~`|>[\]()#-])/gu;
+const INERT = new Set('\\*_~`|>[]()#-');
+// Latin, Greek, Cyrillic and the like without combining marks: one character is one grapheme.
+const SIMPLE = /^[\u0000-\u02ff\u0370-\u0482\u048a-\u052f]*$/u;
 
 /** The message an answer replies to, as far as it is known. */
 export interface QuoteTarget {
@@ -34,18 +41,21 @@ export function replyQuote(target: QuoteTarget): string {
     .replace(/\s+/gu, ' ')
     .trim();
   if (text === '') return `> ↪ ${who} ${link}`;
-  // Whole graphemes while the escaped snippet fits (an emoji may be many code units).
-  const inertText = (s: string) => neutralizeMentions(s).replace(/([\\*_~`|>[\]()#-])/gu, '\\$1');
+  // Whole graphemes while the escaped snippet fits (an emoji may be many code units). Text with
+  // no combining marks, emoji or other scripts' clusters is cut per character: segmenting costs.
+  const safe = neutralizeMentions(text);
+  const pieces = SIMPLE.test(safe) ? safe : Array.from(graphemes.segment(safe), (s) => s.segment);
   let inert = '';
-  let used = '';
-  for (const { segment } of new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text)) {
-    const next = inertText(used + segment);
-    if (next.length > SNIPPET) {
-      inert = `${inertText(used.trimEnd())}…`;
+  let clipped = false;
+  for (const piece of pieces) {
+    const escaped =
+      piece.length === 1 ? (INERT.has(piece) ? `\\${piece}` : piece) : piece.replace(MARKDOWN, '\\$1');
+    if (inert.length + escaped.length > SNIPPET - 1) {
+      clipped = true;
       break;
     }
-    used += segment;
-    inert = next;
+    inert += escaped;
   }
+  if (clipped) inert = `${inert.trimEnd()}…`;
   return `> ↪ ${who}: ${inert} ${link}`;
 }

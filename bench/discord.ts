@@ -50,7 +50,8 @@ const avatarsFor = (kind: string, channels: string[]): AvatarDefinitionInput[] =
   { id: 'nova', name: 'Nova', emoji: '🌟', residentIn: channels.map((c) => `${kind}:${c}`) },
   { id: 'rex', name: 'Rex', emoji: '🦖', residentIn: channels.map((c) => `${kind}:${c}`) },
 ];
-const textOf = (round: number, i: number) => `${(round + i) % 2 === 0 ? 'Nova' : 'Rex'}, question ${round}.${i}?`;
+const textOf = (round: number, i: number) =>
+  `${(round + i) % 2 === 0 ? 'Nova' : 'Rex'}, question ${round}.${i}?`;
 
 interface RunFigures {
   messages: number;
@@ -83,10 +84,15 @@ let breakdown: Map<string, number> = new Map();
 
 function partOf(url: string, fn: string): string {
   if (url.includes('/src/adapters/discord/')) return "Troupe's Discord adapter";
-  if (/node_modules\/(discord\.js|@discordjs|discord-api-types|@sapphire|magic-bytes)/u.test(url)) return 'discord.js';
-  if (/node_modules\/(undici|ws)\//u.test(url) || /^node:(internal\/)?(http|net|stream|buffer|zlib|_http|dns|tls|events)/u.test(url))
+  if (/node_modules\/(discord\.js|@discordjs|discord-api-types|@sapphire|magic-bytes)/u.test(url))
+    return 'discord.js';
+  if (
+    /node_modules\/(undici|ws)\//u.test(url) ||
+    /^node:(internal\/)?(http|net|stream|buffer|zlib|_http|dns|tls|events)/u.test(url)
+  )
     return 'HTTP and WebSocket (undici, ws, node)';
-  if (url.includes('/src/') || /node_modules\/(xstate|rxjs|zod|pino)/u.test(url)) return 'the runtime (Troupe core, xstate, rxjs, zod)';
+  if (url.includes('/src/') || /node_modules\/(xstate|rxjs|zod|pino)/u.test(url))
+    return 'the runtime (Troupe core, xstate, rxjs, zod)';
   if (fn === '(garbage collector)') return 'garbage collection';
   if (fn === '(idle)' || fn === '(program)') return '(idle / program)';
   return 'other (node, tsx)';

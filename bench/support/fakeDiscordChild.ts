@@ -30,4 +30,9 @@ process.on('message', (raw) => {
     void fake.close().then(() => process.exit(0));
   }
 });
-process.send?.({ type: 'ready', restApi: fake.restApi, token: fake.token, channels: channels.map((c) => c.id) });
+process.send?.({
+  type: 'ready',
+  restApi: fake.restApi,
+  token: fake.token,
+  channels: channels.map((c) => c.id),
+});

@@ -10,7 +10,7 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const MARKDOWN = /([\\*_~`|>[\]()#-])/gu;
 const INERT = new Set('\\*_~`|>[]()#-');
 // Latin, Greek, Cyrillic and the like without combining marks: one character is one grapheme.
-const SIMPLE = /^[\u0000-\u02ff\u0370-\u0482\u048a-\u052f]*$/u;
+const SIMPLE = /^[\u0020-\u02ff\u0370-\u0482\u048a-\u052f]*$/u;
 
 /** The message an answer replies to, as far as it is known. */
 export interface QuoteTarget {

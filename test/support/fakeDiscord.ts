@@ -488,6 +488,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     const message: FakeMessage = {
       id: snowflake(),
       channel_id: input.channelId,
+      // Discord says what kind of channel it is; an unknown one is a DM here.
+      channel_type: channel?.type ?? 1,
       ...(channel ? { guild_id: channel.guild_id } : {}),
       author: input.author,
       content: input.content,

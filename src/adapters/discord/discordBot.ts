@@ -38,6 +38,8 @@ export interface DiscordBotOptions {
   summon?: Partial<SummonRules>;
   /** Effective settings for `/troupe config`, secrets masked. */
   describeConfig?: () => Record<string, string>;
+  /** Epoch ms, for the daily summon limit (default `Date.now`; tests pass their clock). */
+  now?: () => number;
   /** How long login may take before it is an error (default 30 s). */
   loginTimeoutMs?: number;
   logger?: Logger;
@@ -90,6 +92,7 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     transport,
     summon: { roles: options.summon?.roles ?? [], perDay: options.summon?.perDay ?? DEFAULT_SUMMONS_PER_DAY },
     ...(options.describeConfig ? { describeConfig: options.describeConfig } : {}),
+    ...(options.now ? { now: options.now } : {}),
     logger: log,
   });
   const answering = new Set<Promise<void>>();

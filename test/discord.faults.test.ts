@@ -69,6 +69,18 @@ describe('Discord when the platform fails', () => {
     expect(text).toBe(long);
   });
 
+  it('a channel’s webhook is created once even when its first sends race (the channel and its thread at once)', async () => {
+    const h = await harness({ runtime: { model: modelSaying((id) => `${id} speaks`) } });
+    const { fake, runtime } = h;
+    fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, first' });
+    fake.postMessage({ channelId: THREAD, author: ada, content: 'Nova, first in the thread' });
+    await until(() => fake.executions.length >= 2);
+    await runtime.whenIdle();
+    const lookups = fake.requests.filter((r) => r.path === `/channels/${GENERAL}/webhooks`);
+    expect(lookups.map((r) => r.method)).toEqual(['GET', 'POST']);
+    expect(fake.webhooks.size).toBe(1);
+  });
+
   it('a webhook deleted behind the bot’s back is recreated once, even with two sends racing for it', async () => {
     const h = await harness({ runtime: { model: modelSaying((id) => `${id} speaks`) } });
     const { fake, runtime } = h;

@@ -74,13 +74,15 @@ export async function startDiscordHarness(
     runtime?: Partial<RuntimeOptions>;
     store?: TroupeStore;
     bot?: Partial<DiscordBotOptions>;
+    /** Longest a send may take (default 5 s). */
+    sendTimeoutMs?: number;
   } = {},
 ): Promise<DiscordHarness> {
   const ownFake = options.fake === undefined;
   const fake = options.fake ?? (await startFakeDiscord({ guilds: [defaultGuild] }));
   const client = createDiscordClient({ apiUrl: fake.restApi, directMessages: true });
   const logger = silentLogger();
-  const transport = new DiscordTransport({ client, logger, sendTimeoutMs: 5_000 });
+  const transport = new DiscordTransport({ client, logger, sendTimeoutMs: options.sendTimeoutMs ?? 5_000 });
   const store = options.store ?? createMemoryStore();
   const avatars = options.avatars ?? defaultAvatars;
   const runtime = createRuntime({

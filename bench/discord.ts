@@ -29,6 +29,7 @@ import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
 import { intArg } from './support/args.js';
+import { settledHeap } from './support/heap.js';
 import { NullTransport } from './support/nullTransport.js';
 
 const { values: args } = parseArgs({
@@ -79,6 +80,14 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+/** Heap the bot keeps per channel after the run, and messages the adapter remembers. */
+let retained = {
+  bytesPerChannel: Number.NaN,
+  messageCachePerChannel: Number.NaN,
+  cachedMessages: 0,
+  remembered: 0,
+};
+
 /** Where the sampled CPU time went, by part (self time, ms). */
 let breakdown: Map<string, number> = new Map();
 
@@ -127,6 +136,7 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
     child.once('message', (m) => resolve(m as { restApi: string; token: string; channels: string[] })),
   );
   const logger = silentLogger();
+  const heapBefore = settledHeap();
   const client = createDiscordClient({ apiUrl: ready.restApi });
   // discord.js keeps a bot to Discord's 50 requests/s; the fake has no such limit, and the cap
   // would measure waiting, not work. Throughput with the cap is reported from the figures.
@@ -192,6 +202,21 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
   profiler.disconnect();
   breakdown = selfTimeByPart(profile as CpuProfile);
   const stats = await ask(child, { type: 'stats' }, 'stats');
+  // What stays reachable with the bot connected and every channel's state in memory.
+  const heapAfter = settledHeap();
+  let cachedMessages = 0;
+  for (const channel of client.channels.cache.values())
+    if ('messages' in channel) {
+      cachedMessages += channel.messages.cache.size;
+      channel.messages.cache.clear();
+    }
+  const heapWithoutMessageCache = settledHeap();
+  retained = {
+    bytesPerChannel: (heapAfter - heapBefore) / ready.channels.length,
+    messageCachePerChannel: (heapAfter - heapWithoutMessageCache) / ready.channels.length,
+    cachedMessages,
+    remembered: transport.memory.size,
+  };
   bot.stopListening();
   await runtime.stop();
   await bot.close();
@@ -220,7 +245,11 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
   }
 }
 
+/** Heap the runtime alone keeps per channel after the same traffic. */
+let aloneRetainedPerChannel = Number.NaN;
+
 async function runtimeAlone(): Promise<RunFigures> {
+  const heapBefore = settledHeap();
   const channels = Array.from({ length: CHANNELS }, (_, i) => `room-${i + 1}`);
   const transport = new NullTransport('bench');
   const runtime = createRuntime({
@@ -256,6 +285,7 @@ async function runtimeAlone(): Promise<RunFigures> {
   }
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  aloneRetainedPerChannel = (settledHeap() - heapBefore) / CHANNELS;
   await runtime.stop();
   return { messages: ROUNDS * CHANNELS, answers, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
@@ -275,6 +305,7 @@ process.stdout.write(
     row('through Discord (fake, gateway+REST)', discord),
     '',
     `webhook executions seen by the fake: ${discord.webhookSends - CHANNELS} measured (+${CHANNELS} warm-up)`,
+    `retained after the run, bot connected: ${Number.isNaN(retained.bytesPerChannel) ? 'n/a (run with --expose-gc)' : `${Math.round(retained.bytesPerChannel).toLocaleString('en')} B per channel`} (discord.js caches, runtime state, the in-memory store), of which discord.js's message cache ${Math.round(retained.messageCachePerChannel).toLocaleString('en')} B (${retained.cachedMessages} messages); the adapter remembers ${retained.remembered} messages (bounded at 10,000); the runtime alone keeps ${Math.round(aloneRetainedPerChannel).toLocaleString('en')} B per channel`,
     `the Discord path's extra CPU per message over the runtime alone (discord.js, HTTP, WebSocket and Troupe's adapter): +${(share * 100).toFixed(0)}%`,
     `at Discord's 50 requests/s per bot (discord.js's default limiter, lifted here for the fake) one answer per message caps a process at about 50 msgs/s`,
     '',

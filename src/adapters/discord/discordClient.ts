@@ -34,7 +34,7 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
     allowedMentions: { parse: [], repliedUser: false },
     makeCache: Options.cacheWithLimits({
       ...Options.DefaultMakeCacheSettings,
-      MessageManager: 50,
+      MessageManager: 20,
       ReactionManager: 0,
       PresenceManager: 0,
       GuildMemberManager: { maxSize: 200, keepOverLimit: (member) => member.id === member.client.user.id },

@@ -90,6 +90,30 @@ describe('slash commands: who may summon, and how often', () => {
     expect((await other.answered(2))[1]?.content).toMatch(/Rex is here/u);
   });
 
+  it('a /summon still waiting for its greeting is answered at once when the bot stops', async () => {
+    const slow: TurnModel = {
+      id: 'test:slow',
+      offline: false,
+      generateTurn: (request) =>
+        new Promise((_, reject) =>
+          request.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+        ),
+    };
+    // Without the stop, the command would wait for the greeting far past this test's time.
+    harness = await startDiscordHarness({ runtime: { model: slow }, bot: { greetingTimeoutMs: 600_000 } });
+    const { fake, bot } = harness;
+    const summon = fake.interact({
+      channelId: RANDOM,
+      user: ada,
+      command: 'summon',
+      options: { avatar: 'rex' },
+    });
+    await summon.answered(1); // deferred; the greeting is being written
+    bot.stopListening();
+    const answers = await summon.answered(2);
+    expect(answers[1]?.content).toBe('🦖 Rex is here.');
+  });
+
   it('an interaction delivered twice is answered once', async () => {
     harness = await startDiscordHarness();
     const { fake, bot } = harness;

@@ -38,6 +38,8 @@ export interface DiscordBotOptions {
   summon?: Partial<SummonRules>;
   /** Effective settings for `/troupe config`, secrets masked. */
   describeConfig?: () => Record<string, string>;
+  /** How long `/summon` waits for the greeting before it answers anyway (default 20 s). */
+  greetingTimeoutMs?: number;
   /** Epoch ms, for the daily summon limit (default `Date.now`; tests pass their clock). */
   now?: () => number;
   /** How long login may take before it is an error (default 30 s). */
@@ -93,6 +95,7 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     summon: { roles: options.summon?.roles ?? [], perDay: options.summon?.perDay ?? DEFAULT_SUMMONS_PER_DAY },
     ...(options.describeConfig ? { describeConfig: options.describeConfig } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.greetingTimeoutMs !== undefined ? { greetingTimeoutMs: options.greetingTimeoutMs } : {}),
     logger: log,
   });
   const answering = new Set<Promise<void>>();
@@ -106,6 +109,7 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
   client.on(Events.InteractionCreate, onInteraction);
   const stopListening = () => {
     listening = false;
+    handler.stopWaiting();
     inbound.unsubscribe();
     client.off(Events.InteractionCreate, onInteraction);
   };

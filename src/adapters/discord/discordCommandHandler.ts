@@ -8,7 +8,7 @@ import {
   PermissionFlagsBits,
   PermissionsBitField,
 } from 'discord.js';
-import { filter, firstValueFrom, map, type Observable, race, timer } from 'rxjs';
+import { filter, firstValueFrom, map, type Observable, race, Subject, timer } from 'rxjs';
 import { formatDuration } from '../../config/duration.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
 import type { FloorView } from '../../machines/floor/floorView.js';
@@ -71,10 +71,18 @@ const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
 export class DiscordCommandHandler {
   private readonly log: Logger;
   private readonly now: () => number;
+  private readonly stopping$ = new Subject<void>();
+  private stopped = false;
 
   constructor(private readonly options: DiscordCommandHandlerOptions) {
     this.log = options.logger ?? silentLogger();
     this.now = options.now ?? Date.now;
+  }
+
+  /** Stops waiting for greetings: a `/summon` in progress answers at once (the bot is stopping). */
+  stopWaiting(): void {
+    this.stopped = true;
+    this.stopping$.next();
   }
 
   /** Handles one interaction; never throws (a failure is told to the person and logged). */
@@ -164,6 +172,7 @@ export class DiscordCommandHandler {
           ),
         ),
         timer(timeoutMs).pipe(map(() => undefined)),
+        this.stopping$.pipe(map(() => undefined)),
       ),
     );
     const member = interaction.member as GuildMember | { nick?: string | null } | null;
@@ -181,7 +190,7 @@ export class DiscordCommandHandler {
       await interaction.editReply(`Could not summon ${label(avatar)}: ${result.error?.message ?? 'refused'}`);
       return;
     }
-    const outcome = await greeted;
+    const outcome = this.stopped ? undefined : await greeted;
     if (outcome && !outcome.sent) {
       await interaction.editReply(
         `${label(avatar)} is here but could not speak in this channel: ${outcome.error?.message ?? 'the message was not sent'}`,

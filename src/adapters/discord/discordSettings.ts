@@ -80,7 +80,8 @@ export function discordSettingsFromEnv(env: Env): DiscordSettings {
       value: applicationId,
       expected: 'a Discord id (17 to 20 digits), as shown on the application’s General Information page',
     });
-  const apiUrl = env.DISCORD_API_URL?.trim() || undefined;
+  // discord.js appends `/v10`: a trailing slash would make `//v10`.
+  const apiUrl = env.DISCORD_API_URL?.trim().replace(/\/+$/u, '') || undefined;
   if (apiUrl !== undefined && !/^https?:\/\/[^\s/@]+(\/\S*)?$/u.test(apiUrl))
     problems.push({
       variable: 'DISCORD_API_URL',

@@ -25,6 +25,39 @@ describe('redactCredentials', () => {
     expect(hasUrlCredentials(redactCredentials(`http://u:${SECRET}@h`))).toBe(false);
   });
 
+  it('masks the token of Discord webhook and interaction paths', () => {
+    const token = 'aW5zZWN1cmUtd2ViaG9vay10b2tlbi1pbi1hLXBhdGgtdGhhdC1tdXN0LW5vdC1sZWFr';
+    expect(
+      redactCredentials(`POST https://discord.com/api/v10/webhooks/123456/${token}?wait=true failed`),
+    ).toBe('POST https://discord.com/api/v10/webhooks/123456/***?wait=true failed');
+    expect(redactCredentials(`/interactions/987/${token}/callback`)).toBe('/interactions/987/***/callback');
+    expect(redactCredentials('GET /channels/1/webhooks')).toBe('GET /channels/1/webhooks');
+  });
+
+  it('keeps a Discord error’s URL token out of log lines', () => {
+    let out = '';
+    const logger = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write(chunk, _e, done) {
+          out += String(chunk);
+          done();
+        },
+      }),
+    });
+    const token = 'itok-0123456789abcdef0123456789abcdef';
+    const error = Object.assign(new Error(`404: Not Found`), {
+      url: `https://discord.com/api/v10/webhooks/900/${token}/messages/%40original`,
+      method: 'PATCH',
+    });
+    logger.warn(
+      { err: error, route: `/interactions/1/${token}/callback` },
+      `failed on /webhooks/900/${token}`,
+    );
+    expect(out).toContain('/webhooks/900/***');
+    expect(out).not.toContain(token);
+  });
+
   it('leaves a library’s error alone and gives a redacted copy with its cause chain', () => {
     const inner = Object.assign(new TypeError(`fetch http://u:${SECRET}@h/v1 refused`), { code: 'E1' });
     const outer = new Error('call failed', { cause: inner });

@@ -36,6 +36,14 @@ function scrub(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/** A serialized error's fields, each scrubbed (it is not a plain object, so {@link scrub} keeps it). */
+function scrubFields(serialized: unknown): unknown {
+  if (typeof serialized !== 'object' || serialized === null) return serialized;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(serialized)) out[key] = scrub(v, 1);
+  return out;
+}
+
 /**
  * Pino options that keep credentials written into URLs out of every line: in the message, in any
  * field, and in errors (message, stack and causes). Path redaction alone cannot, since a URL's
@@ -43,7 +51,9 @@ function scrub(value: unknown, depth = 0): unknown {
  */
 export const credentialScrubbing = {
   serializers: {
-    err: (error: unknown) => pino.stdSerializers.err(redactedError(error) as Error),
+    // The serialized error carries a library's own fields too (an HTTP error's `url`, its request
+    // body): every string in it is scrubbed, not only the message and stack.
+    err: (error: unknown) => scrubFields(pino.stdSerializers.err(redactedError(error) as Error)),
   },
   formatters: {
     log: (object: Record<string, unknown>) => scrub(object) as Record<string, unknown>,

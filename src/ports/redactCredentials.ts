@@ -10,10 +10,20 @@ export const redactedUserInfo = '***';
 // scheme://userinfo@ — userinfo stops at whitespace, '/', '@' and quotes, as in a URL.
 const urlUserInfo = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@'"`<>]+)@/giu;
 
-/** `text` with the user information of every URL in it replaced by `***` (the host stays). */
+// Discord puts secrets in paths: a webhook's token (anyone holding it may post as the webhook) and
+// an interaction's token (it answers the interaction for 15 minutes).
+const pathToken = /(\/(?:webhooks|interactions)\/\d+\/)([^\s/?#'"`<>]+)/gu;
+
+/**
+ * `text` with the user information of every URL in it replaced by `***` (the host stays), and
+ * the token of every Discord webhook or interaction path (`/webhooks/<id>/<token>`).
+ */
 export function redactCredentials(text: string): string {
-  if (!text.includes('://')) return text;
-  return text.replace(urlUserInfo, `$1${redactedUserInfo}@`);
+  let out = text;
+  if (out.includes('://')) out = out.replace(urlUserInfo, `$1${redactedUserInfo}@`);
+  if (out.includes('/webhooks/') || out.includes('/interactions/'))
+    out = out.replace(pathToken, `$1${redactedUserInfo}`);
+  return out;
 }
 
 /** True when `text` holds a URL with user information not yet redacted. */

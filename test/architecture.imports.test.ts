@@ -24,10 +24,10 @@ describe('the layers import in one direction', () => {
     expect(local.filter((i) => layerOf(i.from) === 'ports' && layerOf(i.target) !== 'ports')).toEqual([]);
   });
 
-  it('machines, delivery policy, the composer and config never import actors, adapters or entry points', () => {
+  it('machines, delivery policy, the composer, config and the email domain never import actors, adapters or entry points', () => {
     expect(
       crossings(
-        ['machines', 'delivery', 'composer', 'config'],
+        ['machines', 'delivery', 'composer', 'config', 'email'],
         ['actors', 'adapters', 'cli', 'simulator', 'testing', '.'],
       ),
     ).toEqual([]);

@@ -19,6 +19,7 @@ import { bolder, dimmer } from './conversationPrinter.js';
 import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
 import { formatPlaySummary, playScenario } from './tour.js';
+import { runTriageEval } from './triageEval.js';
 
 /** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
 export interface CliIo {
@@ -253,6 +254,28 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         stderr,
         env: io.env,
         stopSignal,
+      });
+    });
+
+  program
+    .command('triage-eval')
+    .description(
+      'Run labelled emails (JSONL: {"email": ..., "label": "ignore"|"notify"|"respond"} per line) through the triage router and print accuracy and a confusion matrix.',
+    )
+    .argument('<file>', 'labelled emails, e.g. examples/email/triage-eval.jsonl')
+    .option(
+      '--preferences <file>',
+      'triage preferences to evaluate: YAML/JSON { instructions, rules } or Markdown instructions',
+    )
+    .option('--json', 'print the report as JSON')
+    .action(async (file: string, flags: { preferences?: string; json?: boolean }) => {
+      exitCode = await runTriageEval({
+        file,
+        ...(flags.preferences ? { preferencesFile: flags.preferences } : {}),
+        json: flags.json ?? false,
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
       });
     });
 

@@ -123,6 +123,12 @@ export const configErrorCodes = {
 } as const;
 
 /** The answer composer and the entity lookup tool. */
+/** The email assistant. */
+export const emailErrorCodes = {
+  emailInvalid: 'TROUPE_EMAIL_INVALID',
+  evalInvalid: 'TROUPE_TRIAGE_EVAL_INVALID',
+} as const;
+
 export const toolErrorCodes = {
   /** A tool result envelope did not validate. */
   envelopeInvalid: 'TROUPE_ENVELOPE_INVALID',
@@ -166,6 +172,7 @@ export type TroupeErrorCode =
   | StoreErrorCode
   | CodesOf<typeof configErrorCodes>
   | CodesOf<typeof toolErrorCodes>
+  | CodesOf<typeof emailErrorCodes>
   | ScenarioErrorCode
   | CodesOf<typeof testingErrorCodes>;
 
@@ -179,6 +186,7 @@ export const troupeErrorCodes: readonly TroupeErrorCode[] = [
   storeErrorCodes,
   configErrorCodes,
   toolErrorCodes,
+  emailErrorCodes,
   scenarioErrorCodes,
   testingErrorCodes,
 ].flatMap((codes) => Object.values(codes) as TroupeErrorCode[]);

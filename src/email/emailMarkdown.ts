@@ -1,0 +1,25 @@
+import type { Email } from './emailInput.js';
+
+/**
+ * An email as Markdown for the inbox and the response agent: subject, sender, recipients, thread
+ * and id, then the text. The text is the email's own; prompts that carry it frame it as
+ * untrusted data (see `untrustedEmail`).
+ */
+export function emailMarkdown(email: Email): string {
+  const lines = [
+    `## Email: ${oneLine(email.subject) || '(no subject)'}`,
+    '',
+    `**From**: ${oneLine(email.from)}`,
+    `**To**: ${oneLine(email.to)}`,
+  ];
+  if (email.cc) lines.push(`**Cc**: ${oneLine(email.cc)}`);
+  if (email.date) lines.push(`**Date**: ${oneLine(email.date)}`);
+  if (email.threadId) lines.push(`**Thread**: ${oneLine(email.threadId)}`);
+  lines.push(`**ID**: ${oneLine(email.id)}`, '', email.body.trim(), '', '---');
+  return lines.join('\n');
+}
+
+/** Header values stay on one line, whatever the input held. */
+function oneLine(value: string): string {
+  return value.replace(/\s+/gu, ' ').trim();
+}

@@ -1,0 +1,22 @@
+import type { z } from 'zod';
+import type { Prompt } from './model.js';
+
+/** A request for an object of a given shape. */
+export interface ObjectRequest<Schema extends z.ZodType> {
+  prompt: Prompt;
+  schema: Schema;
+  /** A name for the output, sent to providers that use one (`triage_decision`). */
+  schemaName: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * A language model that answers with a validated object (structured output): the triage router
+ * and memory updates ask through it. Failures are `TroupeError`s with `TROUPE_MODEL_*` codes; an
+ * answer that does not fit the schema is `TROUPE_MODEL_FAILED`.
+ */
+export interface ObjectModel {
+  /** `provider:model`, for logs and reports. */
+  readonly id: string;
+  generateObject<Schema extends z.ZodType>(request: ObjectRequest<Schema>): Promise<z.output<Schema>>;
+}

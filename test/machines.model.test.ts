@@ -26,7 +26,7 @@ import {
   type SnapshotFrom,
   transition,
 } from 'xstate';
-import { createTestModel, getSimplePaths, getStateNodes } from 'xstate/graph';
+import { createTestModel, getSimplePaths } from 'xstate/graph';
 import {
   type AvatarPresenceContext,
   type AvatarPresenceEvent,
@@ -40,64 +40,10 @@ import {
   conversationThreadMachine,
   threadDeadline,
 } from '../src/machines/conversationThread.machine.js';
-
-// ---------------------------------------------------------------------------------------------
-// Machine-definition helpers: what "every state" and "every transition" mean for a machine.
-// ---------------------------------------------------------------------------------------------
-
-/** Every state node below the root (compound, parallel, atomic and final). */
-function allStateIds(machine: AnyStateMachine): string[] {
-  return getStateNodes(machine.root).map((n) => n.id);
-}
-
-/** A stable name for one transition definition: source, event (or `always`), branch and guard. */
-function transitionKey(t: AnyTransitionDefinition): string {
-  const source = t.source;
-  const isAlways = source.always?.includes(t) ?? false;
-  const branches = isAlways ? (source.always ?? []) : (source.transitions.get(t.eventType) ?? []);
-  const guard = t.guard === undefined ? 'unguarded' : typeof t.guard === 'string' ? t.guard : 'inline guard';
-  const target = t.target?.map((n) => n.id).join(',') ?? '(stays)';
-  return `${source.id} --${isAlways ? 'always' : t.eventType}[${branches.indexOf(t)}: ${guard}]--> ${target}`;
-}
-
-/** Every transition the machine defines: each branch of each `on` event and of each `always`. */
-function allTransitionKeys(machine: AnyStateMachine): string[] {
-  const keys: string[] = [];
-  for (const node of [machine.root, ...getStateNodes(machine.root)]) {
-    for (const branches of node.transitions.values()) for (const t of branches) keys.push(transitionKey(t));
-    for (const t of node.always ?? []) keys.push(transitionKey(t));
-  }
-  return keys;
-}
-
-/** A live actor on a simulated clock that records every transition it takes and every state it visits. */
-function recordingActor<TMachine extends AnyStateMachine>(
-  machine: TMachine,
-  input: unknown,
-  taken: Set<string>,
-  visited: Set<string>,
-) {
-  const actor = createActor(machine, {
-    input,
-    clock: new SimulatedClock(),
-    inspect: (ev: InspectionEvent) => {
-      if (ev.type !== '@xstate.microstep') return;
-      for (const t of (ev as unknown as { _transitions: AnyTransitionDefinition[] })._transitions) {
-        taken.add(transitionKey(t));
-      }
-      for (const node of (ev.snapshot as unknown as { _nodes: AnyStateNode[] })._nodes) visited.add(node.id);
-    },
-  } as never);
-  actor.start();
-  return actor;
-}
+import { allStateIds, allTransitionKeys, missing, recordingActor } from './support/machineCoverage.js';
 
 function nodesOf(snapshot: unknown): string[] {
   return (snapshot as { _nodes: AnyStateNode[] })._nodes.map((n) => n.id);
-}
-
-function missing(expected: Iterable<string>, seen: Set<string>): string[] {
-  return [...new Set(expected)].filter((k) => !seen.has(k));
 }
 
 /** Tags an event with the name of the case that made it (the machines ignore the extra field). */

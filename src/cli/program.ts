@@ -9,6 +9,7 @@ import { terminalText } from '../delivery/terminalText.js';
 import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
+import { emailLifecycleMachine } from '../machines/emailLifecycle.machine.js';
 import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
 import { describe } from '../ports/troupeError.js';
 import { formatTranscript } from '../simulator/formatTranscript.js';
@@ -78,6 +79,7 @@ interface SimulateFlags {
 
 /** Machines `troupe diagram` can draw. */
 const diagramMachines = {
+  email: emailLifecycleMachine,
   thread: conversationThreadMachine,
   presence: avatarPresenceMachine,
   choice: pendingChoiceMachine,

@@ -24,6 +24,13 @@ export {
   conversationThreadMachine,
   threadDeadline,
 } from './conversationThread.machine.js';
+export {
+  type EmailLifecycleContext,
+  type EmailLifecycleEvent,
+  type EmailLifecycleInput,
+  type EmailOutcome,
+  emailLifecycleMachine,
+} from './emailLifecycle.machine.js';
 export { isFarewell } from './farewell.js';
 export {
   type DrivenFloor,

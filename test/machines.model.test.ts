@@ -15,17 +15,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import {
-  type AnyStateMachine,
-  type AnyStateNode,
-  type AnyTransitionDefinition,
-  createActor,
-  type InspectionEvent,
-  initialTransition,
-  SimulatedClock,
-  type SnapshotFrom,
-  transition,
-} from 'xstate';
+import { type AnyStateNode, initialTransition, type SnapshotFrom, transition } from 'xstate';
 import { createTestModel, getSimplePaths } from 'xstate/graph';
 import {
   type AvatarPresenceContext,

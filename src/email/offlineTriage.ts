@@ -7,15 +7,18 @@ interface PreferenceLine {
   text: string;
   /** Each distinctive word's stem, and the word as written (for the reasoning). */
   words: { stem: string; word: string }[];
+  /** Sender addresses the line names (a learned "emails like … from a@b"): a strong match. */
+  senders: string[];
 }
 
 // Words that say nothing about a kind of email.
 const STOP = new Set(
-  'the and for from with that this need needs nothing about without worth know have your their they them what when where which while into onto over under more less than some such each other others made make made only ever just also'.split(
+  'the and for from with that this need needs nothing about without worth know have your their they them what when where which while into onto over under more less than some such each other others made make made only ever just also email emails like user said'.split(
     ' ',
   ),
 );
 const STEM = 5;
+const ADDRESS = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
 const stem = (word: string) => word.slice(0, STEM);
 const wordsOf = (text: string) =>
   text
@@ -40,14 +43,16 @@ export function preferenceLines(instructions: string): PreferenceLine[] {
     }
     if (!section || !/^[-*•]\s+/u.test(line)) continue;
     const text = line.replace(/^[-*•]\s+/u, '');
+    const senders = (text.match(ADDRESS) ?? []).map((a) => a.toLowerCase());
     const words = new Map<string, string>();
-    for (const w of wordsOf(text))
+    for (const w of wordsOf(text.replace(ADDRESS, ' ')))
       if (w.length >= 4 && !STOP.has(w) && !words.has(stem(w))) words.set(stem(w), w);
-    if (words.size > 0)
+    if (words.size > 0 || senders.length > 0)
       lines.push({
         classification: section,
         text,
         words: [...words].map(([s, word]) => ({ stem: s, word })),
+        senders,
       });
   }
   return lines;
@@ -62,6 +67,7 @@ export function preferenceLines(instructions: string): PreferenceLine[] {
  */
 export function offlineTriage(email: Email, instructions: string): TriageDecision {
   const subject = new Set(wordsOf(email.subject).map(stem));
+  const sender = email.from.toLowerCase();
   const body = new Set(wordsOf(`${email.body.slice(0, 20_000)}`).map(stem));
   let best: { line: PreferenceLine; score: number; hits: string[] } | undefined;
   for (const line of preferenceLines(instructions)) {
@@ -75,6 +81,12 @@ export function offlineTriage(email: Email, instructions: string): TriageDecisio
         score += 1;
         hits.push(word);
       }
+    }
+    // A learned "emails like … from a@b" means both: the sender counts only with the topic.
+    const from = line.senders.find((address) => sender.includes(address));
+    if (from && hits.length > 0) {
+      score += 2;
+      hits.push(from);
     }
     // Ties go to the line that asks more of a person (respond, then notify), so nothing is missed.
     if (score > 0 && (!best || score > best.score || (score === best.score && rank(line) > rank(best.line))))

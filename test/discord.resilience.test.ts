@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
-import { ada, type DiscordHarness, GENERAL, startDiscordHarness } from './support/discordHarness.js';
+import { ada, type DiscordHarness, GENERAL, GUILD, startDiscordHarness } from './support/discordHarness.js';
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -75,6 +75,23 @@ describe('Discord when requests fail or hang', () => {
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, two' });
     await until(() => fake.executions.length >= 2);
     expect(fake.executions.map((e) => e.username)).toEqual(['Nova', 'Rex']);
+  });
+
+  it('answers in a thread the bot has not seen yet (created after it connected), through the parent’s webhook', async () => {
+    harness = await startDiscordHarness({
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: ['discord:200000000000000009'] }],
+      runtime: { model: modelSaying('Found you.') },
+    });
+    const { fake, runtime } = harness;
+    fake.addChannel(GUILD, { id: '200000000000000009', name: 'new thread', type: 11, parent_id: GENERAL });
+    fake.postMessage({
+      channelId: '200000000000000009',
+      author: ada,
+      content: 'Nova, in a brand new thread',
+    });
+    await until(() => fake.executions.length >= 1);
+    await runtime.whenIdle();
+    expect(fake.executions[0]).toMatchObject({ threadId: '200000000000000009', username: 'Nova' });
   });
 
   it('a hostile message (100 mentions, 4,000 characters, invisible and right-to-left characters) is answered, pinging nobody', async () => {

@@ -215,6 +215,8 @@ export interface FakeDiscord {
   }): { id: string; answers: InteractionAnswer[]; answered(count?: number): Promise<InteractionAnswer[]> };
   /** Forces the next request whose `METHOD path` matches to answer with a failure. */
   failNext(route: RegExp, failure: InjectedFailure, times?: number): void;
+  /** Adds a channel (a new thread) without telling the gateway, so the bot has not cached it. */
+  addChannel(guildId: string, channel: FakeChannel): void;
   /** Deletes a webhook as a server admin would (the bot is not told). */
   deleteWebhook(id: string): void;
   /** Messages of a channel sent through webhooks, oldest first. */
@@ -918,6 +920,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     },
     failNext(route, failure, times = 1) {
       failures.push({ route, failure, left: times });
+    },
+    addChannel(guildId, channel) {
+      channels.set(channel.id, { ...channel, guild_id: guildId });
     },
     deleteWebhook(id) {
       webhooks.delete(id);

@@ -127,6 +127,7 @@ export class DiscordTransport implements Transport {
   }
 
   private readonly usernames = new RecentMap<string, string>(1_000);
+  private readonly resolvedTargets = new RecentMap<string, Target>(5_000);
 
   /** The speaker's name as Discord accepts it, worked out once per avatar name. */
   private usernameOf(speaker: { avatarId: string; name: string }): string {
@@ -367,16 +368,21 @@ export class DiscordTransport implements Transport {
     if (channel) {
       if (channel.isDMBased()) return { kind: 'direct', channelId };
       const name = 'name' in channel && typeof channel.name === 'string' ? channel.name : undefined;
-      if (channel.isThread())
-        return this.threadTarget(channelId, channel.parentId ?? undefined, channel.guildId, name);
-      return {
-        kind: 'webhook',
-        webhookChannelId: channel.id,
-        guildId: channel.guildId,
-        ...(name ? { name } : {}),
-      };
+      // A thread first seen in a message arrives without its parent: ask Discord below.
+      if (channel.isThread() && channel.parentId)
+        return this.threadTarget(channelId, channel.parentId, channel.guildId, name);
+      if (!channel.isThread())
+        return {
+          kind: 'webhook',
+          webhookChannelId: channel.id,
+          guildId: channel.guildId,
+          ...(name ? { name } : {}),
+        };
     }
-    // Not cached (a thread the gateway has not shown, a DM before its first event): ask Discord.
+    // Not cached, or cached without its parent (a thread the gateway has not shown): ask Discord,
+    // once per channel.
+    const resolved = this.resolvedTargets.get(channelId);
+    if (resolved) return resolved;
     let raw: { id: string; type: number; guild_id?: string; parent_id?: string | null; name?: string };
     try {
       raw = (await this.client.rest.get(Routes.channel(channelId), {
@@ -391,16 +397,19 @@ export class DiscordTransport implements Transport {
         );
       throw this.failure(error, { channelId, permission: 'View Channel' });
     }
-    if (raw.type === ChannelType.DM || raw.type === ChannelType.GroupDM || !raw.guild_id)
-      return { kind: 'direct', channelId };
-    if (THREAD_TYPES.has(raw.type))
-      return this.threadTarget(channelId, raw.parent_id ?? undefined, raw.guild_id, raw.name);
-    return {
-      kind: 'webhook',
-      webhookChannelId: channelId,
-      guildId: raw.guild_id,
-      ...(raw.name ? { name: raw.name } : {}),
-    };
+    const target: Target =
+      raw.type === ChannelType.DM || raw.type === ChannelType.GroupDM || !raw.guild_id
+        ? { kind: 'direct', channelId }
+        : THREAD_TYPES.has(raw.type)
+          ? this.threadTarget(channelId, raw.parent_id ?? undefined, raw.guild_id, raw.name)
+          : {
+              kind: 'webhook',
+              webhookChannelId: channelId,
+              guildId: raw.guild_id,
+              ...(raw.name ? { name: raw.name } : {}),
+            };
+    this.resolvedTargets.set(channelId, target);
+    return target;
   }
 
   private threadTarget(

@@ -80,6 +80,8 @@ export const emailLifecycleMachine = setup({
   },
   actions: {
     stamp: assign({ now: ({ event }) => event.at }),
+    // The request waiting for the human is answered (set again by the next one that waits).
+    clearPending: assign({ pending: null }),
     keepFeedback: assign({
       feedback: ({ context, event }) =>
         event.type === 'human.answered' && event.feedback
@@ -129,9 +131,8 @@ export const emailLifecycleMachine = setup({
         },
         'triage.failed': [
           {
+            // Stays in triaging: the runtime asks again.
             guard: 'mayRetryTriage',
-            target: 'triaging',
-            reenter: true,
             actions: ['stamp', assign({ triageAttempts: ({ context }) => context.triageAttempts + 1 })],
           },
           {
@@ -151,18 +152,28 @@ export const emailLifecycleMachine = setup({
     triaged: {
       always: [
         { guard: 'classifiedIgnore', target: 'closing', actions: assign({ outcome: 'ignored' }) },
-        { guard: 'classifiedNotify', target: 'notifying' },
+        {
+          guard: 'classifiedNotify',
+          target: 'notifying',
+          actions: assign({ pending: 'Email Assistant: notify' }),
+        },
         { target: 'responding' },
       ],
     },
     notifying: {
       description: 'In the inbox: the human may respond (with feedback) or ignore.',
-      entry: assign({ pending: 'Email Assistant: notify' }),
-      exit: assign({ pending: null }),
       on: {
         'human.answered': [
-          { guard: 'answeredRespond', target: 'responding', actions: ['stamp', 'keepFeedback'] },
-          { guard: 'answeredIgnore', target: 'closing', actions: ['stamp', assign({ outcome: 'notified' })] },
+          {
+            guard: 'answeredRespond',
+            target: 'responding',
+            actions: ['stamp', 'keepFeedback', 'clearPending'],
+          },
+          {
+            guard: 'answeredIgnore',
+            target: 'closing',
+            actions: ['stamp', 'clearPending', assign({ outcome: 'notified' })],
+          },
         ],
       },
     },
@@ -188,15 +199,18 @@ export const emailLifecycleMachine = setup({
         },
         reviewing: {
           description: 'The proposed call waits for accept, edit, feedback or ignore.',
-          exit: assign({ pending: null }),
           on: {
             'human.answered': [
-              { guard: 'answeredAcceptOrEdit', target: 'executing', actions: 'stamp' },
-              { guard: 'answeredRespond', target: 'drafting', actions: ['stamp', 'keepFeedback'] },
+              { guard: 'answeredAcceptOrEdit', target: 'executing', actions: ['stamp', 'clearPending'] },
+              {
+                guard: 'answeredRespond',
+                target: 'drafting',
+                actions: ['stamp', 'keepFeedback', 'clearPending'],
+              },
               {
                 guard: 'answeredIgnore',
                 target: '#emailLifecycle.closing',
-                actions: ['stamp', assign({ outcome: 'ignored' })],
+                actions: ['stamp', 'clearPending', assign({ outcome: 'ignored' })],
               },
             ],
           },
@@ -213,7 +227,11 @@ export const emailLifecycleMachine = setup({
       on: {
         'agent.failed': {
           target: 'failed',
-          actions: ['stamp', assign({ outcome: 'failed', error: ({ event }) => event.error })],
+          actions: [
+            'stamp',
+            'clearPending',
+            assign({ outcome: 'failed', error: ({ event }) => event.error }),
+          ],
         },
       },
     },

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/u, 'a day as YYYY-MM-DD');
+const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/u, 'a time as HH:MM (24-hour)');
+const timeZone = z
+  .string()
+  .min(1)
+  .refine(
+    (zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'an IANA time zone, e.g. Europe/Berlin' },
+  );
+
+/** The response agent's tools and their arguments (what a human edits in a review is checked here). */
+export const responseToolSchemas = {
+  /** Write and send a reply (reviewed). */
+  send_email_tool: z.object({
+    to: z.string().trim().min(3).max(500),
+    subject: z.string().trim().min(1).max(500),
+    content: z.string().trim().min(1).max(20_000),
+  }),
+  /** Send a calendar invitation (reviewed). */
+  schedule_meeting_tool: z.object({
+    attendees: z.array(z.string().trim().min(3).max(320)).min(1).max(50),
+    subject: z.string().trim().min(1).max(500),
+    duration_minutes: z.number().int().min(5).max(480),
+    preferred_day: day,
+    start_time: time,
+    time_zone: timeZone,
+  }),
+  /** Look up free time on a day (not reviewed: it changes nothing). */
+  check_calendar_availability_tool: z.object({ day, time_zone: timeZone }),
+  /** Ask the user something the agent cannot decide (reviewed: answered or ignored). */
+  Question: z.object({ content: z.string().trim().min(1).max(5_000) }),
+  /** The email needs nothing more. */
+  Done: z.object({ done: z.literal(true) }),
+} as const;
+
+/** A tool's name. */
+export type ResponseToolName = keyof typeof responseToolSchemas;
+
+/** One call of a response tool, with its arguments. */
+export type ResponseToolCall = {
+  [K in ResponseToolName]: { tool: K; args: z.infer<(typeof responseToolSchemas)[K]> };
+}[ResponseToolName];
+
+/**
+ * A tool call as a model answers it (structured output): the tool's name and its arguments, one
+ * variant per tool, wrapped in an object (providers want an object at the root).
+ */
+export const responseToolCallSchema = z.object({
+  call: z.discriminatedUnion('tool', [
+    z.object({ tool: z.literal('send_email_tool'), args: responseToolSchemas.send_email_tool }),
+    z.object({ tool: z.literal('schedule_meeting_tool'), args: responseToolSchemas.schedule_meeting_tool }),
+    z.object({
+      tool: z.literal('check_calendar_availability_tool'),
+      args: responseToolSchemas.check_calendar_availability_tool,
+    }),
+    z.object({ tool: z.literal('Question'), args: responseToolSchemas.Question }),
+    z.object({ tool: z.literal('Done'), args: responseToolSchemas.Done }),
+  ]),
+});
+
+/** Whether a call waits for the human's review before it is carried out (seed 002). */
+export function isReviewed(
+  tool: ResponseToolName,
+): tool is 'send_email_tool' | 'schedule_meeting_tool' | 'Question' {
+  return tool === 'send_email_tool' || tool === 'schedule_meeting_tool' || tool === 'Question';
+}

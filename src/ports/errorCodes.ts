@@ -127,6 +127,7 @@ export const configErrorCodes = {
 export const emailErrorCodes = {
   emailInvalid: 'TROUPE_EMAIL_INVALID',
   evalInvalid: 'TROUPE_TRIAGE_EVAL_INVALID',
+  inboxInvalid: 'TROUPE_INBOX_INVALID',
 } as const;
 
 export const toolErrorCodes = {

@@ -1,0 +1,396 @@
+import type { StateValue } from 'xstate';
+import {
+  disallowed,
+  editedArgs,
+  type HumanResponse,
+  humanResponseSchema,
+  type InterruptRequest,
+  memoryUpdateFor,
+  NOTIFY_ACTION,
+  notifyInterrupt,
+  type ReviewedTool,
+  toolInterrupt,
+} from '../email/agentInbox.js';
+import { type Email, parseEmail } from '../email/emailInput.js';
+import {
+  defaultCalendarPreferences,
+  defaultResponsePreferences,
+  type MemoryInteraction,
+  updateMemory,
+} from '../email/memoryUpdate.js';
+import { type AgentStep, nextToolCall } from '../email/responseAgent.js';
+import { isReviewed, type ResponseToolCall, responseToolSchemas } from '../email/responseTools.js';
+import type { TriageDecision } from '../email/triageDecision.js';
+import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
+import { readTriagePreferences, triageEmail } from '../email/triageRouter.js';
+import { type Logger, silentLogger } from '../logging/logger.js';
+import {
+  type EmailLifecycleContext,
+  type EmailLifecycleEvent,
+  emailLifecycleMachine,
+} from '../machines/emailLifecycle.machine.js';
+import { createMachineStepper } from '../machines/machineStepper.js';
+import type { Clock } from '../ports/clock.js';
+import type { Calendar, Mailbox } from '../ports/mailbox.js';
+import type { ObjectModel } from '../ports/objectModel.js';
+import type { TroupeStore } from '../ports/store.js';
+import { describe, TroupeError } from '../ports/troupeError.js';
+
+const EMAILS = 'email-lifecycle';
+const INBOX = 'email-inbox';
+const stepper = createMachineStepper(emailLifecycleMachine);
+
+/** One email as the assistant keeps it: the lifecycle's state, the email, and the agent's work. */
+export interface EmailRecord {
+  email: Email;
+  state: { value: StateValue; context: EmailLifecycleContext };
+  decision?: TriageDecision;
+  /** Calls carried out, with their results. */
+  steps: AgentStep[];
+  /** The call proposed and not yet carried out (waiting for review, or about to run). */
+  proposed?: ResponseToolCall;
+  /** The interrupt waiting for the human, if any. */
+  interruptId?: string;
+}
+
+/** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
+export interface InboxItem {
+  id: string;
+  emailId: string;
+  request: InterruptRequest;
+  status: 'pending' | 'answered';
+  answer?: HumanResponse;
+  createdAt: number;
+  answeredAt?: number;
+  /** The memory version the answer produced, if it updated one. */
+  memory?: { namespace: string; version: number; summary: string };
+}
+
+/** How an {@link EmailAssistant} is made. */
+export interface EmailAssistantOptions {
+  store: TroupeStore;
+  mailbox: Mailbox;
+  calendar: Calendar;
+  clock: Clock;
+  /** Triage, drafting and memory updates ask it; without one, the offline router and agent work. */
+  model?: ObjectModel;
+  userName: string;
+  timeZone: string;
+  logger?: Logger;
+}
+
+/**
+ * The email assistant (seed 002) on Troupe's store: each email goes through the lifecycle
+ * statechart; every step's result is an event, and the email's record (state, agent steps,
+ * pending interrupt) is written after each one, so a restart ({@link resume}) continues where
+ * each email was. Nothing is sent twice: a received email id is processed once, answers are
+ * stored before anything acts on them, and replies and invitations carry an idempotency key per
+ * call, so a resend after a crash returns the first.
+ */
+export class EmailAssistant {
+  private readonly log: Logger;
+
+  constructor(private readonly options: EmailAssistantOptions) {
+    this.log = options.logger ?? silentLogger();
+  }
+
+  /**
+   * Takes an email (any input shape) and runs it as far as it goes without the human. Returns its
+   * record, or the `TROUPE_EMAIL_INVALID` error for input that is not an email. An email id seen
+   * before is not processed again (its stored record is returned).
+   */
+  async receive(input: unknown): Promise<EmailRecord | TroupeError> {
+    const parsed = parseEmail(input);
+    if (!parsed.ok) return parsed.error;
+    const email = parsed.email;
+    const { documents, processed } = this.options.store;
+    const first = await processed.markProcessed('email', email.id, this.now());
+    if (!first) {
+      const existing = await documents.get<EmailRecord>(EMAILS, email.id);
+      if (existing) return existing.value;
+    }
+    const initial = stepper.initial({ emailId: email.id, at: this.now() });
+    let record: EmailRecord = { email, state: { value: initial.value, context: initial.context }, steps: [] };
+    record = await this.apply(record, { type: 'email.parsed', at: this.now() });
+    return this.advance(record);
+  }
+
+  /** Every email not done, continued as far as it goes (after a restart). */
+  async resume(): Promise<EmailRecord[]> {
+    const records = await this.options.store.documents.list<EmailRecord>(EMAILS);
+    const out: EmailRecord[] = [];
+    for (const doc of records)
+      if (!['done', 'invalid', 'failed'].includes(String(doc.value.state.value)))
+        out.push(await this.advance(doc.value));
+    return out;
+  }
+
+  /** The interrupts waiting for the human, oldest first. */
+  async pending(): Promise<InboxItem[]> {
+    const items = await this.options.store.documents.list<InboxItem>(INBOX);
+    return items
+      .map((d) => d.value)
+      .filter((i) => i.status === 'pending')
+      .sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** An email's record. */
+  async record(emailId: string): Promise<EmailRecord | undefined> {
+    return (await this.options.store.documents.get<EmailRecord>(EMAILS, emailId))?.value;
+  }
+
+  /**
+   * The human's answer to an interrupt (Agent Inbox shape). Validated (the shape, what the request
+   * allows, edited arguments against the tool's schema) and stored before anything acts on it;
+   * then the memory the answer calls for is updated and the email continues.
+   *
+   * @throws TroupeError `TROUPE_INBOX_INVALID` for an unknown or answered interrupt or an answer it
+   *   does not allow; nothing is changed then.
+   */
+  async answer(interruptId: string, raw: unknown): Promise<{ item: InboxItem; record: EmailRecord }> {
+    const { documents } = this.options.store;
+    const stored = await documents.get<InboxItem>(INBOX, interruptId);
+    if (!stored) throw new TroupeError('TROUPE_INBOX_INVALID', `No interrupt ${interruptId} in the inbox.`);
+    if (stored.value.status !== 'pending')
+      throw new TroupeError('TROUPE_INBOX_INVALID', `Interrupt ${interruptId} was already answered.`);
+    const parsed = humanResponseSchema.safeParse(raw);
+    if (!parsed.success)
+      throw new TroupeError(
+        'TROUPE_INBOX_INVALID',
+        `Not an Agent Inbox answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}.`,
+      );
+    const answer = parsed.data;
+    const item = stored.value;
+    const refusal = disallowed(item.request, answer);
+    if (refusal) throw new TroupeError('TROUPE_INBOX_INVALID', `${refusal}.`);
+    let record = (await documents.get<EmailRecord>(EMAILS, item.emailId))?.value;
+    if (!record)
+      throw new TroupeError('TROUPE_INBOX_INVALID', `The email of interrupt ${interruptId} is gone.`);
+    let editedCall: ResponseToolCall | undefined;
+    if (answer.type === 'edit' && record.proposed) {
+      const edited = editedArgs(answer, responseToolSchemas[record.proposed.tool]);
+      if (!edited.ok)
+        throw new TroupeError(
+          'TROUPE_INBOX_INVALID',
+          `The edit does not fit ${record.proposed.tool}: ${edited.problem}.`,
+        );
+      editedCall = { tool: record.proposed.tool, args: edited.args } as ResponseToolCall;
+    }
+    // Stored before anything acts on it: a crash after this line replays from the answer.
+    const answered: InboxItem = { ...item, status: 'answered', answer, answeredAt: this.now() };
+    await documents.put(INBOX, interruptId, answered, { expectedVersion: stored.version });
+
+    const update = memoryUpdateFor(item.request.action_request.action, answer);
+    if (update) {
+      const interaction: MemoryInteraction = { email: record.email };
+      if (answer.type === 'response') interaction.feedback = answer.args;
+      if (editedCall && record.proposed)
+        interaction.edit = {
+          proposed: record.proposed.args as Record<string, unknown>,
+          edited: editedCall.args as Record<string, unknown>,
+        };
+      try {
+        const result = await updateMemory({
+          memory: this.options.store.memory,
+          request: update,
+          interaction,
+          ...(this.options.model ? { model: this.options.model } : {}),
+          at: this.now(),
+          logger: this.log,
+        });
+        answered.memory = { namespace: result.namespace, version: result.version, summary: result.summary };
+        await documents.put(INBOX, interruptId, answered);
+      } catch (error) {
+        // Learning failed; the email still goes on (the answer is stored and acted on).
+        this.log.warn({ err: error, namespace: update.namespace }, 'could not update the preferences');
+      }
+    }
+    if (editedCall) record = { ...record, proposed: editedCall };
+    const { interruptId: _done, ...withoutInterrupt } = record;
+    record = await this.apply(withoutInterrupt, {
+      type: 'human.answered',
+      at: this.now(),
+      answer: answer.type,
+      ...(answer.type === 'response' ? { feedback: answer.args } : {}),
+    });
+    return { item: answered, record: await this.advance(record) };
+  }
+
+  /** Runs the email through every step that needs no human, writing it after each. */
+  private async advance(start: EmailRecord): Promise<EmailRecord> {
+    let record = start;
+    for (let guard = 0; guard < 50; guard += 1) {
+      const snapshot = stepper.restore(record.state.value, record.state.context);
+      if (snapshot.matches('triaging')) {
+        record = await this.triage(record);
+      } else if (snapshot.matches('notifying')) {
+        return this.ask(record, notifyInterrupt(record.email));
+      } else if (snapshot.matches({ responding: 'drafting' })) {
+        record = await this.draft(record);
+      } else if (snapshot.matches({ responding: 'reviewing' })) {
+        const call = record.proposed;
+        if (!call || !isReviewed(call.tool)) throw new Error('reviewing without a reviewed call');
+        return this.ask(
+          record,
+          toolInterrupt(record.email, call.tool as ReviewedTool, call.args as Record<string, unknown>),
+        );
+      } else if (snapshot.matches({ responding: 'executing' })) {
+        record = await this.execute(record);
+      } else if (snapshot.matches('closing')) {
+        await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done');
+        record = await this.apply(record, { type: 'email.closed', at: this.now() });
+      } else {
+        return record;
+      }
+    }
+    throw new Error(`email ${record.email.id} did not settle`);
+  }
+
+  private async triage(record: EmailRecord): Promise<EmailRecord> {
+    try {
+      const preferences = await readTriagePreferences(this.options.store.memory, this.log);
+      const decision = await triageEmail(
+        record.email,
+        preferences,
+        this.options.model ? { model: this.options.model } : {},
+      );
+      return this.apply(
+        { ...record, decision },
+        {
+          type: 'triage.decided',
+          at: this.now(),
+          classification: decision.classification,
+          reasoning: decision.reasoning,
+        },
+      );
+    } catch (error) {
+      const retryable = TroupeError.isInstance(error) ? error.retryable : false;
+      const code = TroupeError.isInstance(error) ? error.code : 'TROUPE_MODEL_FAILED';
+      return this.apply(record, {
+        type: 'triage.failed',
+        at: this.now(),
+        retryable,
+        error: { code, message: describe(error) },
+      });
+    }
+  }
+
+  private async draft(record: EmailRecord): Promise<EmailRecord> {
+    try {
+      const call = await nextToolCall(
+        {
+          email: record.email,
+          responsePreferences: await this.profile(memoryNamespaces.response, defaultResponsePreferences),
+          calendarPreferences: await this.profile(memoryNamespaces.calendar, defaultCalendarPreferences),
+          feedback: record.state.context.feedback,
+          steps: record.steps,
+          userName: this.options.userName,
+          timeZone: this.options.timeZone,
+          now: this.now(),
+        },
+        this.options.model,
+      );
+      if (call.tool === 'Done')
+        return this.apply({ ...record, proposed: undefined }, { type: 'agent.done', at: this.now() });
+      return this.apply(
+        { ...record, proposed: call },
+        {
+          type: 'agent.proposed',
+          at: this.now(),
+          action: call.tool,
+          review: isReviewed(call.tool),
+        },
+      );
+    } catch (error) {
+      const code = TroupeError.isInstance(error) ? error.code : 'TROUPE_MODEL_FAILED';
+      return this.apply(record, {
+        type: 'agent.failed',
+        at: this.now(),
+        error: { code, message: describe(error) },
+      });
+    }
+  }
+
+  /** Carries out the proposed call; its key makes a repeat after a crash return the first result. */
+  private async execute(record: EmailRecord): Promise<EmailRecord> {
+    const call = record.proposed;
+    if (!call) throw new Error('executing without a call');
+    const key = `${record.email.id}#${record.steps.length}`;
+    let result: unknown;
+    switch (call.tool) {
+      case 'send_email_tool': {
+        const { email } = record;
+        result = await this.options.mailbox.sendReply(
+          {
+            to: call.args.to,
+            subject: call.args.subject,
+            content: call.args.content,
+            ...(email.messageId ? { inReplyTo: email.messageId } : {}),
+            references: email.messageId ? [...email.references, email.messageId] : email.references,
+            ...(email.threadId ? { threadId: email.threadId } : {}),
+          },
+          key,
+        );
+        break;
+      }
+      case 'schedule_meeting_tool':
+        result = await this.options.calendar.invite(
+          {
+            attendees: call.args.attendees,
+            subject: call.args.subject,
+            durationMinutes: call.args.duration_minutes,
+            day: call.args.preferred_day,
+            startTime: call.args.start_time,
+            timeZone: call.args.time_zone,
+          },
+          key,
+        );
+        break;
+      case 'check_calendar_availability_tool':
+        result = await this.options.calendar.availability(call.args.day, call.args.time_zone);
+        break;
+      case 'Question':
+        // Answered by the human in the review: the answer is the result.
+        result = { answer: record.state.context.feedback.at(-1) ?? null };
+        break;
+      case 'Done':
+        break;
+    }
+    const steps = [...record.steps, { call, result }];
+    return this.apply({ ...record, steps, proposed: undefined }, { type: 'tool.completed', at: this.now() });
+  }
+
+  /** Puts an interrupt in the inbox (once) and leaves the email waiting for the human. */
+  private async ask(record: EmailRecord, request: InterruptRequest): Promise<EmailRecord> {
+    if (record.interruptId) return record;
+    const id = `${record.email.id}#${record.steps.length}${request.action_request.action === NOTIFY_ACTION ? 'n' : 'r'}`;
+    const item: InboxItem = {
+      id,
+      emailId: record.email.id,
+      request,
+      status: 'pending',
+      createdAt: this.now(),
+    };
+    await this.options.store.documents.put(INBOX, id, item);
+    const waiting = { ...record, interruptId: id };
+    await this.options.store.documents.put(EMAILS, record.email.id, waiting);
+    return waiting;
+  }
+
+  private async apply(record: EmailRecord, event: EmailLifecycleEvent): Promise<EmailRecord> {
+    const next = stepper.step(stepper.restore(record.state.value, record.state.context), event);
+    const updated: EmailRecord = { ...record, state: { value: next.value, context: next.context } };
+    if (updated.proposed === undefined) delete updated.proposed;
+    await this.options.store.documents.put(EMAILS, record.email.id, updated);
+    return updated;
+  }
+
+  private async profile(namespace: string, fallback: string): Promise<string> {
+    const stored = await this.options.store.memory.get(namespace, PREFERENCES_KEY);
+    return typeof stored?.value === 'string' ? stored.value : fallback;
+  }
+
+  private now(): number {
+    return this.options.clock.now();
+  }
+}

@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../src/actors/clock.js';
+import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { memoryNamespaces, PREFERENCES_KEY } from '../src/email/triagePreferences.js';
+import type { TroupeStore } from '../src/ports/store.js';
+import { isTroupeError } from '../src/ports/troupeError.js';
+
+// Wednesday 25 November 2026, 10:00 in Berlin.
+const START = Date.parse('2026-11-25T09:00:00Z');
+
+function assistantOn(store: TroupeStore, clock = new SimulatedClock(START)) {
+  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
+  const calendar = createLocalCalendar(store.documents);
+  const assistant = new EmailAssistant({
+    store,
+    mailbox,
+    calendar,
+    clock,
+    userName: 'Sam',
+    timeZone: 'Europe/Berlin',
+  });
+  return { assistant, mailbox, calendar, clock };
+}
+
+const newsletter = {
+  id: 'n1',
+  from: 'The Weekly Byte <newsletter@bytes.example>',
+  to: 'sam@acme.dev',
+  subject: 'This week in JavaScript',
+  body: 'Top stories.',
+};
+const statusUpdate = {
+  id: 's1',
+  threadId: 'th-s1',
+  from: 'Jordan <jordan@acme.dev>',
+  to: 'sam@acme.dev',
+  subject: 'Project Atlas status update',
+  body: 'FYI: Atlas is on track. No action items.',
+};
+const question = {
+  id: 'q1',
+  threadId: 'th-q1',
+  messageId: '<q1@mail.acme.dev>',
+  references: '<root@mail.acme.dev>',
+  from: 'Marco Rossi <marco@acme.dev>',
+  to: 'sam@acme.dev',
+  subject: 'API limits',
+  body: 'What rate limit should the public API use?',
+};
+const meeting = {
+  id: 'm1',
+  from: 'Ben <ben@customer.example>',
+  to: 'sam@acme.dev',
+  subject: 'Meeting next week?',
+  body: 'Would you have 30 minutes for a call?',
+};
+
+describe('the email assistant, end to end on the local mailbox', () => {
+  it('an ignored email is closed with its label and nothing waits; the same email again is not processed twice', async () => {
+    const store = createMemoryStore();
+    const { assistant, mailbox } = assistantOn(store);
+    const record = await assistant.receive(newsletter);
+    expect(!isTroupeError(record) && record.state.value).toBe('done');
+    expect(!isTroupeError(record) && record.decision?.decidedBy).toBe('rule');
+    expect(await mailbox.closed('n1')).toBe('troupe/ignored');
+    expect(await assistant.pending()).toEqual([]);
+    await assistant.receive(newsletter);
+    expect((await store.documents.list('email-lifecycle')).length).toBe(1);
+  });
+
+  it('a notify email waits in the inbox with the seed’s request; ignoring it closes it and teaches triage', async () => {
+    const store = createMemoryStore();
+    const { assistant, mailbox } = assistantOn(store);
+    await assistant.receive(statusUpdate);
+    const [item] = await assistant.pending();
+    expect(item?.request.action_request.action).toBe('Email Assistant: notify');
+    const { item: answered, record } = await assistant.answer(item?.id as string, { type: 'ignore' });
+    expect(record.state.value).toBe('done');
+    expect(record.state.context.outcome).toBe('notified');
+    expect(await mailbox.closed('s1')).toBe('troupe/notified');
+    expect(answered.memory).toMatchObject({ namespace: memoryNamespaces.triage, version: 2 });
+    // The next update like it from Jordan is ignored without asking.
+    const next = await assistant.receive({
+      ...statusUpdate,
+      id: 's2',
+      subject: 'Project Atlas status update, week 2',
+    });
+    expect(!isTroupeError(next) && next.state.context.outcome).toBe('ignored');
+  });
+
+  it('a notify answered with feedback goes to the response agent, whose draft is reviewed, edited and sent once in the thread', async () => {
+    const store = createMemoryStore();
+    const { assistant, mailbox } = assistantOn(store);
+    await assistant.receive(statusUpdate);
+    const [notify] = await assistant.pending();
+    await assistant.answer(notify?.id as string, {
+      type: 'response',
+      args: 'tell Jordan thanks, great work',
+    });
+    const [review] = await assistant.pending();
+    expect(review?.request.action_request.action).toBe('send_email_tool');
+    expect(review?.request.action_request.args).toMatchObject({
+      to: 'jordan@acme.dev',
+      subject: 'Re: Project Atlas status update',
+    });
+    expect(String(review?.request.action_request.args.content)).toContain('Tell Jordan thanks, great work.');
+    // The human edits the draft (as a JSON string, as Agent Inbox's editor sends it).
+    const edited = {
+      to: 'jordan@acme.dev',
+      subject: 'Re: Project Atlas status update',
+      content: 'Thanks Jordan, great work!',
+    };
+    const { record, item } = await assistant.answer(review?.id as string, {
+      type: 'edit',
+      args: JSON.stringify({ action: 'send_email_tool', args: edited }),
+    });
+    expect(item.memory?.namespace).toBe(memoryNamespaces.response);
+    expect(record.state.value).toBe('done');
+    expect(record.state.context.outcome).toBe('answered');
+    const sent = await mailbox.sent();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ ...edited, threadId: 'th-s1', references: [] });
+    const profile = await store.memory.get(memoryNamespaces.response, PREFERENCES_KEY);
+    expect(profile?.value).toMatch(/edited a proposal: content/u);
+  });
+
+  it('a reply answers in the thread with In-Reply-To and References', async () => {
+    const store = createMemoryStore();
+    const { assistant, mailbox } = assistantOn(store);
+    await assistant.receive(question);
+    const [review] = await assistant.pending();
+    await assistant.answer(review?.id as string, { type: 'accept' });
+    const [sent] = await mailbox.sent();
+    expect(sent).toMatchObject({
+      to: 'marco@acme.dev',
+      subject: 'Re: API limits',
+      inReplyTo: '<q1@mail.acme.dev>',
+      references: ['<root@mail.acme.dev>', '<q1@mail.acme.dev>'],
+      threadId: 'th-q1',
+    });
+  });
+
+  it('a meeting request: the calendar is checked without asking, the invitation is reviewed and booked', async () => {
+    const store = createMemoryStore();
+    const { assistant, calendar } = assistantOn(store);
+    await assistant.receive(meeting);
+    const [review] = await assistant.pending();
+    expect(review?.request.action_request).toMatchObject({
+      action: 'schedule_meeting_tool',
+      args: {
+        attendees: ['ben@customer.example'],
+        preferred_day: '2026-11-26',
+        start_time: '09:00',
+        duration_minutes: 30,
+      },
+    });
+    await assistant.answer(review?.id as string, { type: 'accept' });
+    expect(await calendar.events()).toHaveLength(1);
+    // The next request for that day gets the next free slot.
+    await assistant.receive({ ...meeting, id: 'm2' });
+    const [second] = await assistant.pending();
+    expect(second?.request.action_request.args).toMatchObject({
+      preferred_day: '2026-11-26',
+      start_time: '09:30',
+    });
+  });
+
+  it('refuses answers a request does not allow, edits that do not fit, and second answers, changing nothing', async () => {
+    const store = createMemoryStore();
+    const { assistant } = assistantOn(store);
+    await assistant.receive(statusUpdate);
+    const [notify] = await assistant.pending();
+    await expect(assistant.answer(notify?.id as string, { type: 'accept' })).rejects.toThrow(
+      /“accept” is not allowed for Email Assistant: notify/u,
+    );
+    await assistant.answer(notify?.id as string, { type: 'response', args: 'reply please' });
+    await expect(assistant.answer(notify?.id as string, { type: 'ignore' })).rejects.toThrow(
+      /already answered/u,
+    );
+    const [review] = await assistant.pending();
+    await expect(
+      assistant.answer(review?.id as string, { type: 'edit', args: { args: { to: 'jordan@acme.dev' } } }),
+    ).rejects.toThrow(/does not fit send_email_tool: subject/u);
+    expect((await assistant.pending()).map((p) => p.id)).toEqual([review?.id]);
+  });
+
+  it('a restart in the middle of a review resumes it, and the reply is sent once', async () => {
+    const store = createMemoryStore();
+    const first = assistantOn(store);
+    await first.assistant.receive(question);
+    const [review] = await first.assistant.pending();
+    // A new process on the same store.
+    const second = assistantOn(store);
+    expect(await second.assistant.resume()).toHaveLength(1);
+    expect((await second.assistant.pending()).map((p) => p.id)).toEqual([review?.id]);
+    await second.assistant.answer(review?.id as string, { type: 'accept' });
+    await second.assistant.resume();
+    expect(await second.mailbox.sent()).toHaveLength(1);
+  });
+
+  it('a crash right after the reply went out (before the step was written) does not send it twice on restart', async () => {
+    const store = createMemoryStore();
+    let crashNextWrite = false;
+    const crashing: TroupeStore = {
+      ...store,
+      close: () => store.close(),
+      documents: {
+        ...store.documents,
+        get: (c, k) => store.documents.get(c, k),
+        list: (c, o) => store.documents.list(c, o),
+        put: (collection, key, value, options) => {
+          if (crashNextWrite && collection === 'email-lifecycle') {
+            crashNextWrite = false;
+            return Promise.reject(new Error('the process died'));
+          }
+          return store.documents.put(collection, key, value, options);
+        },
+      },
+    };
+    const clock = new SimulatedClock(START);
+    const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
+    const sending = {
+      ...mailbox,
+      sendReply: async (reply: Parameters<typeof mailbox.sendReply>[0], key: string) => {
+        const sent = await mailbox.sendReply(reply, key);
+        crashNextWrite = true;
+        return sent;
+      },
+    };
+    const dying = new EmailAssistant({
+      store: crashing,
+      mailbox: sending,
+      calendar: createLocalCalendar(store.documents),
+      clock,
+      userName: 'Sam',
+      timeZone: 'Europe/Berlin',
+    });
+    await dying.receive(question);
+    const [review] = await dying.pending();
+    await expect(dying.answer(review?.id as string, { type: 'accept' })).rejects.toThrow('the process died');
+    expect(await mailbox.sent()).toHaveLength(1);
+
+    const restarted = assistantOn(store, clock);
+    const [resumed] = await restarted.assistant.resume();
+    expect(resumed?.state.value).toBe('done');
+    expect(await mailbox.sent()).toHaveLength(1);
+  });
+
+  it('a bad email is refused with TROUPE_EMAIL_INVALID and the inbox goes on', async () => {
+    const store = createMemoryStore();
+    const { assistant } = assistantOn(store);
+    const bad = await assistant.receive({ from: 'x@y', subject: 'no body or id' });
+    expect(isTroupeError(bad) && bad.code).toBe('TROUPE_EMAIL_INVALID');
+    const good = await assistant.receive(newsletter);
+    expect(!isTroupeError(good) && good.state.value).toBe('done');
+  });
+});

@@ -8,6 +8,7 @@ import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
 import { composerSettings } from '../src/composer/composerConfig.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
 import { replySettings } from '../src/config/replySettings.js';
+import { emailSettings } from '../src/email/emailSettings.js';
 
 const fmt = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 const header = ['| Variable | Default | What it does |', '| --- | --- | --- |'];
@@ -32,6 +33,9 @@ for (const [name, s] of Object.entries(erpSettings))
 const discord = [...header];
 for (const [name, s] of Object.entries(discordSettings))
   discord.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
+const email = [...header];
+for (const [name, s] of Object.entries(emailSettings))
+  email.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
 process.stdout.write(
-  `${[coordination, model, speech, store, composer, discord].map((t) => t.join('\n')).join('\n\n')}\n`,
+  `${[coordination, model, speech, store, composer, discord, email].map((t) => t.join('\n')).join('\n\n')}\n`,
 );

@@ -126,6 +126,24 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect(profile?.value).toMatch(/edited a proposal: content/u);
   });
 
+  it('feedback on a draft brings a new draft as a new interrupt; the answered one stays answered', async () => {
+    const store = createMemoryStore();
+    const { assistant } = assistantOn(store);
+    await assistant.receive(question);
+    const [first] = await assistant.pending();
+    await assistant.answer(first?.id as string, {
+      type: 'response',
+      args: 'use 100 requests per minute per key',
+    });
+    const [second] = await assistant.pending();
+    expect(second?.id).not.toBe(first?.id);
+    expect(String(second?.request.action_request.args.content)).toContain(
+      'Use 100 requests per minute per key.',
+    );
+    const answered = await store.documents.get<{ status: string }>('email-inbox', first?.id as string);
+    expect(answered?.value.status).toBe('answered');
+  });
+
   it('a reply answers in the thread with In-Reply-To and References', async () => {
     const store = createMemoryStore();
     const { assistant, mailbox } = assistantOn(store);

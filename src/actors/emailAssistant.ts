@@ -6,7 +6,6 @@ import {
   humanResponseSchema,
   type InterruptRequest,
   memoryUpdateFor,
-  NOTIFY_ACTION,
   notifyInterrupt,
   type ReviewedTool,
   toolInterrupt,
@@ -51,6 +50,8 @@ export interface EmailRecord {
   proposed?: ResponseToolCall;
   /** The interrupt waiting for the human, if any. */
   interruptId?: string;
+  /** Interrupts raised for this email so far (each gets the next number in its id). */
+  asked?: number;
 }
 
 /** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
@@ -363,7 +364,8 @@ export class EmailAssistant {
   /** Puts an interrupt in the inbox (once) and leaves the email waiting for the human. */
   private async ask(record: EmailRecord, request: InterruptRequest): Promise<EmailRecord> {
     if (record.interruptId) return record;
-    const id = `${record.email.id}#${record.steps.length}${request.action_request.action === NOTIFY_ACTION ? 'n' : 'r'}`;
+    const asked = (record.asked ?? 0) + 1;
+    const id = `${record.email.id}#${asked}`;
     const item: InboxItem = {
       id,
       emailId: record.email.id,
@@ -372,7 +374,7 @@ export class EmailAssistant {
       createdAt: this.now(),
     };
     await this.options.store.documents.put(INBOX, id, item);
-    const waiting = { ...record, interruptId: id };
+    const waiting = { ...record, interruptId: id, asked };
     await this.options.store.documents.put(EMAILS, record.email.id, waiting);
     return waiting;
   }

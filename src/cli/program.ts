@@ -19,6 +19,7 @@ import { runChat } from './chat.js';
 import { bolder, dimmer } from './conversationPrinter.js';
 import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
+import { runEmail, runInboxAnswer, runInboxList } from './email.js';
 import { formatPlaySummary, playScenario } from './tour.js';
 import { runTriageEval } from './triageEval.js';
 
@@ -256,6 +257,50 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         stderr,
         env: io.env,
         stopSignal,
+      });
+    });
+
+  program
+    .command('email')
+    .description(
+      'Run the email assistant on a mailbox file (one email per line, any input shape; default: the sample mailbox) and show each triage decision and what waits for you.',
+    )
+    .option(
+      '--mailbox <file>',
+      'emails, one JSON object per line (default: examples/email/sample-mailbox.jsonl)',
+    )
+    .action(async (flags: { mailbox?: string }) => {
+      exitCode = await runEmail({
+        mailboxFile: flags.mailbox ?? fileURLToPath(new URL('email/sample-mailbox.jsonl', examplesDir)),
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
+      });
+    });
+
+  const inbox = program.command('inbox').description('The email assistant’s interrupts: what waits for you.');
+  inbox
+    .command('list')
+    .description('List the interrupts waiting for you, with what each allows.')
+    .action(async () => {
+      exitCode = await runInboxList({ stdout: io.stdout, stderr, env: io.env });
+    });
+  inbox
+    .command('answer')
+    .description(
+      'Answer an interrupt: accept, edit (the arguments as JSON), response (your feedback) or ignore.',
+    )
+    .argument('<id>', 'the interrupt id, from troupe inbox list')
+    .argument('<type>', 'accept, edit, response or ignore')
+    .argument('[text...]', 'feedback for response; the edited arguments as JSON for edit')
+    .action(async (id: string, type: string, text: string[]) => {
+      exitCode = await runInboxAnswer({
+        id,
+        type,
+        ...(text.length > 0 ? { text: text.join(' ') } : {}),
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
       });
     });
 

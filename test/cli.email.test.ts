@@ -1,0 +1,88 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../src/cli/program.js';
+
+async function troupe(args: string[], env: Record<string, string>) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env,
+    isTTY: false,
+  };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
+}
+
+describe('troupe email and troupe inbox, on the sample mailbox', () => {
+  it('triages the sample mailbox, keeps state between runs, and answers interrupts from the terminal', async () => {
+    const env = {
+      TROUPE_DATA_DIR: await mkdtemp(join(tmpdir(), 'troupe-email-')),
+      TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z',
+      TROUPE_EMAIL_TIME_ZONE: 'Europe/Berlin',
+      LOG_LEVEL: 'silent',
+    };
+    const first = await troupe(['email'], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Email assistant — mailbox .*sample-mailbox\.jsonl, model: offline/mu);
+    expect(first.stdout).toContain('IGNORE (rule): Rule: the sender contains “newsletter”');
+    expect(first.stdout).toMatch(
+      /sample-02 “Project Atlas status update”[\s\S]*?NOTIFY \(offline\)[\s\S]*?waiting for you \(sample-02#1\)/u,
+    );
+    expect(first.stdout).toMatch(/sample-04 “Meeting next week\?”[\s\S]*?now: responding\.reviewing/u);
+    expect(first.stdout).toContain('Waiting for you (6)');
+
+    const again = await troupe(['email'], env);
+    expect(again.stdout).toContain('No new email (each is processed once; state is kept in the store).');
+    expect(again.stdout).toContain('Waiting for you (6)');
+
+    const ignored = await troupe(['inbox', 'answer', 'sample-02#1', 'ignore'], env);
+    expect(ignored.code).toBe(0);
+    expect(ignored.stdout).toContain(
+      'Learned (email_assistant/triage_preferences, version 2): Added under Ignore: emails like “Project Atlas status update” from jordan@acme.dev.',
+    );
+    expect(ignored.stdout).toContain('now: done — notified');
+
+    const feedback = await troupe(
+      ['inbox', 'answer', 'sample-03#1', 'response', 'use', '100', 'requests', 'per', 'minute'],
+      env,
+    );
+    expect(feedback.stdout).toMatch(/waiting for you \(sample-03#2\)/u);
+    const sent = await troupe(['inbox', 'answer', 'sample-03#2', 'accept'], env);
+    expect(sent.stdout).toContain(
+      'Sent to marco@acme.dev: “Re: Quick question about the API limits” (in reply to <sample-03@mail.example>)',
+    );
+    expect(sent.stdout).toContain('now: done — answered');
+
+    const list = await troupe(['inbox', 'list'], env);
+    expect(list.stdout).toContain('Waiting for you (4)');
+    expect(list.stdout).not.toContain('sample-03#');
+
+    const wrong = await troupe(['inbox', 'answer', 'sample-05#1', 'accept'], env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(
+      'error TROUPE_INBOX_INVALID: “accept” is not allowed for Email Assistant: notify; allowed: response, ignore.',
+    );
+  });
+
+  it('a bad time zone or clock setting is a configuration error naming the variable', async () => {
+    const env = {
+      TROUPE_STORE: 'memory',
+      TROUPE_EMAIL_TIME_ZONE: 'Mars/Olympus',
+      TROUPE_EMAIL_NOW: 'soon',
+      LOG_LEVEL: 'silent',
+    };
+    const result = await troupe(['email'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /TROUPE_CONFIG_INVALID[\s\S]*TROUPE_EMAIL_NOW="soon"[\s\S]*TROUPE_EMAIL_TIME_ZONE="Mars\/Olympus"/u,
+    );
+  });
+});

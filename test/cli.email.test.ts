@@ -61,8 +61,13 @@ describe('troupe email and troupe inbox, on the sample mailbox', () => {
     );
     expect(sent.stdout).toContain('now: done — answered');
 
+    const booked = await troupe(['inbox', 'answer', 'sample-04#1', 'accept'], env);
+    expect(booked.stdout).toContain(
+      'Booked “Meeting next week?” on 2026-11-26 at 09:00 (Europe/Berlin, 30 min) with ben@customer.example',
+    );
+
     const list = await troupe(['inbox', 'list'], env);
-    expect(list.stdout).toContain('Waiting for you (4)');
+    expect(list.stdout).toContain('Waiting for you (3)');
     expect(list.stdout).not.toContain('sample-03#');
 
     const wrong = await troupe(['inbox', 'answer', 'sample-05#1', 'accept'], env);

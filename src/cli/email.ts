@@ -23,6 +23,7 @@ interface Opened {
   store: TroupeStore;
   assistant: EmailAssistant;
   mailbox: ReturnType<typeof createLocalMailbox>;
+  calendar: ReturnType<typeof createLocalCalendar>;
   model: string;
 }
 
@@ -101,17 +102,18 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
   }
   const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
   const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
+  const calendar = createLocalCalendar(store.documents);
   const assistant = new EmailAssistant({
     store,
     mailbox,
-    calendar: createLocalCalendar(store.documents),
+    calendar,
     clock,
     ...(model ? { model } : {}),
     userName: options.env.TROUPE_EMAIL_USER?.trim() || 'Sam',
     timeZone,
     logger,
   });
-  return { store, assistant, mailbox, model: modelName };
+  return { store, assistant, mailbox, calendar, model: modelName };
 }
 
 /**
@@ -189,9 +191,10 @@ export async function runInboxAnswer(
   const opened = await open(options);
   if (typeof opened === 'number') return opened;
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
-  const { assistant, store, mailbox } = opened;
+  const { assistant, store, mailbox, calendar } = opened;
   try {
     const before = (await mailbox.sent()).length;
+    const booked = new Set((await calendar.events()).map((e) => e.eventId));
     const args = options.type === 'response' || options.type === 'edit' ? options.text : undefined;
     const { item, record } = await assistant.answer(options.id, {
       type: options.type,

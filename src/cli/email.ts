@@ -207,6 +207,10 @@ export async function runInboxAnswer(
       out(
         `  Sent to ${sent.to}: “${sent.subject}”${sent.inReplyTo ? ` (in reply to ${sent.inReplyTo})` : ''}`,
       );
+    for (const event of (await calendar.events()).filter((e) => !booked.has(e.eventId)))
+      out(
+        `  Booked “${event.subject}” on ${event.day} at ${event.startTime} (${event.timeZone}, ${event.durationMinutes} min) with ${event.attendees.join(', ')}`,
+      );
     out(describeRecord(record));
     await printPending(assistant, out);
     return 0;

@@ -135,6 +135,14 @@ export class EmailAssistant {
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
+  /** The interrupt waiting for the human on one email, if any. */
+  async pendingFor(emailId: string): Promise<InboxItem[]> {
+    const record = await this.record(emailId);
+    if (!record?.interruptId) return [];
+    const item = await this.options.store.documents.get<InboxItem>(INBOX, record.interruptId);
+    return item && item.value.status === 'pending' ? [item.value] : [];
+  }
+
   /** An email's record. */
   async record(emailId: string): Promise<EmailRecord | undefined> {
     return (await this.options.store.documents.get<EmailRecord>(EMAILS, emailId))?.value;

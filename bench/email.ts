@@ -1,0 +1,181 @@
+/**
+ * Email benchmark: seed 002's flow through Troupe's email assistant — triage, the notify
+ * interrupt, the response agent's draft, its review, the send, the memory updates — on synthetic
+ * emails with an instant mock model and the same answers a person gives every time (a notify:
+ * every other one ignored, the rest answered with feedback; drafts accepted). Runs on the memory
+ * store and on a durable SQLite store (every step written), and prints emails/s, µs per email and
+ * the heap retained per finished email.
+ *
+ * With `--peer <dir>` (a folder holding `langgraph.mjs` and `xstate-bare.mjs` that take an email
+ * count and print one JSON line, with their dependencies installed), runs them in the same
+ * invocation on the same email mix and prints the ratios.
+ *
+ *   npm run bench:email                       # 2,000 emails
+ *   npm run bench:email -- --emails 5000 --peer <dir>
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SimulatedClock } from '../src/actors/clock.js';
+import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
+import type { ObjectModel } from '../src/ports/objectModel.js';
+import type { TroupeStore } from '../src/ports/store.js';
+import { intArg } from './support/args.js';
+import { settledHeap } from './support/heap.js';
+
+const { values: args } = parseArgs({
+  options: {
+    emails: { type: 'string' },
+    peer: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  process.stdout.write('Usage: npm run bench:email -- [--emails N (2000)] [--peer <dir>]\n');
+  process.exit(0);
+}
+const N = intArg(args.emails, 2_000, 'emails');
+
+/** The peer's email mix: 8 respond : 6 notify : 2 ignore, the class in the subject. */
+const kinds = ['respond', 'notify', 'respond', 'notify', 'respond', 'ignore', 'respond', 'notify'];
+const mix = [...kinds, 'respond', 'notify', 'respond', 'notify', 'respond', 'ignore', 'respond', 'notify'];
+function makeEmails(n: number) {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `m${i}`,
+    from: `sender${i % 50}@example.com`,
+    to: 'me@example.com',
+    subject: `${mix[i % mix.length]}: subject ${i}`,
+    body: `Body of email ${i}. `.repeat(20),
+  }));
+}
+
+/** The instant mock model: triage from the subject, a draft then done, memory as profile + note. */
+const mockModel: ObjectModel = {
+  id: 'mock:instant',
+  async generateObject(request) {
+    const content = request.prompt.messages[0]?.content ?? '';
+    if (request.schemaName === 'triage_decision') {
+      const kind = /## Email: (\w+):/u.exec(content)?.[1] ?? 'notify';
+      return request.schema.parse({ reasoning: 'from the subject', classification: kind });
+    }
+    if (request.schemaName === 'tool_call') {
+      if (content.includes('send_email_tool('))
+        return request.schema.parse({ call: { tool: 'Done', args: { done: true } } });
+      const from = /\*\*From\*\*: (\S+)/u.exec(content)?.[1] ?? 'someone@example.com';
+      const subject = /## Email: (.*)/u.exec(content)?.[1] ?? '';
+      return request.schema.parse({
+        call: {
+          tool: 'send_email_tool',
+          args: { to: from, subject: `Re: ${subject}`, content: 'Thanks, will do.' },
+        },
+      });
+    }
+    const profile = /<profile>\n([\s\S]*?)\n<\/profile>/u.exec(content)?.[1] ?? '';
+    return request.schema.parse({ user_preferences: `${profile}\n- noted`.slice(-2000), summary: 'noted' });
+  },
+};
+
+interface Figures {
+  impl: string;
+  emails: number;
+  ms: number;
+  emails_per_s: number;
+  us_per_email: number;
+  heap_kb_per_email_retained: number;
+}
+
+async function runTroupe(name: string, store: TroupeStore): Promise<Figures> {
+  const clock = new SimulatedClock(Date.parse('2026-11-25T09:00:00Z'));
+  const assistant = new EmailAssistant({
+    store,
+    mailbox: createLocalMailbox(store.documents, { now: () => clock.now() }),
+    calendar: createLocalCalendar(store.documents),
+    clock,
+    model: mockModel,
+    userName: 'Sam',
+    timeZone: 'UTC',
+  });
+  const emails = makeEmails(N);
+  const heap0 = settledHeap();
+  const t0 = performance.now();
+  for (const email of emails) {
+    await assistant.receive(email);
+    for (
+      let item = (await assistant.pendingFor(email.id))[0];
+      item;
+      item = (await assistant.pendingFor(email.id))[0]
+    ) {
+      const answer = item.request.action_request.action.startsWith('Email Assistant')
+        ? Number(email.id.slice(1)) % 2
+          ? { type: 'ignore' }
+          : { type: 'response', args: 'please reply' }
+        : { type: 'accept' };
+      await assistant.answer(item.id, answer);
+    }
+  }
+  const ms = performance.now() - t0;
+  const heap1 = settledHeap();
+  return {
+    impl: name,
+    emails: N,
+    ms: Math.round(ms),
+    emails_per_s: Math.round(N / (ms / 1000)),
+    us_per_email: Math.round((ms * 1000) / N),
+    heap_kb_per_email_retained: Math.round(((heap1 - heap0) / 1024 / N) * 10) / 10,
+  };
+}
+
+function runPeer(dir: string, script: string): Figures | undefined {
+  try {
+    const out = execFileSync(process.execPath, ['--expose-gc', join(dir, script), String(N)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const line = out.trim().split('\n').at(-1) ?? '';
+    const parsed = JSON.parse(line) as Figures;
+    return { ...parsed, impl: parsed.impl ?? script };
+  } catch {
+    return undefined;
+  }
+}
+
+const results: Figures[] = [];
+results.push(await runTroupe('troupe (memory store)', createMemoryStore()));
+const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-email-'));
+try {
+  const sqlite = await openSqliteStore({ path: join(dir, 'bench.db') });
+  results.push(await runTroupe('troupe (SQLite, every step written)', sqlite));
+  await sqlite.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const peers: Figures[] = [];
+if (args.peer) {
+  for (const script of ['langgraph.mjs', 'xstate-bare.mjs']) {
+    const figures = runPeer(args.peer, script);
+    if (figures) peers.push(figures);
+    else process.stdout.write(`peer ${script} did not run (npm ci in ${args.peer}?)\n`);
+  }
+}
+const row = (f: Figures) =>
+  `${f.impl.padEnd(40)} ${String(f.emails).padStart(7)} ${String(f.emails_per_s).padStart(9)} ${String(f.us_per_email).padStart(9)} ${String(f.heap_kb_per_email_retained).padStart(10)}`;
+const lines = [
+  `bench:email — ${N} emails (8 respond : 6 notify : 2 ignore), instant mock model, the same answers; node ${process.version}`,
+  '',
+  `${'run'.padEnd(40)} ${'emails'.padStart(7)} ${'emails/s'.padStart(9)} ${'µs/email'.padStart(9)} ${'KB/email'.padStart(10)}`,
+  ...[...results, ...peers].map(row),
+];
+const langgraph = peers.find((p) => p.impl.includes('langgraph'));
+if (langgraph) {
+  lines.push('');
+  for (const r of results)
+    lines.push(
+      `${r.impl}: ${(langgraph.us_per_email / r.us_per_email).toFixed(1)}x less orchestration per email than LangGraph.js`,
+    );
+}
+process.stdout.write(`${lines.join('\n')}\n`);

@@ -204,6 +204,20 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect((await assistant.pending()).map((p) => p.id)).toEqual([review?.id]);
   });
 
+  it('two answers to one interrupt at the same time: one stands, the other is told so', async () => {
+    const store = createMemoryStore();
+    const { assistant } = assistantOn(store);
+    await assistant.receive(statusUpdate);
+    const [item] = await assistant.pending();
+    const results = await Promise.allSettled([
+      assistant.answer(item?.id as string, { type: 'ignore' }),
+      assistant.answer(item?.id as string, { type: 'response', args: 'reply' }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(String(refused.reason)).toMatch(/TROUPE_INBOX_INVALID|answered/u);
+  });
+
   it('a restart in the middle of a review resumes it, and the reply is sent once', async () => {
     const store = createMemoryStore();
     const first = assistantOn(store);

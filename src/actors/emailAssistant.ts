@@ -187,7 +187,15 @@ export class EmailAssistant {
     }
     // Stored before anything acts on it: a crash after this line replays from the answer.
     const answered: InboxItem = { ...item, status: 'answered', answer, answeredAt: this.now() };
-    await documents.put(INBOX, interruptId, answered, { expectedVersion: stored.version });
+    try {
+      await documents.put(INBOX, interruptId, answered, { expectedVersion: stored.version });
+    } catch (error) {
+      if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
+      throw new TroupeError(
+        'TROUPE_INBOX_INVALID',
+        `Interrupt ${interruptId} was answered at the same time elsewhere; that answer stands.`,
+      );
+    }
 
     const update = memoryUpdateFor(item.request.action_request.action, answer);
     if (update) {

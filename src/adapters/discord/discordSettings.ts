@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/configError.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -46,91 +47,103 @@ export interface DiscordSettings {
 }
 
 const SNOWFLAKE = /^\d{17,20}$/u;
-const list = (raw: string | undefined) =>
-  (raw ?? '')
+const list = (raw: string) =>
+  raw
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+const optional = (raw: string | undefined) =>
+  raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+
+/** One schema per variable: what it accepts, what it becomes, and what to tell a person otherwise. */
+const variables = {
+  DISCORD_TOKEN: z
+    .string({ message: 'the bot token from the Discord Developer Portal (Bot → Reset Token)' })
+    .refine((t) => !/\s/u.test(t) && !t.toLowerCase().startsWith('bot '), {
+      message: 'the token alone, without "Bot " in front and without spaces',
+    }),
+  DISCORD_APPLICATION_ID: z
+    .string()
+    .regex(
+      SNOWFLAKE,
+      'a Discord id (17 to 20 digits), as shown on the application’s General Information page',
+    )
+    .optional(),
+  DISCORD_API_URL: z
+    .string()
+    .regex(
+      /^https?:\/\/[^\s/@]+(\/\S*)?$/u,
+      'an http(s) URL without credentials, e.g. https://discord.com/api',
+    )
+    // discord.js appends `/v10`: a trailing slash would make `//v10`.
+    .transform((url) => url.replace(/\/+$/u, ''))
+    .optional(),
+  TROUPE_DISCORD_DMS: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .refine((v) => ['true', '1', 'yes', 'on', 'false', '0', 'no', 'off'].includes(v), {
+      message: 'true or false (also 1/0, yes/no, on/off)',
+    })
+    .transform((v) => ['true', '1', 'yes', 'on'].includes(v))
+    .optional(),
+  TROUPE_DISCORD_ALLOW_BOTS: z
+    .string()
+    .transform(list)
+    .refine(
+      (ids) => (ids.length === 1 && ids[0]?.toLowerCase() === 'all') || ids.every((id) => SNOWFLAKE.test(id)),
+      {
+        message: 'comma-separated bot user ids (17 to 20 digits), or all',
+      },
+    )
+    .transform((ids): 'all' | string[] => (ids.length === 1 && ids[0]?.toLowerCase() === 'all' ? 'all' : ids))
+    .optional(),
+  TROUPE_DISCORD_SUMMON_ROLES: z
+    .string()
+    .transform((raw) => list(raw).map((r) => r.replace(/^@/u, '')))
+    .refine((roles) => roles.every((r) => r.length <= 100), {
+      message: 'comma-separated role ids or names of at most 100 characters',
+    })
+    .optional(),
+  TROUPE_DISCORD_SUMMONS_PER_DAY: z
+    .string()
+    .regex(/^\d{1,5}$/u, 'a whole number from 0 to 10000 (0: no limit)')
+    .transform(Number)
+    .refine((n) => n <= 10_000, { message: 'a whole number from 0 to 10000 (0: no limit)' })
+    .optional(),
+} as const;
 
 /**
- * Reads `troupe discord`'s settings from the environment.
+ * Reads `troupe discord`'s settings from the environment, each variable with its zod schema.
  *
- * @throws ConfigError `TROUPE_CONFIG_INVALID` naming every bad variable (the token's value is
- *   never quoted).
+ * @throws ConfigError `TROUPE_CONFIG_INVALID` naming every bad variable at once (the token's value
+ *   is never quoted).
  */
 export function discordSettingsFromEnv(env: Env): DiscordSettings {
   const problems: ConfigProblem[] = [];
-  const token = env.DISCORD_TOKEN?.trim() ?? '';
-  if (token === '')
+  const values: Record<string, unknown> = {};
+  for (const [variable, schema] of Object.entries(variables) as [keyof typeof variables, z.ZodType][]) {
+    const raw = optional(env[variable]);
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) {
+      values[variable] = parsed.data;
+      continue;
+    }
     problems.push({
-      variable: 'DISCORD_TOKEN',
-      value: '',
-      expected: 'the bot token from the Discord Developer Portal (Bot → Reset Token)',
+      variable,
+      value: variable === 'DISCORD_TOKEN' ? (raw === undefined ? '' : '(hidden)') : (raw ?? ''),
+      expected: parsed.error.issues[0]?.message ?? 'a valid value',
     });
-  else if (/\s/u.test(token) || token.toLowerCase().startsWith('bot '))
-    problems.push({
-      variable: 'DISCORD_TOKEN',
-      value: '(hidden)',
-      expected: 'the token alone, without "Bot " in front and without spaces',
-    });
-  const applicationId = env.DISCORD_APPLICATION_ID?.trim() || undefined;
-  if (applicationId !== undefined && !SNOWFLAKE.test(applicationId))
-    problems.push({
-      variable: 'DISCORD_APPLICATION_ID',
-      value: applicationId,
-      expected: 'a Discord id (17 to 20 digits), as shown on the application’s General Information page',
-    });
-  // discord.js appends `/v10`: a trailing slash would make `//v10`.
-  const apiUrl = env.DISCORD_API_URL?.trim().replace(/\/+$/u, '') || undefined;
-  if (apiUrl !== undefined && !/^https?:\/\/[^\s/@]+(\/\S*)?$/u.test(apiUrl))
-    problems.push({
-      variable: 'DISCORD_API_URL',
-      value: apiUrl,
-      expected: 'an http(s) URL without credentials, e.g. https://discord.com/api',
-    });
-  const dms = (env.TROUPE_DISCORD_DMS ?? '').trim().toLowerCase();
-  let directMessages = false;
-  if (['true', '1', 'yes', 'on'].includes(dms)) directMessages = true;
-  else if (!['', 'false', '0', 'no', 'off'].includes(dms))
-    problems.push({
-      variable: 'TROUPE_DISCORD_DMS',
-      value: env.TROUPE_DISCORD_DMS ?? '',
-      expected: 'true or false (also 1/0, yes/no, on/off)',
-    });
-  const bots = list(env.TROUPE_DISCORD_ALLOW_BOTS);
-  const allowAll = bots.length === 1 && bots[0]?.toLowerCase() === 'all';
-  if (!allowAll && bots.some((b) => !SNOWFLAKE.test(b)))
-    problems.push({
-      variable: 'TROUPE_DISCORD_ALLOW_BOTS',
-      value: env.TROUPE_DISCORD_ALLOW_BOTS ?? '',
-      expected: 'comma-separated bot user ids (17 to 20 digits), or all',
-    });
-  const summonRoles = list(env.TROUPE_DISCORD_SUMMON_ROLES).map((r) => r.replace(/^@/u, ''));
-  if (summonRoles.some((r) => r.length > 100))
-    problems.push({
-      variable: 'TROUPE_DISCORD_SUMMON_ROLES',
-      value: env.TROUPE_DISCORD_SUMMON_ROLES ?? '',
-      expected: 'comma-separated role ids or names of at most 100 characters',
-    });
-  const perDayRaw = env.TROUPE_DISCORD_SUMMONS_PER_DAY?.trim() ?? '';
-  let summonsPerDay = 20;
-  if (perDayRaw !== '') {
-    summonsPerDay = /^\d{1,5}$/u.test(perDayRaw) ? Number(perDayRaw) : Number.NaN;
-    if (!(summonsPerDay >= 0 && summonsPerDay <= 10_000))
-      problems.push({
-        variable: 'TROUPE_DISCORD_SUMMONS_PER_DAY',
-        value: perDayRaw,
-        expected: 'a whole number from 0 to 10000 (0: no limit)',
-      });
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  const applicationId = values.DISCORD_APPLICATION_ID as string | undefined;
+  const apiUrl = values.DISCORD_API_URL as string | undefined;
   return {
-    token,
+    token: values.DISCORD_TOKEN as string,
     ...(applicationId ? { applicationId } : {}),
     ...(apiUrl ? { apiUrl } : {}),
-    directMessages,
-    allowBots: allowAll ? 'all' : bots,
-    summonRoles,
-    summonsPerDay,
+    directMessages: (values.TROUPE_DISCORD_DMS as boolean | undefined) ?? false,
+    allowBots: (values.TROUPE_DISCORD_ALLOW_BOTS as 'all' | string[] | undefined) ?? [],
+    summonRoles: (values.TROUPE_DISCORD_SUMMON_ROLES as string[] | undefined) ?? [],
+    summonsPerDay: (values.TROUPE_DISCORD_SUMMONS_PER_DAY as number | undefined) ?? 20,
   };
 }

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
+import { compileMachine } from '../src/machines/compiledMachine.js';
 import { type EmailLifecycleEvent, emailLifecycleMachine } from '../src/machines/emailLifecycle.machine.js';
 import { allStateIds, allTransitionKeys, missing, recordingActor } from './support/machineCoverage.js';
 
@@ -73,10 +74,26 @@ describe('email lifecycle model', () => {
     const seen = new Set<string>();
     const queue: string[][] = [[]];
     let replays = 0;
+    // The compiled engine (what the email assistant runs) must step exactly as xstate does.
+    const compiled = compileMachine(emailLifecycleMachine);
     while (queue.length > 0) {
       const path = queue.shift() as string[];
       const actor = recordingActor(emailLifecycleMachine, { emailId: 'e1', at: 0 }, taken, visited);
-      for (const name of path) actor.send(eventOf(name, actor.getSnapshot()));
+      let fast = compiled.initial({ emailId: 'e1', at: 0 });
+      for (const name of path) {
+        const event = eventOf(name, actor.getSnapshot());
+        actor.send(event);
+        fast = compiled.step(fast, event);
+        const live = actor.getSnapshot();
+        expect(
+          { value: fast.value, context: fast.context, status: fast.status },
+          `compiled, after ${path.join(' → ')}`,
+        ).toEqual({
+          value: live.value,
+          context: live.context,
+          status: live.status,
+        });
+      }
       replays += 1;
       const snapshot = actor.getSnapshot();
       invariants(snapshot, path);

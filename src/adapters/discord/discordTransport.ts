@@ -26,7 +26,7 @@ import {
 } from './discordSendError.js';
 import { DiscordWebhooks, type WebhookRef } from './discordWebhooks.js';
 import { RecentMap } from './recentMap.js';
-import { QUOTE_RESERVE, type QuoteTarget, replyQuote } from './replyQuote.js';
+import { QUOTE_RESERVE, type QuoteTarget, replyQuote, sameQuotedAnswer } from './replyQuote.js';
 import { webhookUsername } from './webhookUsername.js';
 
 /** Discord's longest message. */
@@ -188,6 +188,7 @@ export class DiscordTransport implements Transport {
         username,
         since,
         signal,
+        message.replyTo?.messageId,
       );
       if (found) {
         this.reconciled += 1;
@@ -329,13 +330,18 @@ export class DiscordTransport implements Transport {
     }
   }
 
-  /** A message the bot's webhook posted with this name and text since `since`, if any. */
+  /**
+   * A message the bot's webhook posted with this name and text since `since`, if any. An answer's
+   * quote line may read differently after a restart (rebuilt from Discord), so for a reply only
+   * the message it links to and the text after it must match.
+   */
   private async findPosted(
     channelId: string,
     content: string,
     username: string | undefined,
     since: number,
     signal: AbortSignal | undefined,
+    replyToMessageId: string | undefined,
   ): Promise<string | undefined> {
     try {
       const recent = (await this.client.rest.get(Routes.channelMessages(channelId), {
@@ -351,7 +357,8 @@ export class DiscordTransport implements Transport {
           m.webhook_id !== undefined &&
           (this.webhooks.isOwn(m.webhook_id) || (appId !== undefined && m.application_id === appId)) &&
           (username === undefined || m.author.username === username) &&
-          m.content === content,
+          (m.content === content ||
+            (replyToMessageId !== undefined && sameQuotedAnswer(m.content, content, replyToMessageId))),
       );
       return hit?.id;
     } catch (error) {

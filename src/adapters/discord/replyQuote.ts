@@ -59,3 +59,19 @@ export function replyQuote(target: QuoteTarget): string {
   if (clipped) inert = `${inert.trimEnd()}…`;
   return `> ↪ ${who}: ${inert} ${link}`;
 }
+
+/**
+ * True when `posted` is the same answer as `content`, both starting with a quote line of the
+ * message `messageId`: the quote is rebuilt from Discord after a restart (the text as Discord
+ * stores it, or nothing once deleted), so it may read differently than the first time.
+ */
+export function sameQuotedAnswer(posted: string, content: string, messageId: string): boolean {
+  const split = (text: string): [string, string] => {
+    const end = text.indexOf('\n');
+    return end < 0 ? [text, ''] : [text.slice(0, end), text.slice(end + 1)];
+  };
+  const [postedQuote, postedBody] = split(posted);
+  const [quote, body] = split(content);
+  const links = (line: string) => line.startsWith('> ↪') && line.endsWith(`/${messageId})`);
+  return links(postedQuote) && links(quote) && postedBody === body;
+}

@@ -9,6 +9,8 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 // Markdown that would change how the quoted text reads.
 const MARKDOWN = /([\\*_~`|>[\]()#-])/gu;
 const INERT = new Set('\\*_~`|>[]()#-');
+// Bidi controls: in a quote they would reverse the rest of the line (the link included) on screen.
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 // Latin, Greek, Cyrillic and the like without combining marks: one character is one grapheme.
 const SIMPLE = /^[\u0020-\u02ff\u0370-\u0482\u048a-\u052f]*$/u;
 
@@ -30,7 +32,7 @@ export function jumpLink(target: Pick<QuoteTarget, 'guildId' | 'channelId' | 'me
  * The line an avatar's answer starts with, since webhooks cannot send native replies: who it
  * answers (a mention, which pings only if the message's allowed mentions say so), the start of
  * their message, and a jump link to it. At most {@link QUOTE_RESERVE} characters; markdown and
- * mentions in the quoted text are made inert.
+ * mentions in the quoted text are made inert, and bidi controls dropped.
  */
 export function replyQuote(target: QuoteTarget): string {
   const who = target.authorId ? `<@${target.authorId}>` : 'a message';
@@ -38,6 +40,7 @@ export function replyQuote(target: QuoteTarget): string {
   // Only the start can show; the rest is never looked at.
   const text = (target.text ?? '')
     .slice(0, 4 * SNIPPET)
+    .replace(BIDI_CONTROLS, '')
     .replace(/\s+/gu, ' ')
     .trim();
   if (text === '') return `> ↪ ${who} ${link}`;

@@ -118,12 +118,27 @@ export class DiscordTransport implements Transport {
       attachments: true,
       sendTimeoutMs: options.sendTimeoutMs ?? 60_000,
     };
+    this.rejectLongRateLimits(this.limits.sendTimeoutMs ?? 60_000);
     this.webhooks = new DiscordWebhooks({
       rest: this.client.rest,
       applicationId: () => this.client.application?.id ?? undefined,
       ...(options.webhookName !== undefined ? { name: options.webhookName } : {}),
       logger: this.log,
     });
+  }
+
+  /**
+   * discord.js waits out a 429 before it answers, and that wait cannot be aborted: a send told to
+   * wait longer than a send may take would time out, and so would every retry queued behind it,
+   * until the answer is dropped. Such a wait on a message route fails the send at once instead,
+   * as `TROUPE_TRANSPORT_RATE_LIMITED` with Discord's wait, which routing sleeps before retrying.
+   * A filter the client was made with is kept.
+   */
+  private rejectLongRateLimits(sendTimeoutMs: number): void {
+    const options = this.client.rest.options;
+    if (options.rejectOnRateLimit !== null && options.rejectOnRateLimit !== undefined) return;
+    options.rejectOnRateLimit = (data) =>
+      data.retryAfter >= sendTimeoutMs && MESSAGE_ROUTE.test(new URL(data.url).pathname);
   }
 
   private readonly usernames = new RecentMap<string, string>(1_000);
@@ -455,6 +470,9 @@ export class DiscordTransport implements Transport {
     return failure;
   }
 }
+
+/** Webhook executions and channel messages: the requests a send makes. */
+const MESSAGE_ROUTE = /\/(webhooks\/\d+\/[^/]+|channels\/\d+\/messages)$/u;
 
 const THREAD_TYPES = new Set<number>([
   ChannelType.AnnouncementThread,

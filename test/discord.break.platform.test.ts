@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import type { TurnModel } from '../src/ports/model.js';
+import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import {
+  ada,
+  type DiscordHarness,
+  defaultGuild,
+  GENERAL,
+  startDiscordHarness,
+} from './support/discordHarness.js';
+import { startFakeDiscord } from './support/fakeDiscord.js';
+
+const running: DiscordHarness[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const h of running.splice(0)) await h.stop();
+  for (const close of closers.splice(0)) await close();
+});
+
+const until = (check: () => boolean | undefined, timeout = 8_000) =>
+  vi.waitFor(
+    () => {
+      if (!check()) throw new Error('not yet');
+    },
+    { timeout, interval: 5 },
+  );
+
+function modelSaying(text: string): TurnModel {
+  return {
+    id: 'test:fixed',
+    offline: false,
+    async generateTurn() {
+      return { text, mentions: [], model: 'test:fixed' };
+    },
+  };
+}
+
+const WEBHOOK_EXECUTE = /^POST \/webhooks\/\d+\/[\w-]+$/u;
+const LONG = Array.from({ length: 80 }, (_, i) => `Line ${i + 1} of a long answer about fossils.`).join('\n');
+
+async function harness(options: Parameters<typeof startDiscordHarness>[0] = {}): Promise<DiscordHarness> {
+  const h = await startDiscordHarness(options);
+  running.push(h);
+  return h;
+}
+
+/** The answer's text as people read it: every part, the first without its quote line. */
+function answerText(h: DiscordHarness): string {
+  return h.fake.executions
+    .map((e, i) => (i === 0 ? (e.content ?? '').split('\n').slice(1).join('\n') : (e.content ?? '')))
+    .join('\n');
+}
+
+describe('Discord when the platform fails (break attempts)', () => {
+  it('a webhook deleted between two parts of one answer: the rest arrives through a new webhook, nothing twice', async () => {
+    const h = await harness({ runtime: { model: modelSaying(LONG), maxReplyChars: 6_000 } });
+    const { fake, runtime } = h;
+    const outcomes: RoutingOutcome[] = [];
+    runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    // An admin deletes the webhook the moment the first part is posted.
+    void fake.executed(1).then((done) => fake.deleteWebhook(done[0]?.webhookId as string));
+    fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, everything please' });
+    await until(() => outcomes.length >= 1);
+    expect(outcomes[0]).toMatchObject({ sent: true });
+    expect(new Set(fake.executions.map((e) => e.webhookId)).size).toBe(2);
+    expect(answerText(h)).toBe(LONG);
+  });
+
+  it('a global 429 delays the answer and loses nothing', async () => {
+    const h = await harness({ runtime: { model: modelSaying('After the wait.') } });
+    const { fake, runtime } = h;
+    fake.failNext(WEBHOOK_EXECUTE, { status: 429, retryAfter: 0.3, global: true });
+    const outcomes: RoutingOutcome[] = [];
+    runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova?' });
+    await until(() => outcomes.length >= 1);
+    expect(outcomes[0]).toMatchObject({ sent: true });
+    expect(fake.executions).toHaveLength(1);
+  });
+
+  it('a 429 whose retry_after is longer than the send timeout: the answer still arrives, once', async () => {
+    const h = await harness({
+      runtime: {
+        model: modelSaying('Patience.'),
+        retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5_000 },
+      },
+      sendTimeoutMs: 500,
+    });
+    const { fake, runtime } = h;
+    fake.failNext(WEBHOOK_EXECUTE, { status: 429, retryAfter: 1.2 });
+    const outcomes: RoutingOutcome[] = [];
+    runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova?' });
+    await until(() => outcomes.length >= 1, 15_000);
+    expect(outcomes[0]).toMatchObject({ sent: true });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(fake.executions).toHaveLength(1);
+  }, 30_000);
+
+  it('a REST call that hangs when the bot stops: the outbox keeps the entry and the next start posts it once', async () => {
+    const fake = await startFakeDiscord({ guilds: [defaultGuild] });
+    closers.push(() => fake.close());
+    const store = createMemoryStore();
+    const model = modelSaying('Once.');
+    const first = await startDiscordHarness({
+      fake,
+      store,
+      runtime: { model, persistence: { durable: true } },
+    });
+    fake.failNext(WEBHOOK_EXECUTE, { status: 0, hang: true });
+    fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, hello' });
+    await until(() => fake.requests.some((r) => r.method === 'POST' && /^\/webhooks\//u.test(r.path)));
+    first.bot.stopListening();
+    await first.runtime.stop({ deadlineMs: 0 });
+    await first.bot.close();
+    expect(await store.outbox.unsettled()).toHaveLength(1);
+    const second = await harness({ fake, store, runtime: { model, persistence: { durable: true } } });
+    await until(() => fake.executions.length >= 1);
+    await second.runtime.whenIdle();
+    expect(await store.outbox.unsettled()).toEqual([]);
+    expect(fake.executions).toHaveLength(1);
+  });
+});

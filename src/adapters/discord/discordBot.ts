@@ -44,6 +44,12 @@ export interface DiscordBotOptions {
   now?: () => number;
   /** How long login may take before it is an error (default 30 s). */
   loginTimeoutMs?: number;
+  /**
+   * Called when Discord closes the gateway for good while the bot runs (the token was reset, the
+   * Message Content intent turned off): the bot hears nothing more, so the caller should stop.
+   * The error is also logged.
+   */
+  onGatewayLost?: (error: TroupeError) => void;
   logger?: Logger;
 }
 
@@ -107,8 +113,16 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     void work.finally(() => answering.delete(work));
   };
   client.on(Events.InteractionCreate, onInteraction);
+  // Registered after login: during login the same close is login's error.
+  const onLost = (event: { code: number }, shardId: number) => {
+    if (!listening) return;
+    const error = closeError(event.code, 'while the bot was running; it will not reconnect');
+    log.error({ code: error.code, closeCode: event.code, shardId }, error.message);
+    options.onGatewayLost?.(error);
+  };
   const stopListening = () => {
     listening = false;
+    client.off(Events.ShardDisconnect, onLost);
     handler.stopWaiting();
     inbound.unsubscribe();
     client.off(Events.InteractionCreate, onInteraction);
@@ -137,6 +151,7 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     );
   }
   log.info({ user: user.username, applicationId, guilds: client.guilds.cache.size }, 'connected to Discord');
+  client.on(Events.ShardDisconnect, onLost);
 
   if (options.registerCommands !== false) {
     const guilds = options.commandGuildIds ?? [];
@@ -205,20 +220,20 @@ const TOKEN_HELP =
 const INTENT_HELP =
   'Enable "Message Content Intent" in the Discord Developer Portal (your application → Bot → Privileged Gateway Intents), then start again.';
 
-function closeError(code: number): TroupeError {
+function closeError(code: number, when = 'during login'): TroupeError {
   if (code === 4004)
     return new TroupeError(
       'TROUPE_DISCORD_TOKEN_INVALID',
-      `Discord refused the bot token (close 4004). ${TOKEN_HELP}`,
+      `Discord refused the bot token (close 4004) ${when}. ${TOKEN_HELP}`,
     );
   if (code === 4014)
     return new TroupeError(
       'TROUPE_DISCORD_INTENT_MISSING',
-      `Discord refused the Message Content intent (close 4014). ${INTENT_HELP}`,
+      `Discord refused the Message Content intent (close 4014) ${when}. ${INTENT_HELP}`,
     );
   return new TroupeError(
     'TROUPE_DISCORD_LOGIN_FAILED',
-    `Discord closed the connection during login (close ${code}).`,
+    `Discord closed the connection ${when} (close ${code}).`,
     {
       details: { closeCode: code },
     },

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import {
   ada,
@@ -16,14 +16,6 @@ afterEach(async () => {
   for (const h of running.splice(0)) await h.stop();
   for (const close of closers.splice(0)) await close();
 });
-
-const until = (check: () => boolean | undefined, timeout = 5_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
 
 const model: TurnModel = {
   id: 'test:fixed',

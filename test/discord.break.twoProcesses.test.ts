@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import type { TurnModel } from '../src/ports/model.js';
+import {
+  ada,
+  type DiscordHarness,
+  defaultGuild,
+  GENERAL,
+  RANDOM,
+  startDiscordHarness,
+} from './support/discordHarness.js';
+import { startFakeDiscord } from './support/fakeDiscord.js';
+
+const running: DiscordHarness[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const h of running.splice(0)) await h.stop();
+  for (const close of closers.splice(0)) await close();
+});
+
+const until = (check: () => boolean | undefined, timeout = 5_000) =>
+  vi.waitFor(
+    () => {
+      if (!check()) throw new Error('not yet');
+    },
+    { timeout, interval: 5 },
+  );
+
+const model: TurnModel = {
+  id: 'test:fixed',
+  offline: false,
+  async generateTurn(request) {
+    return { text: `${request.avatar.name} answers.`, mentions: [], model: 'test:fixed' };
+  },
+};
+
+describe('two bot processes on one store (break attempts)', () => {
+  it('the same MESSAGE_CREATE delivered to both is answered once; a slash command delivered to both is answered once', async () => {
+    const fake = await startFakeDiscord({ guilds: [defaultGuild] });
+    closers.push(() => fake.close());
+    // A memory store acting as one shared durable store (MongoDB, SQLite) for both processes.
+    const store = createMemoryStore();
+    for (let i = 0; i < 2; i += 1) {
+      const h = await startDiscordHarness({
+        fake,
+        store,
+        runtime: { model, persistence: { durable: true } },
+      });
+      running.push(h);
+    }
+    for (const [i, content] of ['Nova, one', 'Rex, two', 'Nova, three'].entries()) {
+      fake.postMessage({ channelId: GENERAL, author: ada, content });
+      await until(() => fake.executions.length >= i + 1);
+    }
+    for (const h of running) await h.runtime.whenIdle();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fake.executions).toHaveLength(3);
+
+    const summon = fake.interact({
+      channelId: RANDOM,
+      user: ada,
+      command: 'summon',
+      options: { avatar: 'rex' },
+    });
+    await summon.answered(2);
+    for (const h of running) await h.bot.whenCommandsIdle();
+    for (const h of running) await h.runtime.whenIdle();
+    expect(summon.answers.filter((a) => a.kind === 'callback')).toHaveLength(1);
+    expect(fake.executions.filter((e) => e.message.channel_id === RANDOM)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * A soak through the fake Discord: 2,000 messages across 50 channels with the real discord.js
+ * client, the transport and the runtime. Nothing is lost, no promise is left rejected
+ * (test/support/failOnUnhandledRejection.ts), and what the bot keeps per channel stops growing
+ * once its bounded structures are full: the heap (after a full GC) grows no further over the
+ * second span than over the first.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { Client } from 'discord.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { TurnModel } from '../src/ports/model.js';
+import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import { ada, type DiscordHarness, GUILD, startDiscordHarness } from './support/discordHarness.js';
+import { type FakeChannel, startFakeDiscord } from './support/fakeDiscord.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const running: DiscordHarness[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const h of running.splice(0)) await h.stop();
+  for (const close of closers.splice(0)) await close();
+});
+
+const CHANNELS = 50;
+const MESSAGES = 2_000;
+const channelIds = Array.from({ length: CHANNELS }, (_, i) => String(210000000000000000n + BigInt(i)));
+
+const model: TurnModel = {
+  id: 'test:fixed',
+  offline: false,
+  async generateTurn(request) {
+    return { text: `${request.avatar.name} on ${request.turn.turnId}.`, mentions: [], model: 'test:fixed' };
+  },
+};
+
+function heap(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+describe('Discord soak (break attempt)', () => {
+  it('2,000 messages across 50 channels: every one answered once, memory per channel bounded', async () => {
+    const channels: FakeChannel[] = channelIds.map((id, i) => ({ id, name: `c${i}`, type: 0 }));
+    const fake = await startFakeDiscord({ guilds: [{ id: GUILD, name: 'Soak', channels }] });
+    closers.push(() => fake.close());
+    const h = await startDiscordHarness({
+      fake,
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: channelIds.map((id) => `discord:${id}`) }],
+      runtime: { model },
+    });
+    running.push(h);
+    const outcomes: RoutingOutcome[] = [];
+    h.runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    let asked = 0;
+    /** Sends `count` more messages round-robin, then clears the fake's own logs (test-side memory). */
+    const send = async (count: number) => {
+      for (let n = 0; n < count; n += 1) {
+        fake.postMessage({
+          channelId: channelIds[asked % CHANNELS] as string,
+          author: {
+            ...ada,
+            id: String(300000000000000100n + BigInt(asked % 40)),
+            username: `p${asked % 40}`,
+          },
+          content: `Nova, question ${asked}?`,
+        });
+        asked += 1;
+        if (n % 50 === 49)
+          await vi.waitFor(() => expect(outcomes.length).toBeGreaterThanOrEqual(asked - 50), {
+            timeout: 20_000,
+            interval: 5,
+          });
+      }
+      await vi.waitFor(() => expect(outcomes.length).toBeGreaterThanOrEqual(asked), {
+        timeout: 30_000,
+        interval: 5,
+      });
+      await h.runtime.whenIdle();
+      fake.requests.length = 0;
+      fake.executions.length = 0;
+      for (const list of fake.messages.values()) list.length = 0;
+    };
+    await send(MESSAGES / 4);
+    const start = heap();
+    await send(MESSAGES / 4);
+    const half = heap();
+    await send(MESSAGES / 2);
+    const end = heap();
+    const perMessage = (bytes: number, messages: number) => Math.round(bytes / messages);
+    const first = perMessage(half - start, MESSAGES / 4);
+    const second = perMessage(end - half, MESSAGES / 2);
+
+    expect(outcomes).toHaveLength(MESSAGES);
+    expect(outcomes.every((o) => o.sent)).toBe(true);
+    expect(new Set(outcomes.map((o) => o.origin.triggerMessageId)).size).toBe(MESSAGES);
+    expect(await h.store.outbox.unsettled()).toEqual([]);
+    // discord.js keeps at most 20 messages per channel; the adapter's maps stay within their caps.
+    const client = (h.transport as unknown as { client: Client }).client;
+    for (const id of channelIds) {
+      const channel = client.channels.cache.get(id);
+      expect(channel && 'messages' in channel ? channel.messages.cache.size : 0).toBeLessThanOrEqual(20);
+    }
+    expect(h.transport.memory.size).toBeLessThanOrEqual(2 * 5_000);
+    // What grows over 2,000 messages is the store's and adapter's capped structures filling (the
+    // last 200 lines per channel, the last 10,000 settled keys and remembered messages), a few KB
+    // a message; a leak per channel or per message would make the second span cost more.
+    expect(second).toBeLessThan(Math.max(first * 1.5, 2_000));
+    expect(second).toBeLessThan(6_000);
+  }, 240_000);
+});

@@ -701,8 +701,21 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     }
     m = /^POST \/channels\/(\d+)\/messages$/u.exec(route);
     if (m) {
-      const payload = (body ?? {}) as { content?: string; nonce?: string; enforce_nonce?: boolean };
+      const payload = (body ?? {}) as {
+        content?: string;
+        nonce?: string;
+        enforce_nonce?: boolean;
+        message_reference?: { message_id?: string };
+      };
       const channelId = m[1] as string;
+      const referenced = payload.message_reference?.message_id;
+      if (referenced !== undefined && !/^\d{1,20}$/u.test(referenced)) {
+        json(res, 400, {
+          message: 'Invalid Form Body: message_reference.message_id is not a snowflake',
+          code: 50035,
+        });
+        return;
+      }
       if (payload.enforce_nonce && payload.nonce) {
         const earlier = (messages.get(channelId) ?? []).find(
           (x) => x.nonce === payload.nonce && x.author.id === botUser.id,

@@ -12,6 +12,7 @@ import { type Logger, silentLogger } from '../../logging/logger.js';
 import { createMentionMatcher, type MentionMatcher } from '../../machines/mentionMatcher.js';
 import type { DiscordMessageMemory } from './discordMessageMemory.js';
 import type { DiscordWebhooks } from './discordWebhooks.js';
+import { editEventId } from './editEventId.js';
 import { webhookUsername } from './webhookUsername.js';
 
 /** What the Discord adapter needs to know of an avatar (an avatar definition has all of it). */
@@ -146,7 +147,7 @@ export class DiscordMessageConverter {
     const now = addressed(after, converted.event.mentions ?? []);
     if (![...now].some((id) => !was.has(id))) return { ignored: 'an edit that changes no address' };
     const edited = after.editedTimestamp ?? Date.now();
-    return { event: { ...converted.event, messageId: `${after.id}~edit-${edited}` } };
+    return { event: { ...converted.event, messageId: editEventId(after.id, edited) } };
   }
 
   private isOwnWebhook(message: Message): boolean {

@@ -25,6 +25,7 @@ import {
   toTransportError,
 } from './discordSendError.js';
 import { DiscordWebhooks, type WebhookRef } from './discordWebhooks.js';
+import { discordMessageIdOf } from './editEventId.js';
 import { RecentMap } from './recentMap.js';
 import { QUOTE_RESERVE, type QuoteTarget, replyQuote, sameQuotedAnswer } from './replyQuote.js';
 import { webhookUsername } from './webhookUsername.js';
@@ -203,7 +204,7 @@ export class DiscordTransport implements Transport {
         username,
         since,
         signal,
-        message.replyTo?.messageId,
+        message.replyTo ? discordMessageIdOf(message.replyTo.messageId) : undefined,
       );
       if (found) {
         this.reconciled += 1;
@@ -277,7 +278,12 @@ export class DiscordTransport implements Transport {
       enforce_nonce: true,
       allowed_mentions: { parse: [], replied_user: false },
       ...(message.replyTo
-        ? { message_reference: { message_id: message.replyTo.messageId, fail_if_not_exists: false } }
+        ? {
+            message_reference: {
+              message_id: discordMessageIdOf(message.replyTo.messageId),
+              fail_if_not_exists: false,
+            },
+          }
         : {}),
     };
     try {
@@ -301,7 +307,9 @@ export class DiscordTransport implements Transport {
     const lines: string[] = [];
     const allowedUsers: string[] = [];
     if (message.replyTo) {
-      const target = await this.quoteTarget(message.channelId, message.replyTo.messageId, guildId, signal);
+      // An answer to an edit replies to the edited message.
+      const repliedId = discordMessageIdOf(message.replyTo.messageId);
+      const target = await this.quoteTarget(message.channelId, repliedId, guildId, signal);
       lines.push(replyQuote(target.quote));
       if (target.ping && target.quote.authorId) allowedUsers.push(target.quote.authorId);
     }

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { TurnModel } from '../src/ports/model.js';
+import { ada, type DiscordHarness, GENERAL, GUILD, startDiscordHarness } from './support/discordHarness.js';
+
+let harness: DiscordHarness | undefined;
+afterEach(async () => {
+  await harness?.stop();
+  harness = undefined;
+});
+
+const until = (check: () => boolean | undefined, timeout = 5_000) =>
+  vi.waitFor(
+    () => {
+      if (!check()) throw new Error('not yet');
+    },
+    { timeout, interval: 5 },
+  );
+
+const model: TurnModel = {
+  id: 'test:fixed',
+  offline: false,
+  async generateTurn() {
+    return { text: 'Yes?', mentions: [], model: 'test:fixed' };
+  },
+};
+
+describe('Discord edits (break attempts)', () => {
+  it('the answer to an edit that names an avatar quotes the edited message and links to it', async () => {
+    harness = await startDiscordHarness({ runtime: { model } });
+    const { fake, runtime } = harness;
+    const typo = fake.postMessage({ channelId: GENERAL, author: ada, content: 'Hello, are you there?' });
+    await until(() => harness?.transport.memory.get(typo.id) !== undefined);
+    await runtime.whenIdle();
+    const before = fake.executions.length;
+    fake.dispatch(
+      'MESSAGE_UPDATE',
+      { ...typo, content: 'Rex, are you there?', edited_timestamp: new Date().toISOString() },
+      GUILD,
+    );
+    await until(() => fake.executions.length >= before + 1);
+    await runtime.whenIdle();
+    expect(fake.executions.slice(before).map((e) => e.username)).toEqual(['Rex']);
+    const quote = fake.executions[before]?.content?.split('\n')[0];
+    expect(quote).toBe(
+      `> ↪ <@${ada.id}>: Rex, are you there? [↗](https://discord.com/channels/${GUILD}/${GENERAL}/${typo.id})`,
+    );
+  });
+});
+
+describe('Discord edits in a direct message (break attempts)', () => {
+  it('the answer to an edit in a DM replies to the edited message (Discord refuses a reference that is not a message id)', async () => {
+    const DM = '500000000000000001';
+    harness = await startDiscordHarness({
+      avatars: [
+        { id: 'nova', name: 'Nova', residentIn: [`discord:${DM}`] },
+        { id: 'rex', name: 'Rex' },
+      ],
+      runtime: { model },
+    });
+    const { fake, runtime } = harness;
+    const said = fake.postMessage({ channelId: DM, author: ada, content: 'Nova, hi' });
+    await until(() => (fake.messages.get(DM) ?? []).length >= 2);
+    await runtime.whenIdle();
+    const outcomes: { sent: boolean }[] = [];
+    runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    fake.dispatch('MESSAGE_UPDATE', {
+      ...said,
+      content: 'Nova and Rex, hi',
+      edited_timestamp: new Date().toISOString(),
+    });
+    await until(() => outcomes.length >= 1);
+    await runtime.whenIdle();
+    expect(outcomes.every((o) => o.sent)).toBe(true);
+    const references = fake.requests
+      .filter((r) => r.method === 'POST' && r.path === `/channels/${DM}/messages`)
+      .map((r) => (r.body as { message_reference?: { message_id: string } }).message_reference?.message_id);
+    expect(references.slice(1).every((id) => id === said.id)).toBe(true);
+  });
+});

@@ -122,3 +122,23 @@ describe('Discord when the platform fails (break attempts)', () => {
     expect(fake.executions).toHaveLength(1);
   });
 });
+
+describe('Discord channels the bot has not seen (break attempts)', () => {
+  it('a thread whose parent channel is not cached either (both made after login) is answered through the parent’s webhook', async () => {
+    const PARENT = '200000000000000071';
+    const THREAD_ID = '200000000000000072';
+    const h = await harness({
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: [`discord:${THREAD_ID}`] }],
+      runtime: { model: modelSaying('Found it.') },
+    });
+    const { fake, runtime } = h;
+    fake.addChannel(defaultGuild.id, { id: PARENT, name: 'new-channel', type: 0 });
+    fake.addChannel(defaultGuild.id, { id: THREAD_ID, name: 'new thread', type: 11, parent_id: PARENT });
+    fake.postMessage({ channelId: THREAD_ID, author: ada, content: 'Nova, in here' });
+    await until(() => fake.executions.length >= 1);
+    await runtime.whenIdle();
+    expect(fake.executions[0]).toMatchObject({ threadId: THREAD_ID, username: 'Nova' });
+    expect(fake.webhooks.size).toBe(1);
+    expect([...fake.webhooks.values()][0]?.channel_id).toBe(PARENT);
+  });
+});

@@ -86,11 +86,14 @@ interface PostedMessage {
  * - Text is split by routing at {@link DISCORD_MAX_MESSAGE} less room for the quote line, on
  *   paragraph, line or sentence boundaries; voice replies go as audio attachments.
  * - Rate limits: discord.js's REST queue waits out 429s (`retry_after`, buckets, global limits), so
- *   a 429 delays a part and never drops it; routing keeps one channel's parts in order.
+ *   a 429 delays a part; a wait longer than a send may take fails the send at once as
+ *   `TROUPE_TRANSPORT_RATE_LIMITED` with Discord's wait, and routing retries after it. Routing
+ *   keeps one channel's parts in order.
  * - Nothing twice: a part this process already delivered is not sent again; a part that may have
  *   gone out (an earlier attempt timed out, or an earlier run crashed before settling it) is first
  *   looked for among the channel's recent messages from the bot's webhook with the same name and
- *   text, and not sent again if found.
+ *   text (for a reply: the same message linked and the same text after the quote line, which is
+ *   rebuilt after a restart), and not sent again if found.
  * - A webhook deleted behind the bot's back is recreated once and the part sent again; a missing
  *   permission is a `TROUPE_TRANSPORT_FORBIDDEN` failure naming it, reported once per channel.
  */

@@ -8,7 +8,8 @@
  * webhook messages come back through the gateway as on Discord, so the bot sees its own avatars.
  *
  * Faults a test can inject: a route answering with a status (429 with `retry_after`, 500, an API
- * error code) via {@link FakeDiscord.failNext}, a route that never answers, a channel where the bot
+ * error code) via {@link FakeDiscord.failNext}, a route that never answers (or carries the request
+ * out and then never answers, as a slow Discord), a channel where the bot
  * lacks Manage Webhooks (50013), a bad token (401 / close 4004), the message content intent not
  * enabled (close 4014), and a webhook deleted behind the bot's back.
  */
@@ -119,6 +120,11 @@ export interface InjectedFailure {
   global?: boolean;
   /** Never answer (the request hangs until the client gives up). */
   hang?: boolean;
+  /**
+   * Carry the request out (a webhook message is posted) but never answer, as a slow Discord does
+   * when the client gives up waiting; `status` is ignored.
+   */
+  actThenHang?: boolean;
 }
 
 /** An interaction callback or follow-up the bot sent for an interaction. */
@@ -245,6 +251,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   const executionWaiters: (() => void)[] = [];
   const sessions = new Set<GatewaySession>();
   const hanging = new Set<ServerResponse>();
+  // Requests carried out but never answered (actThenHang).
+  const muted = new WeakSet<ServerResponse>();
   const channels = new Map<string, FakeChannel & { guild_id: string }>();
   for (const guild of options.guilds)
     for (const channel of guild.channels) channels.set(channel.id, { ...channel, guild_id: guild.id });
@@ -274,10 +282,18 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   const restApi = `http://127.0.0.1:${port}/api`;
 
   function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+    if (muted.has(res)) {
+      hanging.add(res);
+      return;
+    }
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   }
   function noContent(res: ServerResponse) {
+    if (muted.has(res)) {
+      hanging.add(res);
+      return;
+    }
     // Discord's 204 has no JSON content type (discord.js would try to parse an empty body).
     res.writeHead(204);
     res.end();
@@ -518,7 +534,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     requests.push({ method: req.method ?? 'GET', path, query: url.searchParams, headers: req.headers, body });
     const route = `${req.method} ${path}`;
     const injected = failures.find((f) => f.left > 0 && f.route.test(route));
-    if (injected) {
+    if (injected?.failure.actThenHang) {
+      injected.left -= 1;
+      muted.add(res);
+    } else if (injected) {
       injected.left -= 1;
       const f = injected.failure;
       if (f.hang) {

@@ -35,6 +35,8 @@ export const DISCORD_MAX_MESSAGE = 2000;
 /** How far before a resent part's first attempt the bot looks for it in the channel. */
 const RECONCILE_SLACK_MS = 60_000;
 const KEYS_REMEMBERED = 10_000;
+/** How much longer than a send discord.js waits for one request, so routing's abort comes first. */
+const REST_TIMEOUT_MARGIN_MS = 5_000;
 
 /** Something that stops the bot from speaking in a channel, reported once and shown by `/avatars`. */
 export interface ChannelProblem {
@@ -123,6 +125,7 @@ export class DiscordTransport implements Transport {
       sendTimeoutMs: options.sendTimeoutMs ?? 60_000,
     };
     this.rejectLongRateLimits(this.limits.sendTimeoutMs ?? 60_000);
+    this.outwaitSends(this.limits.sendTimeoutMs ?? 60_000);
     this.webhooks = new DiscordWebhooks({
       rest: this.client.rest,
       applicationId: () => this.client.application?.id ?? undefined,
@@ -143,6 +146,17 @@ export class DiscordTransport implements Transport {
     if (options.rejectOnRateLimit !== null && options.rejectOnRateLimit !== undefined) return;
     options.rejectOnRateLimit = (data) =>
       data.retryAfter >= sendTimeoutMs && MESSAGE_ROUTE.test(new URL(data.url).pathname);
+  }
+
+  /**
+   * discord.js sends a request again, blindly, when its own timeout (15 s by default) cuts it
+   * short, but a slow Discord may have posted it: a webhook message would appear twice. Its
+   * timeout is raised past the send timeout, so routing always gives up first, aborting the
+   * request (an aborted request is never sent again), and looks for the part before resending.
+   */
+  private outwaitSends(sendTimeoutMs: number): void {
+    const options = this.client.rest.options;
+    options.timeout = Math.max(options.timeout, sendTimeoutMs + REST_TIMEOUT_MARGIN_MS);
   }
 
   private readonly usernames = new RecentMap<string, string>(1_000);

@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createDiscordClient, DiscordTransport, startDiscordBot } from '../src/adapters/discord/index.js';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createRuntime } from '../src/createRuntime.js';
+import { silentLogger } from '../src/logging/logger.js';
+import type { TurnModel } from '../src/ports/model.js';
+import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import { ada, defaultAvatars, defaultGuild, GENERAL, GUILD } from './support/discordHarness.js';
+import { startFakeDiscord } from './support/fakeDiscord.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const until = (check: () => boolean | undefined, timeout = 10_000) =>
+  vi.waitFor(
+    () => {
+      if (!check()) throw new Error('not yet');
+    },
+    { timeout, interval: 5 },
+  );
+
+const model: TurnModel = {
+  id: 'test:fixed',
+  offline: false,
+  async generateTurn() {
+    return { text: 'Only once.', mentions: [], model: 'test:fixed' };
+  },
+};
+
+describe('a slow Discord (break attempt)', () => {
+  it('a webhook post Discord carries out but answers too late for the REST client is not posted again', async () => {
+    const fake = await startFakeDiscord({ guilds: [defaultGuild] });
+    closers.push(() => fake.close());
+    const client = createDiscordClient({ apiUrl: fake.restApi });
+    // discord.js gives up on a request after its REST timeout (15 s by default) and sends it again,
+    // while a send may take 60 s: the same proportions, scaled down.
+    client.rest.options.timeout = 200;
+    const logger = silentLogger();
+    const transport = new DiscordTransport({ client, logger, sendTimeoutMs: 2_000 });
+    const store = createMemoryStore();
+    const runtime = createRuntime({ avatars: defaultAvatars, transports: [transport], store, logger, model });
+    const bot = await startDiscordBot({
+      token: fake.token,
+      client,
+      transport,
+      runtime,
+      avatars: runtime.avatars,
+      store,
+      commandGuildIds: [GUILD],
+      logger,
+    });
+    closers.push(async () => {
+      bot.stopListening();
+      await runtime.stop({ deadlineMs: 1_000 });
+      await bot.close();
+    });
+    const outcomes: RoutingOutcome[] = [];
+    runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    fake.failNext(/^POST \/webhooks\/\d+\/[\w-]+$/u, { status: 200, actThenHang: true });
+    fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, once please' });
+    await until(() => outcomes.length >= 1);
+    await runtime.whenIdle();
+    expect(outcomes[0]).toMatchObject({ sent: true });
+    expect(fake.executions).toHaveLength(1);
+  });
+});

@@ -205,7 +205,8 @@ export class DiscordMessageConverter {
 
 /**
  * The runtime's inbound stream from a discord.js client: new messages (and edits that address
- * an avatar anew) as `channel.message` events; deletions make the adapter forget what it quoted.
+ * an avatar anew) as `channel.message` events; deletions (one, or a moderator's purge) make the
+ * adapter forget what it quoted.
  */
 export function discordMessageEvents(options: DiscordInboundOptions): Observable<DiscordChannelMessageEvent> {
   const converter = new DiscordMessageConverter(options);
@@ -234,13 +235,19 @@ export function discordMessageEvents(options: DiscordInboundOptions): Observable
       }
     };
     const onDelete = (message: { id: string }) => memory.forget(message.id);
+    // A moderator's purge deletes many at once (uncached ones come as partials, by id).
+    const onBulkDelete = (messages: ReadonlyMap<string, unknown>) => {
+      for (const id of messages.keys()) memory.forget(id);
+    };
     client.on(Events.MessageCreate, onCreate);
     client.on(Events.MessageUpdate, onUpdate);
     client.on(Events.MessageDelete, onDelete);
+    client.on(Events.MessageBulkDelete, onBulkDelete);
     return () => {
       client.off(Events.MessageCreate, onCreate);
       client.off(Events.MessageUpdate, onUpdate);
       client.off(Events.MessageDelete, onDelete);
+      client.off(Events.MessageBulkDelete, onBulkDelete);
     };
   });
 }

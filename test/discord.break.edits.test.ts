@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
-import { ada, type DiscordHarness, GENERAL, GUILD, startDiscordHarness } from './support/discordHarness.js';
+import {
+  ada,
+  type DiscordHarness,
+  GENERAL,
+  GUILD,
+  RANDOM,
+  startDiscordHarness,
+} from './support/discordHarness.js';
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -75,5 +82,31 @@ describe('Discord edits in a direct message (break attempts)', () => {
       .filter((r) => r.method === 'POST' && r.path === `/channels/${DM}/messages`)
       .map((r) => (r.body as { message_reference?: { message_id: string } }).message_reference?.message_id);
     expect(references.slice(1).every((id) => id === said.id)).toBe(true);
+  });
+});
+
+describe('Discord edits of messages discord.js no longer caches (break attempts)', () => {
+  it('an answer going out after a person edited a secret out of an older message quotes the edited text', async () => {
+    harness = await startDiscordHarness({ runtime: { model } });
+    const { fake, transport } = harness;
+    const said = fake.postMessage({ channelId: RANDOM, author: ada, content: 'my password is hunter2' });
+    // 25 more messages push it out of discord.js's message cache (20 a channel); the adapter
+    // still remembers it, to quote it.
+    for (let i = 0; i < 25; i += 1)
+      fake.postMessage({ channelId: RANDOM, author: ada, content: `chatter ${i}` });
+    await until(() => transport.memory.get(fake.messages.get(RANDOM)?.at(-1)?.id ?? '') !== undefined);
+    fake.dispatch(
+      'MESSAGE_UPDATE',
+      { ...said, content: 'my password is (removed)', edited_timestamp: new Date().toISOString() },
+      GUILD,
+    );
+    await until(() => transport.memory.get(said.id)?.text === 'my password is (removed)');
+    await transport.send({
+      idempotencyKey: 'late#0',
+      channelId: RANDOM,
+      text: 'Noted.',
+      replyTo: { messageId: said.id },
+    });
+    expect(fake.executions.at(-1)?.content).not.toContain('hunter2');
   });
 });

@@ -137,8 +137,12 @@ export class DiscordMessageConverter {
     before: Message | PartialMessage,
     after: Message,
   ): { event: DiscordChannelMessageEvent } | { ignored: string } {
-    if (before.partial || before.content === after.content)
+    if (before.partial || before.content === after.content) {
+      // Out of discord.js's cache: what it addressed before is unknown, but a quote must not show
+      // what its author edited out.
+      if (before.partial) this.refresh(after);
       return { ignored: 'an edit that changes no address' };
+    }
     const converted = this.convert(after);
     if ('ignored' in converted) return converted;
     const addressed = (m: Message | PartialMessage, platform: string[]) =>
@@ -148,6 +152,12 @@ export class DiscordMessageConverter {
     if (![...now].some((id) => !was.has(id))) return { ignored: 'an edit that changes no address' };
     const edited = after.editedTimestamp ?? Date.now();
     return { event: { ...converted.event, messageId: editEventId(after.id, edited) } };
+  }
+
+  /** Updates the remembered text of an edited message, if it is remembered. */
+  private refresh(message: Message): void {
+    const remembered = this.options.memory.get(message.id);
+    if (remembered) this.options.memory.remember({ ...remembered, text: this.textOf(message) });
   }
 
   private isOwnWebhook(message: Message): boolean {

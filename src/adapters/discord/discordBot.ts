@@ -33,6 +33,11 @@ export interface DiscordBotOptions {
   applicationId?: string;
   /** Other bots whose messages count (`'all'` or user ids). Default none. */
   allowBots?: 'all' | readonly string[];
+  /**
+   * Messages from allowed bots the avatars hear in a channel after a person's message (default
+   * 3); then they wait for a person, so two bots cannot talk forever.
+   */
+  botMessagesPerPerson?: number;
   directMessages?: boolean;
   /** Who may summon and how often. Default: everyone, 20 a day. */
   summon?: Partial<SummonRules>;
@@ -88,6 +93,9 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
       webhooks: transport.webhooks,
       memory: transport.memory,
       ...(options.allowBots !== undefined ? { allowBots: options.allowBots } : {}),
+      ...(options.botMessagesPerPerson !== undefined
+        ? { botMessagesPerPerson: options.botMessagesPerPerson }
+        : {}),
       ...(options.directMessages !== undefined ? { directMessages: options.directMessages } : {}),
       logger: log,
     }),

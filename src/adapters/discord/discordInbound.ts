@@ -13,6 +13,7 @@ import { createMentionMatcher, type MentionMatcher } from '../../machines/mentio
 import type { DiscordMessageMemory } from './discordMessageMemory.js';
 import type { DiscordWebhooks } from './discordWebhooks.js';
 import { editEventId } from './editEventId.js';
+import { RecentMap } from './recentMap.js';
 import { webhookUsername } from './webhookUsername.js';
 
 /** What the Discord adapter needs to know of an avatar (an avatar definition has all of it). */
@@ -47,11 +48,19 @@ export interface DiscordInboundOptions {
   allowBots?: 'all' | readonly string[];
   /** Whether direct messages to the bot are answered. Default false. */
   directMessages?: boolean;
+  /**
+   * Messages from allowed bots heard in a channel after a person's message, before the avatars
+   * stop hearing bots there until a person writes again: two bots answering each other would
+   * otherwise talk forever. Default 3 (as `BOT_MENTION_CASCADE_LIMIT` for the avatars).
+   */
+  botMessagesPerPerson?: number;
   logger?: Logger;
 }
 
 // People's display names may be long; the runtime takes up to 100 characters.
 const MAX_NAME = 100;
+const DEFAULT_BOT_MESSAGES_PER_PERSON = 3;
+const CHANNELS_TRACKED = 10_000;
 
 const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
 
@@ -59,7 +68,8 @@ const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
  * Turns a Discord message into a runtime event, or `undefined` with the reason it is ignored:
  * the bot's own avatars (their webhook messages: avatars already see each other through the
  * runtime, and nobody answers itself), the bot itself, other bots and foreign webhooks unless
- * allowed, system messages, and DMs unless enabled. Role mentions of a role named like an avatar
+ * allowed (and, allowed, past `botMessagesPerPerson` since a person wrote in the channel), system
+ * messages, and DMs unless enabled. Role mentions of a role named like an avatar
  * (any case, NFKC) are mentions of that avatar; a reply to an avatar's message addresses that
  * avatar; attachments are noted in the text so the model knows they are there.
  */
@@ -67,6 +77,8 @@ export class DiscordMessageConverter {
   private readonly byUsername = new Map<string, string>();
   private readonly byLabel = new Map<string, string>();
   private readonly matcher: MentionMatcher;
+  /** Per channel: messages from other bots heard since a person last wrote there. */
+  private readonly botRuns = new RecentMap<string, number>(CHANNELS_TRACKED);
 
   constructor(private readonly options: DiscordInboundOptions) {
     for (const a of options.avatars) {
@@ -102,6 +114,7 @@ export class DiscordMessageConverter {
     const text = this.textOf(message);
     const voice = message.flags.has(MessageFlags.IsVoiceMessage);
     if (text.trim() === '' && !voice) return { ignored: 'nothing to read (no text, no attachment)' };
+    if (this.botLoop(message)) return { ignored: 'another bot, heard enough times since a person wrote' };
     const mentions = this.roleMentions(message);
     const replyTo = this.replyTarget(message);
     const name = displayName(message);
@@ -166,6 +179,19 @@ export class DiscordMessageConverter {
     // Made by this application (another process's, or before a restart).
     const appId = this.options.client.application?.id;
     return appId !== undefined && message.applicationId === appId;
+  }
+
+  /** Counts an allowed bot's message in its channel; true past the limit (a person resets it). */
+  private botLoop(message: Message): boolean {
+    const channelId = message.channelId;
+    if (message.webhookId === null && !message.author.bot) {
+      this.botRuns.delete(channelId);
+      return false;
+    }
+    const heard = this.botRuns.get(channelId) ?? 0;
+    if (heard >= (this.options.botMessagesPerPerson ?? DEFAULT_BOT_MESSAGES_PER_PERSON)) return true;
+    this.botRuns.set(channelId, heard + 1);
+    return false;
   }
 
   private botAllowed(id: string): boolean {

@@ -142,3 +142,23 @@ describe('Discord channels the bot has not seen (break attempts)', () => {
     expect([...fake.webhooks.values()][0]?.channel_id).toBe(PARENT);
   });
 });
+
+describe('Discord long rate limits on the other requests of a send (break attempts)', () => {
+  it('a 429 longer than a send may take on the first webhook lookup of a channel: the answer still arrives, once', async () => {
+    const h = await harness({
+      runtime: {
+        model: modelSaying('Patience.'),
+        retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5_000 },
+      },
+      sendTimeoutMs: 500,
+    });
+    const { fake, runtime } = h;
+    fake.failNext(/^GET \/channels\/\d+\/webhooks$/u, { status: 429, retryAfter: 1.2 });
+    const outcomes: RoutingOutcome[] = [];
+    runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova?' });
+    await until(() => outcomes.length >= 1, 15_000);
+    expect(outcomes[0]).toMatchObject({ sent: true });
+    expect(fake.executions).toHaveLength(1);
+  }, 30_000);
+});

@@ -137,7 +137,7 @@ export class DiscordTransport implements Transport {
   /**
    * discord.js waits out a 429 before it answers, and that wait cannot be aborted: a send told to
    * wait longer than a send may take would time out, and so would every retry queued behind it,
-   * until the answer is dropped. Such a wait on a message route fails the send at once instead,
+   * until the answer is dropped. Such a wait on a send's request fails the send at once instead,
    * as `TROUPE_TRANSPORT_RATE_LIMITED` with Discord's wait, which routing sleeps before retrying.
    * A filter the client was made with is kept.
    */
@@ -145,7 +145,7 @@ export class DiscordTransport implements Transport {
     const options = this.client.rest.options;
     if (options.rejectOnRateLimit !== null && options.rejectOnRateLimit !== undefined) return;
     options.rejectOnRateLimit = (data) =>
-      data.retryAfter >= sendTimeoutMs && MESSAGE_ROUTE.test(new URL(data.url).pathname);
+      data.retryAfter >= sendTimeoutMs && SEND_ROUTE.test(new URL(data.url).pathname);
   }
 
   /**
@@ -496,8 +496,11 @@ export class DiscordTransport implements Transport {
   }
 }
 
-/** Webhook executions and channel messages: the requests a send makes. */
-const MESSAGE_ROUTE = /\/(webhooks\/\d+\/[^/]+|channels\/\d+\/messages)$/u;
+/**
+ * The requests a send makes: channel lookups, webhook lookups and creation, messages read and
+ * posted, webhook executions (not interactions, command registration or login).
+ */
+const SEND_ROUTE = /\/(webhooks\/\d+\/[^/]+|channels\/\d+(\/webhooks|\/messages(\/\d+)?)?)$/u;
 
 const THREAD_TYPES = new Set<number>([
   ChannelType.AnnouncementThread,

@@ -66,3 +66,24 @@ describe('a slow Discord (break attempt)', () => {
     expect(fake.executions).toHaveLength(1);
   });
 });
+
+describe('a slow and rate-limiting Discord (break attempt)', () => {
+  it('when the look for an earlier post is itself rate-limited for long, the part waits rather than being posted blind a second time', async () => {
+    const { startDiscordHarness } = await import('./support/discordHarness.js');
+    const h = await startDiscordHarness({
+      runtime: { model, retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 5_000 } },
+      sendTimeoutMs: 500,
+    });
+    closers.push(() => h.stop());
+    const outcomes: RoutingOutcome[] = [];
+    h.runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    // The post goes out but its answer never comes; then the channel's history is rate-limited.
+    h.fake.failNext(/^POST \/webhooks\/\d+\/[\w-]+$/u, { status: 200, actThenHang: true });
+    h.fake.failNext(/^GET \/channels\/\d+\/messages$/u, { status: 429, retryAfter: 1.2 });
+    h.fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, once please' });
+    await until(() => outcomes.length >= 1, 15_000);
+    await h.runtime.whenIdle();
+    expect(outcomes[0]).toMatchObject({ sent: true });
+    expect(h.fake.executions).toHaveLength(1);
+  }, 30_000);
+});

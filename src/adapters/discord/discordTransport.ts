@@ -5,6 +5,7 @@ import {
   DiscordAPIError,
   Events,
   makeURLSearchParams,
+  RateLimitError,
   type RawFile,
   Routes,
   SnowflakeUtil,
@@ -402,6 +403,9 @@ export class DiscordTransport implements Transport {
       );
       return hit?.id;
     } catch (error) {
+      // Rate-limited for long: look again after the wait rather than post blind.
+      if (error instanceof RateLimitError)
+        throw toTransportError(error, { channelId, permission: 'Read Message History' });
       // Not readable: send, as a platform without idempotent sends must (at most one extra copy).
       this.log.warn({ channelId, err: error }, 'could not check whether a part was already posted');
       return undefined;

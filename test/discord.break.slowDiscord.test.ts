@@ -87,3 +87,21 @@ describe('a slow and rate-limiting Discord (break attempt)', () => {
     expect(h.fake.executions).toHaveLength(1);
   }, 30_000);
 });
+
+describe('a Discord that fails after posting (break attempt)', () => {
+  it('a webhook post answered with a 502 after Discord posted it is not posted again', async () => {
+    const { startDiscordHarness } = await import('./support/discordHarness.js');
+    const h = await startDiscordHarness({
+      runtime: { model, retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 50 } },
+    });
+    closers.push(() => h.stop());
+    const outcomes: RoutingOutcome[] = [];
+    h.runtime.outcomes$.subscribe((o) => outcomes.push(o));
+    h.fake.failNext(/^POST \/webhooks\/\d+\/[\w-]+$/u, { status: 502, actThenFail: true });
+    h.fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, once please' });
+    await until(() => outcomes.length >= 1, 15_000);
+    await h.runtime.whenIdle();
+    expect(outcomes[0]).toMatchObject({ sent: true });
+    expect(h.fake.executions).toHaveLength(1);
+  }, 30_000);
+});

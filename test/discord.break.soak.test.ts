@@ -57,10 +57,13 @@ describe('Discord soak (break attempt)', () => {
     const outcomes: RoutingOutcome[] = [];
     h.runtime.outcomes$.subscribe((o) => outcomes.push(o));
     let asked = 0;
+    let posted = 0;
+    let dropped = 0;
     /** Sends `count` more messages round-robin, then clears the fake's own logs (test-side memory). */
     const send = async (count: number) => {
+      const ids: string[] = [];
       for (let n = 0; n < count; n += 1) {
-        fake.postMessage({
+        const said = fake.postMessage({
           channelId: channelIds[asked % CHANNELS] as string,
           author: {
             ...ada,
@@ -69,21 +72,32 @@ describe('Discord soak (break attempt)', () => {
           },
           content: `Nova, question ${asked}?`,
         });
+        ids.push(said.id);
         asked += 1;
-        if (n % 50 === 49)
-          await vi.waitFor(() => expect(outcomes.length).toBeGreaterThanOrEqual(asked - 50), {
-            timeout: 20_000,
-            interval: 5,
-          });
+        if (n % 50 === 49) await quiet();
       }
-      await vi.waitFor(() => expect(outcomes.length).toBeGreaterThanOrEqual(asked), {
-        timeout: 30_000,
-        interval: 5,
-      });
-      await h.runtime.whenIdle();
+      await quiet();
+      // Every message reached the runtime (the adapter remembers each one it passes on).
+      dropped += ids.filter((id) => h.transport.memory.get(id) === undefined).length;
+      posted += fake.executions.length;
       fake.requests.length = 0;
       fake.executions.length = 0;
       for (const list of fake.messages.values()) list.length = 0;
+    };
+    /** Waits until the bot has been quiet for a while and the runtime is idle. */
+    const quiet = () => {
+      let last = -1;
+      return vi.waitFor(
+        async () => {
+          const now = fake.executions.length;
+          if (now !== last) {
+            last = now;
+            throw new Error('still answering');
+          }
+          await h.runtime.whenIdle();
+        },
+        { timeout: 30_000, interval: 150 },
+      );
     };
     await send(MESSAGES / 4);
     const start = heap();
@@ -95,9 +109,13 @@ describe('Discord soak (break attempt)', () => {
     const first = perMessage(half - start, MESSAGES / 4);
     const second = perMessage(end - half, MESSAGES / 2);
 
-    expect(outcomes).toHaveLength(MESSAGES);
+    expect(dropped).toBe(0);
+    // Nothing lost or doubled: every answer was sent, once, each to its own message. (The floor
+    // may let a message pass when an avatar has spoken a lot in a channel: most are answered.)
     expect(outcomes.every((o) => o.sent)).toBe(true);
-    expect(new Set(outcomes.map((o) => o.origin.triggerMessageId)).size).toBe(MESSAGES);
+    expect(posted).toBe(outcomes.reduce((n, o) => n + o.parts.length, 0));
+    expect(new Set(outcomes.map((o) => o.origin.triggerMessageId)).size).toBe(outcomes.length);
+    expect(outcomes.length).toBeGreaterThan(MESSAGES * 0.9);
     expect(await h.store.outbox.unsettled()).toEqual([]);
     // discord.js keeps at most 20 messages per channel; the adapter's maps stay within their caps.
     const client = (h.transport as unknown as { client: Client }).client;

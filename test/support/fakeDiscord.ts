@@ -125,6 +125,8 @@ export interface InjectedFailure {
    * when the client gives up waiting; `status` is ignored.
    */
   actThenHang?: boolean;
+  /** Carry the request out, then answer with `status` anyway (a 502 from Discord's edge after the post). */
+  actThenFail?: boolean;
 }
 
 /** An interaction callback or follow-up the bot sent for an interaction. */
@@ -251,8 +253,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   const executionWaiters: (() => void)[] = [];
   const sessions = new Set<GatewaySession>();
   const hanging = new Set<ServerResponse>();
-  // Requests carried out but never answered (actThenHang).
-  const muted = new WeakSet<ServerResponse>();
+  // Requests carried out but never answered (actThenHang), or answered with a failure (actThenFail).
+  const muted = new WeakMap<ServerResponse, number | undefined>();
   const channels = new Map<string, FakeChannel & { guild_id: string }>();
   for (const guild of options.guilds)
     for (const channel of guild.channels) channels.set(channel.id, { ...channel, guild_id: guild.id });
@@ -283,7 +285,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
 
   function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
     if (muted.has(res)) {
-      hanging.add(res);
+      const failed = muted.get(res);
+      muted.delete(res);
+      if (failed === undefined) hanging.add(res);
+      else json(res, failed, { message: `Injected failure ${failed} after acting`, code: 0 });
       return;
     }
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -291,7 +296,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   }
   function noContent(res: ServerResponse) {
     if (muted.has(res)) {
-      hanging.add(res);
+      json(res, 204, undefined);
       return;
     }
     // Discord's 204 has no JSON content type (discord.js would try to parse an empty body).
@@ -534,9 +539,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     requests.push({ method: req.method ?? 'GET', path, query: url.searchParams, headers: req.headers, body });
     const route = `${req.method} ${path}`;
     const injected = failures.find((f) => f.left > 0 && f.route.test(route));
-    if (injected?.failure.actThenHang) {
+    if (injected?.failure.actThenHang || injected?.failure.actThenFail) {
       injected.left -= 1;
-      muted.add(res);
+      muted.set(res, injected.failure.actThenFail ? injected.failure.status : undefined);
     } else if (injected) {
       injected.left -= 1;
       const f = injected.failure;

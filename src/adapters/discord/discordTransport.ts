@@ -7,6 +7,7 @@ import {
   makeURLSearchParams,
   RateLimitError,
   type RawFile,
+  REST,
   Routes,
   SnowflakeUtil,
 } from 'discord.js';
@@ -107,6 +108,7 @@ export class DiscordTransport implements Transport {
   readonly memory: DiscordMessageMemory;
   private readonly client: Client;
   private readonly log: Logger;
+  private readonly webhookRest: REST;
   private readonly delivered = new RecentMap<string, string>(KEYS_REMEMBERED);
   private readonly attempted = new RecentMap<string, number>(KEYS_REMEMBERED);
   private readonly problemsByChannel = new Map<string, ChannelProblem>();
@@ -125,8 +127,9 @@ export class DiscordTransport implements Transport {
       attachments: true,
       sendTimeoutMs: options.sendTimeoutMs ?? 60_000,
     };
-    this.rejectLongRateLimits(this.limits.sendTimeoutMs ?? 60_000);
-    this.outwaitSends(this.limits.sendTimeoutMs ?? 60_000);
+    const sendTimeoutMs = this.limits.sendTimeoutMs ?? 60_000;
+    this.rejectLongRateLimits(sendTimeoutMs);
+    this.webhookRest = this.webhookClient(sendTimeoutMs);
     this.webhooks = new DiscordWebhooks({
       rest: this.client.rest,
       applicationId: () => this.client.application?.id ?? undefined,
@@ -150,14 +153,21 @@ export class DiscordTransport implements Transport {
   }
 
   /**
-   * discord.js sends a request again, blindly, when its own timeout (15 s by default) cuts it
-   * short, but a slow Discord may have posted it: a webhook message would appear twice. Its
-   * timeout is raised past the send timeout, so routing always gives up first, aborting the
-   * request (an aborted request is never sent again), and looks for the part before resending.
+   * The REST client webhook messages are posted with (they need no bot token). discord.js sends a
+   * request again by itself, blindly, after a 5xx or its own timeout (15 s by default), yet
+   * Discord may have posted the message (a slow answer, a 502 from its edge): it would appear
+   * twice. This one never retries, and waits longer than a send may take, so routing gives up
+   * first (an aborted request is never sent again) and looks for the part before resending.
    */
-  private outwaitSends(sendTimeoutMs: number): void {
-    const options = this.client.rest.options;
-    options.timeout = Math.max(options.timeout, sendTimeoutMs + REST_TIMEOUT_MARGIN_MS);
+  private webhookClient(sendTimeoutMs: number): REST {
+    const { api, version } = this.client.rest.options;
+    return new REST({
+      api,
+      version,
+      retries: 0,
+      timeout: sendTimeoutMs + REST_TIMEOUT_MARGIN_MS,
+      rejectOnRateLimit: (data) => data.retryAfter >= sendTimeoutMs,
+    });
   }
 
   private readonly usernames = new RecentMap<string, string>(1_000);
@@ -236,7 +246,7 @@ export class DiscordTransport implements Transport {
     this.attempted.set(message.idempotencyKey, Date.now());
 
     const execute = (hook: WebhookRef) =>
-      this.client.rest.post(Routes.webhook(hook.id, hook.token), {
+      this.webhookRest.post(Routes.webhook(hook.id, hook.token), {
         body,
         files,
         auth: false,

@@ -104,18 +104,16 @@ async function runTroupe(name: string, store: TroupeStore): Promise<Figures> {
   const heap0 = settledHeap();
   const t0 = performance.now();
   for (const email of emails) {
-    await assistant.receive(email);
-    for (
-      let item = (await assistant.pendingFor(email.id))[0];
-      item;
-      item = (await assistant.pendingFor(email.id))[0]
-    ) {
-      const answer = item.request.action_request.action.startsWith('Email Assistant')
-        ? Number(email.id.slice(1)) % 2
-          ? { type: 'ignore' }
-          : { type: 'response', args: 'please reply' }
-        : { type: 'accept' };
-      await assistant.answer(item.id, answer);
+    // As a caller does: each call returns the email's record, naming the interrupt it waits on.
+    let record = await assistant.receive(email);
+    while (!(record instanceof Error) && record.interruptId) {
+      const answer =
+        record.state.value === 'notifying'
+          ? Number(email.id.slice(1)) % 2
+            ? { type: 'ignore' }
+            : { type: 'response', args: 'please reply' }
+          : { type: 'accept' };
+      ({ record } = await assistant.answer(record.interruptId, answer));
     }
   }
   const ms = performance.now() - t0;
@@ -149,7 +147,7 @@ results.push(await runTroupe('troupe (memory store)', createMemoryStore()));
 const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-email-'));
 try {
   const sqlite = await openSqliteStore({ path: join(dir, 'bench.db') });
-  results.push(await runTroupe('troupe (SQLite, every step written)', sqlite));
+  results.push(await runTroupe('troupe (SQLite, durable)', sqlite));
   await sqlite.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

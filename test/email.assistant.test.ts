@@ -24,6 +24,26 @@ function assistantOn(store: TroupeStore, clock = new SimulatedClock(START)) {
   return { assistant, mailbox, calendar, clock };
 }
 
+/** The store, with the `nth` write to `collection` and every write after it failing, as if the process died there. */
+function dyingAt(store: TroupeStore, collection: string, nth: number): TroupeStore {
+  let seen = 0;
+  let dead = false;
+  return {
+    ...store,
+    close: () => store.close(),
+    documents: {
+      ...store.documents,
+      get: (c, k) => store.documents.get(c, k),
+      list: (c, o) => store.documents.list(c, o),
+      put: (c, key, value, options) => {
+        if (c === collection && ++seen === nth) dead = true;
+        if (dead) return Promise.reject(new Error('the process died'));
+        return store.documents.put(c, key, value, options);
+      },
+    },
+  };
+}
+
 const newsletter = {
   id: 'n1',
   from: 'The Weekly Byte <newsletter@bytes.example>',
@@ -278,6 +298,63 @@ describe('the email assistant, end to end on the local mailbox', () => {
     const [resumed] = await restarted.assistant.resume();
     expect(resumed?.state.value).toBe('done');
     expect(await mailbox.sent()).toHaveLength(1);
+  });
+
+  it('an answer stored just before the process died is carried through on restart, learning once', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    await assistantOn(store, clock).assistant.receive(statusUpdate);
+    // The answer is stored, the preferences learn from it, then the process dies before it writes
+    // what it learned on the interrupt (the 2nd inbox write of the answer).
+    const dying = assistantOn(dyingAt(store, 'email-inbox', 2), clock);
+    await expect(dying.assistant.answer('s1#1', { type: 'ignore' })).rejects.toThrow('the process died');
+    const learnedBefore = await store.memory.history(memoryNamespaces.triage, PREFERENCES_KEY, 50);
+
+    const restarted = assistantOn(store, clock);
+    const [resumed] = await restarted.assistant.resume();
+    expect(resumed?.state.value).toBe('done');
+    expect(await restarted.mailbox.closed('s1')).toBe('troupe/notified');
+    const learnedAfter = await store.memory.history(memoryNamespaces.triage, PREFERENCES_KEY, 50);
+    expect(learnedAfter.length).toBe(learnedBefore.length);
+    expect(await restarted.assistant.pending()).toEqual([]);
+  });
+
+  it('an answer stored, then the process died before anything else: on restart the email goes on from it', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    await assistantOn(store, clock).assistant.receive(question);
+    const dying = assistantOn(dyingAt(store, 'email-lifecycle', 1), clock);
+    await expect(dying.assistant.answer('q1#1', { type: 'accept' })).rejects.toThrow('the process died');
+    const restarted = assistantOn(store, clock);
+    const [resumed] = await restarted.assistant.resume();
+    expect(resumed?.state.value).toBe('done');
+    expect(await restarted.mailbox.sent()).toHaveLength(1);
+    expect((await store.documents.get<{ status: string }>('email-inbox', 'q1#1'))?.value.status).toBe(
+      'answered',
+    );
+  });
+
+  it('the process died after the interrupt was put in the inbox: the email delivered again waits on that same interrupt', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    const dying = assistantOn(dyingAt(store, 'email-lifecycle', 1), clock);
+    await expect(dying.assistant.receive(statusUpdate)).rejects.toThrow('the process died');
+    const restarted = assistantOn(store, clock);
+    const again = await restarted.assistant.receive(statusUpdate);
+    expect(!isTroupeError(again) && again.interruptId).toBe('s1#1');
+    expect((await restarted.assistant.pending()).map((p) => p.id)).toEqual(['s1#1']);
+  });
+
+  it('two processes given the same email at once process it once: one interrupt waits, both see the same record', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    const [a, b] = [assistantOn(store, clock), assistantOn(store, clock)];
+    const [first, second] = await Promise.all([a.assistant.receive(question), b.assistant.receive(question)]);
+    expect(!isTroupeError(first) && first.interruptId).toBe('q1#1');
+    expect(!isTroupeError(second) && second.interruptId).toBe('q1#1');
+    expect((await a.assistant.pending()).map((p) => p.id)).toEqual(['q1#1']);
+    await a.assistant.answer('q1#1', { type: 'accept' });
+    expect(await a.mailbox.sent()).toHaveLength(1);
   });
 
   it('a bad email is refused with TROUPE_EMAIL_INVALID and the inbox goes on', async () => {

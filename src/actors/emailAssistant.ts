@@ -41,6 +41,19 @@ const INBOX = 'email-inbox';
 // fraction of the cost; records are plain data either way.
 const engine = compileMachine(emailLifecycleMachine);
 
+/** Lifecycle states an email does not leave. */
+const FINISHED = new Set(['done', 'invalid', 'failed']);
+
+/**
+ * An interrupt's description without the email's body (kept once it is answered): the heading,
+ * the header lines and any proposal after the `---` rule.
+ */
+function withoutBody(description: string): string {
+  const [heading = '', headers = '', ...rest] = description.split('\n\n');
+  const proposal = rest.indexOf('---');
+  return [heading, headers, ...(proposal >= 0 ? rest.slice(proposal) : [])].join('\n\n');
+}
+
 /** Whether a state value is `state`, or the `responding` sub-state `sub`. */
 function isIn(value: StateValue, state: string, sub?: string): boolean {
   if (sub === undefined) return value === state;
@@ -60,7 +73,17 @@ export interface EmailRecord {
   interruptId?: string;
   /** Interrupts raised for this email so far (each gets the next number in its id). */
   asked?: number;
+  /**
+   * The stored version this record was read at (0: not stored yet). The first write creates the
+   * record only if no other process did, which is how an email is claimed.
+   */
+  stored: number;
+  /** Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters. */
+  compacted?: true;
 }
+
+/** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
+export const KEPT_BODY = 200;
 
 /** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
 export interface InboxItem {
@@ -112,25 +135,39 @@ export class EmailAssistant {
     const parsed = parseEmail(input);
     if (!parsed.ok) return parsed.error;
     const email = parsed.email;
-    const { documents, processed } = this.options.store;
-    const first = await processed.markProcessed('email', email.id, this.now());
-    if (!first) {
-      const existing = await documents.get<EmailRecord>(EMAILS, email.id);
-      if (existing) return existing.value;
-    }
+    // An email is claimed by creating its record (see save()); one seen before is not processed again.
+    const existing = await this.record(email.id);
+    if (existing) return existing;
     const initial = engine.initial({ emailId: email.id, at: this.now() });
-    let record: EmailRecord = { email, state: { value: initial.value, context: initial.context }, steps: [] };
-    record = await this.apply(record, { type: 'email.parsed', at: this.now() });
+    let record: EmailRecord = {
+      email,
+      state: { value: initial.value, context: initial.context },
+      steps: [],
+      stored: 0,
+    };
+    record = this.step(record, { type: 'email.parsed', at: this.now() });
     return this.advance(record);
   }
 
-  /** Every email not done, continued as far as it goes (after a restart). */
+  /**
+   * Every email not done, continued as far as it goes (after a restart). An answer that was stored
+   * but not yet carried through (the process stopped in between) is carried through now.
+   */
   async resume(): Promise<EmailRecord[]> {
-    const records = await this.options.store.documents.list<EmailRecord>(EMAILS);
+    const { documents } = this.options.store;
+    const records = await documents.list<EmailRecord>(EMAILS);
     const out: EmailRecord[] = [];
-    for (const doc of records)
-      if (!['done', 'invalid', 'failed'].includes(String(doc.value.state.value)))
-        out.push(await this.advance(doc.value));
+    for (const doc of records) {
+      const record: EmailRecord = { ...doc.value, stored: doc.version };
+      if (FINISHED.has(String(record.state.value))) continue;
+      if (record.interruptId) {
+        const item = (await documents.get<InboxItem>(INBOX, record.interruptId))?.value;
+        if (item?.status === 'answered' && item.answer) out.push(await this.proceed(item, record, true));
+        else out.push(record);
+        continue;
+      }
+      out.push(await this.advance(record));
+    }
     return out;
   }
 
@@ -153,7 +190,8 @@ export class EmailAssistant {
 
   /** An email's record. */
   async record(emailId: string): Promise<EmailRecord | undefined> {
-    return (await this.options.store.documents.get<EmailRecord>(EMAILS, emailId))?.value;
+    const stored = await this.options.store.documents.get<EmailRecord>(EMAILS, emailId);
+    return stored ? { ...stored.value, stored: stored.version } : undefined;
   }
 
   /**
@@ -180,10 +218,9 @@ export class EmailAssistant {
     const item = stored.value;
     const refusal = disallowed(item.request, answer);
     if (refusal) throw new TroupeError('TROUPE_INBOX_INVALID', `${refusal}.`);
-    let record = (await documents.get<EmailRecord>(EMAILS, item.emailId))?.value;
+    const record = await this.record(item.emailId);
     if (!record)
       throw new TroupeError('TROUPE_INBOX_INVALID', `The email of interrupt ${interruptId} is gone.`);
-    let editedCall: ResponseToolCall | undefined;
     if (answer.type === 'edit' && record.proposed) {
       const edited = editedArgs(answer, responseToolSchemas[record.proposed.tool]);
       if (!edited.ok)
@@ -191,10 +228,16 @@ export class EmailAssistant {
           'TROUPE_INBOX_INVALID',
           `The edit does not fit ${record.proposed.tool}: ${edited.problem}.`,
         );
-      editedCall = { tool: record.proposed.tool, args: edited.args } as ResponseToolCall;
     }
-    // Stored before anything acts on it: a crash after this line replays from the answer.
-    const answered: InboxItem = { ...item, status: 'answered', answer, answeredAt: this.now() };
+    // Stored before anything acts on it: a crash after this line carries the answer through on
+    // resume().
+    const answered: InboxItem = {
+      ...item,
+      request: { ...item.request, description: withoutBody(item.request.description) },
+      status: 'answered',
+      answer,
+      answeredAt: this.now(),
+    };
     try {
       await documents.put(INBOX, interruptId, answered, { expectedVersion: stored.version });
     } catch (error) {
@@ -204,9 +247,32 @@ export class EmailAssistant {
         `Interrupt ${interruptId} was answered at the same time elsewhere; that answer stands.`,
       );
     }
+    const next = await this.proceed(answered, record, false);
+    return { item: answered, record: next };
+  }
 
-    const update = memoryUpdateFor(item.request.action_request.action, answer);
-    if (update) {
+  /**
+   * Carries a stored answer through: the memory update it calls for (once: on a replay, a version
+   * already learned from this interrupt is not learned again), then the email goes on.
+   */
+  private async proceed(answered: InboxItem, start: EmailRecord, replay: boolean): Promise<EmailRecord> {
+    const answer = answered.answer as HumanResponse;
+    let record = start;
+    let editedCall: ResponseToolCall | undefined;
+    if (answer.type === 'edit' && record.proposed) {
+      const edited = editedArgs(answer, responseToolSchemas[record.proposed.tool]);
+      if (edited.ok) editedCall = { tool: record.proposed.tool, args: edited.args } as ResponseToolCall;
+    }
+    const update = memoryUpdateFor(answered.request.action_request.action, answer);
+    const origin = `inbox ${answered.id}`;
+    const learned =
+      answered.memory !== undefined ||
+      (replay &&
+        update !== undefined &&
+        (await this.options.store.memory.get(update.namespace, PREFERENCES_KEY))?.source?.endsWith(
+          `(${origin})`,
+        ) === true);
+    if (update && !learned) {
       const interaction: MemoryInteraction = { email: record.email };
       if (answer.type === 'response') interaction.feedback = answer.args;
       if (editedCall && record.proposed)
@@ -221,10 +287,11 @@ export class EmailAssistant {
           interaction,
           ...(this.options.model ? { model: this.options.model } : {}),
           at: this.now(),
+          origin,
           logger: this.log,
         });
         answered.memory = { namespace: result.namespace, version: result.version, summary: result.summary };
-        await documents.put(INBOX, interruptId, answered);
+        await this.options.store.documents.put(INBOX, answered.id, answered);
       } catch (error) {
         // Learning failed; the email still goes on (the answer is stored and acted on).
         this.log.warn({ err: error, namespace: update.namespace }, 'could not update the preferences');
@@ -232,16 +299,21 @@ export class EmailAssistant {
     }
     if (editedCall) record = { ...record, proposed: editedCall };
     const { interruptId: _done, ...withoutInterrupt } = record;
-    record = await this.apply(withoutInterrupt, {
+    record = this.step(withoutInterrupt, {
       type: 'human.answered',
       at: this.now(),
       answer: answer.type,
       ...(answer.type === 'response' ? { feedback: answer.args } : {}),
     });
-    return { item: answered, record: await this.advance(record) };
+    return this.advance(record);
   }
 
-  /** Runs the email through every step that needs no human, writing it after each. */
+  /**
+   * Runs the email through every step that needs no human, then writes it: where it waits for the
+   * human, or done. Steps in between are not written one by one: what follows the last write is
+   * worked out again from it after a crash (the human's answers are stored before they act, and
+   * a send or booking carries a key made from the written state, so a repeat returns the first).
+   */
   private async advance(start: EmailRecord): Promise<EmailRecord> {
     let record = start;
     for (let guard = 0; guard < 50; guard += 1) {
@@ -249,23 +321,25 @@ export class EmailAssistant {
       if (isIn(value, 'triaging')) {
         record = await this.triage(record);
       } else if (isIn(value, 'notifying')) {
-        return this.ask(record, notifyInterrupt(record.email));
+        return this.save(await this.ask(record, notifyInterrupt(record.email)));
       } else if (isIn(value, 'responding', 'drafting')) {
         record = await this.draft(record);
       } else if (isIn(value, 'responding', 'reviewing')) {
         const call = record.proposed;
         if (!call || !isReviewed(call.tool)) throw new Error('reviewing without a reviewed call');
-        return this.ask(
-          record,
-          toolInterrupt(record.email, call.tool as ReviewedTool, call.args as Record<string, unknown>),
+        return this.save(
+          await this.ask(
+            record,
+            toolInterrupt(record.email, call.tool as ReviewedTool, call.args as Record<string, unknown>),
+          ),
         );
       } else if (isIn(value, 'responding', 'executing')) {
         record = await this.execute(record);
       } else if (isIn(value, 'closing')) {
         await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done');
-        record = await this.apply(record, { type: 'email.closed', at: this.now() });
+        record = this.step(record, { type: 'email.closed', at: this.now() });
       } else {
-        return record;
+        return this.save(record);
       }
     }
     throw new Error(`email ${record.email.id} did not settle`);
@@ -279,7 +353,7 @@ export class EmailAssistant {
         preferences,
         this.options.model ? { model: this.options.model } : {},
       );
-      return this.apply(
+      return this.step(
         { ...record, decision },
         {
           type: 'triage.decided',
@@ -291,7 +365,7 @@ export class EmailAssistant {
     } catch (error) {
       const retryable = TroupeError.isInstance(error) ? error.retryable : false;
       const code = TroupeError.isInstance(error) ? error.code : 'TROUPE_MODEL_FAILED';
-      return this.apply(record, {
+      return this.step(record, {
         type: 'triage.failed',
         at: this.now(),
         retryable,
@@ -316,8 +390,8 @@ export class EmailAssistant {
         this.options.model,
       );
       if (call.tool === 'Done')
-        return this.apply({ ...record, proposed: undefined }, { type: 'agent.done', at: this.now() });
-      return this.apply(
+        return this.step({ ...record, proposed: undefined }, { type: 'agent.done', at: this.now() });
+      return this.step(
         { ...record, proposed: call },
         {
           type: 'agent.proposed',
@@ -328,7 +402,7 @@ export class EmailAssistant {
       );
     } catch (error) {
       const code = TroupeError.isInstance(error) ? error.code : 'TROUPE_MODEL_FAILED';
-      return this.apply(record, {
+      return this.step(record, {
         type: 'agent.failed',
         at: this.now(),
         error: { code, message: describe(error) },
@@ -382,10 +456,13 @@ export class EmailAssistant {
         break;
     }
     const steps = [...record.steps, { call, result }];
-    return this.apply({ ...record, steps, proposed: undefined }, { type: 'tool.completed', at: this.now() });
+    return this.step({ ...record, steps, proposed: undefined }, { type: 'tool.completed', at: this.now() });
   }
 
-  /** Puts an interrupt in the inbox (once) and leaves the email waiting for the human. */
+  /**
+   * Puts an interrupt in the inbox and leaves the email waiting for the human. The interrupt's id
+   * comes from the written record, so working it out again after a crash rewrites the same one.
+   */
   private async ask(record: EmailRecord, request: InterruptRequest): Promise<EmailRecord> {
     if (record.interruptId) return record;
     const asked = (record.asked ?? 0) + 1;
@@ -398,17 +475,49 @@ export class EmailAssistant {
       createdAt: this.now(),
     };
     await this.options.store.documents.put(INBOX, id, item);
-    const waiting = { ...record, interruptId: id, asked };
-    await this.options.store.documents.put(EMAILS, record.email.id, waiting);
-    return waiting;
+    return { ...record, interruptId: id, asked };
   }
 
-  private async apply(record: EmailRecord, event: EmailLifecycleEvent): Promise<EmailRecord> {
+  /** The record after the lifecycle takes `event` (not written yet; {@link advance} writes). */
+  private step(record: EmailRecord, event: EmailLifecycleEvent): EmailRecord {
     const next = engine.step(engine.restore(record.state.value, record.state.context), event);
     const updated: EmailRecord = { ...record, state: { value: next.value, context: next.context } };
     if (updated.proposed === undefined) delete updated.proposed;
-    await this.options.store.documents.put(EMAILS, record.email.id, updated);
     return updated;
+  }
+
+  /**
+   * Writes the record. The first write of an email creates it, and fails if another process
+   * created it meanwhile: that one's record stands (nothing this one did before leaves the process
+   * unless idempotent: an interrupt's id, a close). A finished email keeps only the start of its
+   * body, so the inbox's footprint stays small.
+   */
+  private async save(record: EmailRecord): Promise<EmailRecord> {
+    const finished = FINISHED.has(String(record.state.value));
+    const toWrite: EmailRecord =
+      finished && !record.compacted
+        ? {
+            ...record,
+            email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
+            compacted: true,
+          }
+        : record;
+    const { stored: _version, ...value } = toWrite;
+    try {
+      const version = await this.options.store.documents.put(
+        EMAILS,
+        record.email.id,
+        value,
+        record.stored === 0 ? { expectedVersion: 0 } : {},
+      );
+      return { ...toWrite, stored: version };
+    } catch (error) {
+      if (record.stored !== 0 || !TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT')
+        throw error;
+      const theirs = await this.record(record.email.id);
+      if (!theirs) throw error;
+      return theirs;
+    }
   }
 
   private async profile(namespace: string, fallback: string): Promise<string> {

@@ -83,6 +83,8 @@ export async function updateMemory(options: {
   interaction: MemoryInteraction;
   model?: ObjectModel;
   at: number;
+  /** What the update came from (e.g. `inbox m1#1`), kept in the version's source in parentheses. */
+  origin?: string;
   logger?: Logger;
 }): Promise<MemoryUpdateResult> {
   const { memory, request, interaction } = options;
@@ -114,7 +116,7 @@ export async function updateMemory(options: {
   const stored = await memory.put(request.namespace, PREFERENCES_KEY, value, {
     expectedVersion: current.version,
     at: options.at,
-    source: `${updated.by}: ${request.reason}`,
+    source: `${updated.by}: ${request.reason}${options.origin ? ` (${options.origin})` : ''}`,
   });
   return { namespace: request.namespace, version: stored.version, summary: updated.summary, by: updated.by };
 }

@@ -53,6 +53,29 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     for (const line of avatarLines) expect(line).toMatch(/· (↩ \[\d+\] \w+ · )?rung [a-z-]+ — /);
   });
 
+  it('ends with the email act: four emails triaged, a notify answered with feedback, the draft sent in its thread, the preference learned', async () => {
+    const { code, stdout } = await tour();
+    expect(code).toBe(0);
+    const act = stdout.slice(stdout.indexOf('▶ email act'));
+    expect(act).toMatch(/📨 This week in JavaScript .*\n {3}IGNORE \(rule\): /u);
+    expect(act).toMatch(/📨 Project Atlas status update .*\n {3}NOTIFY \(offline\): /u);
+    expect(act).toMatch(/📨 Meeting next week\? .*\n {3}RESPOND \(offline\): /u);
+    expect(act).toContain(
+      '🙋 Waiting for you: sample-02#1 (Email Assistant: notify), sample-03#1 (send_email_tool), sample-04#1 (schedule_meeting_tool)',
+    );
+    expect(act).toMatch(
+      /🧠 Triage preferences, version 1 → 2, learned: .*Project Atlas status update.*jordan@acme\.dev/u,
+    );
+    expect(act).toMatch(
+      /📝 The agent drafts a reply for review \(sample-02#2\): to jordan@acme\.dev, “Re: Project Atlas status update”/u,
+    );
+    expect(act).toMatch(/│ .*When can we see a demo\?/u);
+    expect(act).toContain(
+      '📤 Sent to jordan@acme.dev in thread t-02, In-Reply-To <sample-02@mail.example>; the email is done — answered.',
+    );
+    expect(act).toContain('Still waiting: sample-03#1, sample-04#1.');
+  });
+
   it('replays identically, and colours only on a terminal', async () => {
     const first = await tour();
     const second = await tour();

@@ -21,6 +21,7 @@ import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
 import { runEmail, runInboxAnswer, runInboxList } from './email.js';
 import { formatPlaySummary, playScenario } from './tour.js';
+import { playEmailAct } from './tourEmail.js';
 import { runTriageEval } from './triageEval.js';
 
 /** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
@@ -174,6 +175,12 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         verbose: flags.verbose ?? false,
       });
       io.stdout(`\n${formatPlaySummary(scenario.name, result, useColor)}\n`);
+      io.stdout('\n');
+      await playEmailAct({
+        mailboxFile: fileURLToPath(new URL('email/sample-mailbox.jsonl', examplesDir)),
+        write: (line) => io.stdout(`${line}\n`),
+        color: useColor,
+      });
       const others = (await readdir(examplesDir))
         .filter((f) => /\.(ya?ml|json)$/.test(f) && f !== 'tour.yaml')
         .sort();

@@ -16,6 +16,7 @@ import type {
 import { TroupeError } from '../../ports/troupeError.js';
 import { checkIncrement, checkNumber, compareKeys, copyJson, decodeJson, encodeJson } from './jsonValue.js';
 import { KeyRing } from './keyRing.js';
+import { applyDelta, type DeltaOp, deltaBetween, deltaSize } from './textDelta.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -206,11 +207,17 @@ function toDocument<T>(collection: string, key: string, row: DocumentRow): Store
 }
 
 interface MemoryRow {
-  json: string;
+  /** The value's JSON; for an older version, left out once {@link delta} holds it instead. */
+  json: string | undefined;
+  /** An older version kept as its difference from the next version's JSON. */
+  delta?: DeltaOp[];
   version: number;
   at: number;
   source: string | undefined;
 }
+
+/** Every this many versions one is kept whole, so reading an old version applies few deltas. */
+const WHOLE_EVERY = 16;
 
 class MemoryVersions implements VersionedMemory {
   private readonly namespaces = new Map<string, Map<string, MemoryRow[]>>();
@@ -221,7 +228,7 @@ class MemoryVersions implements VersionedMemory {
     ensureOpen(this.state);
     const versions = this.namespaces.get(namespace)?.get(key);
     const latest = versions?.[versions.length - 1];
-    return latest ? toRecord<T>(namespace, key, latest) : undefined;
+    return latest ? toRecord<T>(namespace, key, latest, latest.json as string) : undefined;
   }
 
   async put<T = unknown>(
@@ -246,20 +253,32 @@ class MemoryVersions implements VersionedMemory {
       at: options.at ?? this.state.now(),
       source: options.source,
     };
+    // The version this one replaces is kept as its difference from it, when that is much smaller.
+    const previous = versions[versions.length - 1];
+    if (previous?.json !== undefined && previous.version % WHOLE_EVERY !== 0) {
+      const delta = deltaBetween(json, previous.json);
+      if (deltaSize(delta) * 2 < previous.json.length) {
+        previous.delta = delta;
+        previous.json = undefined;
+      }
+    }
     versions.push(row);
     keys.set(key, versions);
     this.namespaces.set(namespace, keys);
-    return toRecord<T>(namespace, key, row);
+    return toRecord<T>(namespace, key, row, json);
   }
 
   async history<T = unknown>(namespace: string, key: string, limit?: number): Promise<MemoryRecord<T>[]> {
     ensureOpen(this.state);
     const versions = this.namespaces.get(namespace)?.get(key) ?? [];
-    return versions
-      .slice()
-      .reverse()
-      .slice(0, limitOf(limit))
-      .map((row) => toRecord<T>(namespace, key, row));
+    const out: MemoryRecord<T>[] = [];
+    let text = '';
+    for (let i = versions.length - 1; i >= 0 && out.length < limitOf(limit); i--) {
+      const row = versions[i] as MemoryRow;
+      text = row.json ?? applyDelta(text, row.delta ?? []);
+      out.push(toRecord<T>(namespace, key, row, text));
+    }
+    return out;
   }
 
   async list<T = unknown>(namespace: string): Promise<MemoryRecord<T>[]> {
@@ -269,16 +288,16 @@ class MemoryVersions implements VersionedMemory {
     return [...keys.keys()].sort(compareKeys).flatMap((key) => {
       const versions = keys.get(key) ?? [];
       const latest = versions[versions.length - 1];
-      return latest ? [toRecord<T>(namespace, key, latest)] : [];
+      return latest ? [toRecord<T>(namespace, key, latest, latest.json as string)] : [];
     });
   }
 }
 
-function toRecord<T>(namespace: string, key: string, row: MemoryRow): MemoryRecord<T> {
+function toRecord<T>(namespace: string, key: string, row: MemoryRow, json: string): MemoryRecord<T> {
   return {
     namespace,
     key,
-    value: decodeJson<T>(row.json, `memory "${namespace}/${key}" version ${row.version}`),
+    value: decodeJson<T>(json, `memory "${namespace}/${key}" version ${row.version}`),
     version: row.version,
     at: row.at,
     ...(row.source !== undefined ? { source: row.source } : {}),

@@ -1,0 +1,104 @@
+/**
+ * Line deltas between two texts, for keeping old versions of a value as the difference from the
+ * next one (as RCS does): a preference profile that learns one line at a time keeps each old
+ * version in a few dozen bytes instead of a whole copy.
+ *
+ * Texts are cut into pieces after each newline, real or JSON-escaped (`\n`), and the older text is
+ * written as pieces copied from the newer one plus literal text. Applying a delta to the text it
+ * was made against gives the older text back exactly, whatever the texts are; the cutting only
+ * decides how much is shared.
+ */
+
+/** A run of `count` pieces of the newer text from piece `start`, or literal text. */
+export type DeltaOp = readonly [start: number, count: number] | string;
+
+/** Every this many places a piece may appear in the newer text, the search stops looking further. */
+const MAX_CANDIDATES = 8;
+
+/** The text cut after each newline, real or JSON-escaped. */
+function piecesOf(text: string): string[] {
+  const pieces: string[] = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // '\n' (a newline) or a backslash followed by 'n' (a JSON-escaped one).
+    if (c === 10 || (c === 92 && text.charCodeAt(i + 1) === 110 && ++i)) {
+      pieces.push(text.slice(from, i + 1));
+      from = i + 1;
+    }
+  }
+  if (from < text.length) pieces.push(text.slice(from));
+  return pieces;
+}
+
+/** The delta that turns `newer` into `older`. */
+export function deltaBetween(newer: string, older: string): DeltaOp[] {
+  const source = piecesOf(newer);
+  const target = piecesOf(older);
+  // Pieces as numbers, so runs compare cheaply.
+  const ids = new Map<string, number>();
+  const idOf = (piece: string) => {
+    let id = ids.get(piece);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(piece, id);
+    }
+    return id;
+  };
+  const src = source.map(idOf);
+  const tgt = target.map(idOf);
+  const where = new Map<number, number[]>();
+  for (const [i, id] of src.entries()) {
+    const at = where.get(id);
+    if (!at) where.set(id, [i]);
+    else if (at.length < MAX_CANDIDATES) at.push(i);
+  }
+  const ops: DeltaOp[] = [];
+  let literal = '';
+  for (let i = 0; i < tgt.length; ) {
+    let best = 0;
+    let bestStart = 0;
+    for (const start of where.get(tgt[i] as number) ?? []) {
+      let length = 0;
+      while (
+        start + length < src.length &&
+        i + length < tgt.length &&
+        src[start + length] === tgt[i + length]
+      )
+        length++;
+      if (length > best) {
+        best = length;
+        bestStart = start;
+        if (i + length === tgt.length) break;
+      }
+    }
+    if (best === 0) {
+      literal += target[i];
+      i++;
+      continue;
+    }
+    if (literal !== '') {
+      ops.push(literal);
+      literal = '';
+    }
+    ops.push([bestStart, best]);
+    i += best;
+  }
+  if (literal !== '') ops.push(literal);
+  return ops;
+}
+
+/** The older text back from the newer one and their delta. */
+export function applyDelta(newer: string, ops: readonly DeltaOp[]): string {
+  const source = piecesOf(newer);
+  let out = '';
+  for (const op of ops) out += typeof op === 'string' ? op : source.slice(op[0], op[0] + op[1]).join('');
+  return out;
+}
+
+/** Roughly what a delta costs to keep, in characters (to decide whether it beats a copy). */
+export function deltaSize(ops: readonly DeltaOp[]): number {
+  let size = 0;
+  for (const op of ops) size += typeof op === 'string' ? op.length + 16 : 24;
+  return size;
+}

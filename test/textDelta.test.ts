@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { applyDelta, deltaBetween, deltaSize } from '../src/adapters/store/textDelta.js';
+
+/** A small deterministic generator, so a failure replays. */
+function random(seed: number) {
+  let x = seed;
+  return () => {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
+}
+
+describe('text deltas (old versions kept as differences)', () => {
+  it('gives the older text back exactly, for any pair of texts', () => {
+    const next = random(7);
+    const alphabet = ['a', 'b', '\n', '\\n', 'é', '🙂', ' ', '"'];
+    const text = () =>
+      Array.from(
+        { length: Math.floor(next() * 60) },
+        () => alphabet[Math.floor(next() * alphabet.length)],
+      ).join('');
+    for (let i = 0; i < 2_000; i++) {
+      const [newer, older] = [text(), text()];
+      expect(applyDelta(newer, deltaBetween(newer, older))).toBe(older);
+    }
+  });
+
+  it('keeps a profile that learned one line, and lost its first to a length cap, in a small delta', () => {
+    const lines = Array.from(
+      { length: 200 },
+      (_, i) => `- emails like “subject ${i}” from sender${i}@example.com`,
+    );
+    const older = JSON.stringify({ instructions: lines.join('\n') });
+    const newer = JSON.stringify({ instructions: `${lines.slice(1).join('\n')}\n- one more line` });
+    const delta = deltaBetween(newer, older);
+    expect(applyDelta(newer, delta)).toBe(older);
+    expect(deltaSize(delta)).toBeLessThan(older.length / 20);
+  });
+});
+
+describe('the memory store keeps every version readable', () => {
+  it('after 300 updates, each version reads back as written (history and its order)', async () => {
+    const store = createMemoryStore();
+    const next = random(11);
+    const written: unknown[] = [];
+    let lines = ['## Ignore', '- newsletters', '## Respond', '- questions'];
+    for (let v = 1; v <= 300; v++) {
+      const at = Math.floor(next() * lines.length);
+      if (next() < 0.7) lines.splice(at, 0, `- learned ${v}: “${'x'.repeat(Math.floor(next() * 40))}”`);
+      else lines.splice(at, 1);
+      lines = lines.slice(-120);
+      const value =
+        v % 5 === 0 ? { rules: { ignore: [`s${v}`] }, instructions: lines.join('\n') } : lines.join('\n');
+      written.push(value);
+      await store.memory.put('ns', 'k', value, { expectedVersion: v - 1, source: `v${v}` });
+    }
+    const history = await store.memory.history('ns', 'k', 1_000);
+    expect(history.map((r) => r.version)).toEqual(Array.from({ length: 300 }, (_, i) => 300 - i));
+    expect(history.map((r) => r.value)).toEqual([...written].reverse());
+    expect(history.map((r) => r.source)).toEqual(written.map((_, i) => `v${i + 1}`).reverse());
+    expect((await store.memory.get('ns', 'k'))?.value).toEqual(written.at(-1));
+    expect((await store.memory.history('ns', 'k', 3)).map((r) => r.value)).toEqual(
+      written.slice(-3).reverse(),
+    );
+  });
+});

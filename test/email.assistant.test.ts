@@ -219,7 +219,7 @@ describe('the email assistant, end to end on the local mailbox', () => {
     );
     const [review] = await assistant.pending();
     await expect(
-      assistant.answer(review?.id as string, { type: 'edit', args: { args: { to: 'jordan@acme.dev' } } }),
+      assistant.answer(review?.id as string, { type: 'edit', args: { args: { subject: '   ' } } }),
     ).rejects.toThrow(/does not fit send_email_tool: subject/u);
     expect((await assistant.pending()).map((p) => p.id)).toEqual([review?.id]);
   });

@@ -87,6 +87,13 @@ describe('Agent Inbox requests', () => {
       ok: false,
       problem: expect.stringMatching(/^to: /u),
     });
+    // Fields left out keep the proposed values; what is given is still checked.
+    expect(editedArgs(edit('{"subject":"New subject"}'), sendEmailSchema, good)).toEqual({
+      ok: true,
+      args: { ...good, subject: 'New subject' },
+    });
+    expect(editedArgs(edit({ to: 'not an address' }), sendEmailSchema, good)).toMatchObject({ ok: false });
+    expect(editedArgs(edit({ subject: 'only this' }), sendEmailSchema)).toMatchObject({ ok: false });
     expect(editedArgs(edit('{oops'), sendEmailSchema)).toEqual({
       ok: false,
       problem: 'the edited arguments are not JSON',

@@ -222,7 +222,11 @@ export class EmailAssistant {
     if (!record)
       throw new TroupeError('TROUPE_INBOX_INVALID', `The email of interrupt ${interruptId} is gone.`);
     if (answer.type === 'edit' && record.proposed) {
-      const edited = editedArgs(answer, responseToolSchemas[record.proposed.tool]);
+      const edited = editedArgs(
+        answer,
+        responseToolSchemas[record.proposed.tool],
+        record.proposed.args as Record<string, unknown>,
+      );
       if (!edited.ok)
         throw new TroupeError(
           'TROUPE_INBOX_INVALID',
@@ -260,7 +264,11 @@ export class EmailAssistant {
     let record = start;
     let editedCall: ResponseToolCall | undefined;
     if (answer.type === 'edit' && record.proposed) {
-      const edited = editedArgs(answer, responseToolSchemas[record.proposed.tool]);
+      const edited = editedArgs(
+        answer,
+        responseToolSchemas[record.proposed.tool],
+        record.proposed.args as Record<string, unknown>,
+      );
       if (edited.ok) editedCall = { tool: record.proposed.tool, args: edited.args } as ResponseToolCall;
     }
     const update = memoryUpdateFor(answered.request.action_request.action, answer);

@@ -92,11 +92,13 @@ export function disallowed(request: InterruptRequest, response: HumanResponse): 
 /**
  * The edited arguments of an `edit` answer, validated against the tool's schema: given as an
  * object or as a JSON string (Agent Inbox's text editor), with or without the `{ action, args }`
- * wrapper. Returns the parsed arguments or the problems.
+ * wrapper. With `proposed`, fields the edit leaves out keep their proposed values. Returns the
+ * parsed arguments or the problems.
  */
 export function editedArgs<Schema extends z.ZodType>(
   response: Extract<HumanResponse, { type: 'edit' }>,
   schema: Schema,
+  proposed?: Record<string, unknown>,
 ): { ok: true; args: z.output<Schema> } | { ok: false; problem: string } {
   let raw: unknown = response.args;
   if (typeof raw === 'string') {
@@ -114,6 +116,9 @@ export function editedArgs<Schema extends z.ZodType>(
       return { ok: false, problem: 'the edited arguments are not JSON' };
     }
   }
+  // Fields the edit leaves out keep their proposed values (`{"start_time": "11:00"}` moves a meeting).
+  if (proposed && typeof raw === 'object' && raw !== null && !Array.isArray(raw))
+    raw = { ...proposed, ...(raw as Record<string, unknown>) };
   const parsed = schema.safeParse(raw);
   if (!parsed.success)
     return {

@@ -69,6 +69,28 @@ describe('troupe email and troupe inbox, on the sample mailbox', () => {
     const list = await troupe(['inbox', 'list'], env);
     expect(list.stdout).toContain('Waiting for you (3)');
     expect(list.stdout).not.toContain('sample-03#');
+    expect(list.stdout).toMatch(
+      /sample-08#1 {2}send_email_tool {2}\[accept, edit, response, ignore\] {2}“Approval needed: Q3 budget”\n {6}reply to dana@acme\.dev: Hi Dana, /u,
+    );
+
+    // A draft whole, before answering it; then a partial edit keeps the fields it leaves out.
+    const shown = await troupe(['inbox', 'show', 'sample-08#1'], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('sample-08#1 — send_email_tool — pending');
+    expect(shown.stdout).toMatch(
+      /# Proposed: send_email_tool\n[\s\S]*\*\*subject\*\*: Re: Approval needed: Q3 budget/u,
+    );
+    expect(shown.stdout).toContain(
+      'Answer with: troupe inbox answer sample-08#1 <accept|edit|response|ignore> [text]',
+    );
+    const edited = await troupe(
+      ['inbox', 'answer', 'sample-08#1', 'edit', '{"subject":"Q3 budget: approved"}'],
+      env,
+    );
+    expect(edited.stdout).toContain('Sent to dana@acme.dev: “Q3 budget: approved”');
+    const missing = await troupe(['inbox', 'show', 'nope#1'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('error TROUPE_INBOX_INVALID: No interrupt nope#1 in the inbox');
 
     const wrong = await troupe(['inbox', 'answer', 'sample-05#1', 'accept'], env);
     expect(wrong.code).toBe(2);

@@ -143,7 +143,9 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ ...edited, threadId: 'th-s1', references: [] });
     const profile = await store.memory.get(memoryNamespaces.response, PREFERENCES_KEY);
-    expect(profile?.value).toMatch(/edited a proposal: content/u);
+    expect(profile?.value).toMatch(
+      /edited the reply to “Project Atlas status update” from jordan@acme\.dev: content/u,
+    );
   });
 
   it('feedback on a draft brings a new draft as a new interrupt; the answered one stays answered', async () => {

@@ -116,8 +116,13 @@ describe('memory updates from the human’s choices, offline', () => {
     });
     expect(second.version).toBe(3);
     const profile = (await store.memory.get(memoryNamespaces.response, PREFERENCES_KEY))?.value as string;
-    expect(profile).toContain('- Keep replies under 3 sentences.');
-    expect(profile).toContain('- The user edited a proposal: content “Dear Jordan, …” → “Hi Jordan, …”');
+    // Each is kept with the email it was said of, so it reads as an example, not a standing rule.
+    expect(profile).toContain(
+      '- On the reply to “Project Atlas update” from jordan@acme.dev, the user said: Keep replies under 3 sentences.',
+    );
+    expect(profile).toContain(
+      '- The user edited the reply to “Project Atlas update” from jordan@acme.dev: content “Dear Jordan, …” → “Hi Jordan, …”',
+    );
     expect(profile).toContain('Use a professional, concise tone');
   });
 });

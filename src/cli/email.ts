@@ -181,6 +181,32 @@ export async function runInboxList(options: EmailCommandOptions): Promise<number
   }
 }
 
+/** `troupe inbox show <id>`: one interrupt whole (the email, the proposed call), and how to answer it. */
+export async function runInboxShow(options: EmailCommandOptions & { id: string }): Promise<number> {
+  const opened = await open(options);
+  if (typeof opened === 'number') return opened;
+  const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
+  try {
+    const item = await opened.assistant.interrupt(options.id);
+    if (!item) {
+      options.stderr(
+        `error TROUPE_INBOX_INVALID: No interrupt ${terminalText(options.id)} in the inbox; \`troupe inbox list\` shows what waits.\n`,
+      );
+      return 2;
+    }
+    out(`${item.id} — ${item.request.action_request.action} — ${item.status}`);
+    out('');
+    for (const line of item.request.description.split('\n')) out(`  ${line}`);
+    out('');
+    if (item.status === 'pending')
+      out(`Answer with: troupe inbox answer ${item.id} <${ALLOWED(item).join('|')}> [text]`);
+    else out(`Answered with ${item.answer?.type}.`);
+    return 0;
+  } finally {
+    await opened.store.close();
+  }
+}
+
 /**
  * `troupe inbox answer <id> <accept|edit|response|ignore> [text]`: answers an interrupt (feedback
  * for `response`, the edited arguments as JSON for `edit`), then shows what happened.
@@ -244,12 +270,18 @@ async function printPending(assistant: EmailAssistant, out: (line: string) => vo
   );
   for (const item of pending) {
     const action = item.request.action_request;
-    const detail =
-      action.action === 'Email Assistant: notify'
-        ? (/^## Email: (.*)$/mu.exec(item.request.description)?.[1] ?? '')
-        : JSON.stringify(action.args).slice(0, 160);
-    out(`  ${item.id}  ${action.action}  [${ALLOWED(item).join(', ')}]  ${detail}`);
+    const email = /^## Email: (.*)$/mu.exec(item.request.description)?.[1] ?? '';
+    out(`  ${item.id}  ${action.action}  [${ALLOWED(item).join(', ')}]  “${email}”`);
+    const args = action.args as Record<string, unknown>;
+    if (action.action === 'send_email_tool')
+      out(`      reply to ${args.to}: ${oneLine(String(args.content ?? ''), 100)}`);
+    else if (action.action === 'schedule_meeting_tool')
+      out(
+        `      meeting “${args.subject}” on ${args.preferred_day} at ${args.start_time} (${args.time_zone}, ${args.duration_minutes} min) with ${(args.attendees as string[] | undefined)?.join(', ')}`,
+      );
+    else if (action.action === 'Question') out(`      asks: ${oneLine(String(args.content ?? ''), 100)}`);
   }
+  out('  (troupe inbox show <id> prints one whole: the email and the full draft.)');
 }
 
 /** `{ responding: 'reviewing' }` as `responding.reviewing`. */
@@ -257,4 +289,10 @@ function dotted(value: unknown): string {
   if (typeof value === 'string') return value;
   const [key, inner] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', ''];
   return `${key}.${dotted(inner)}`;
+}
+
+/** Text on one line, cut to `max` characters. */
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/gu, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -19,7 +19,7 @@ import { runChat } from './chat.js';
 import { bolder, dimmer } from './conversationPrinter.js';
 import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
-import { runEmail, runInboxAnswer, runInboxList } from './email.js';
+import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from './email.js';
 import { formatPlaySummary, playScenario } from './tour.js';
 import { playEmailAct } from './tourEmail.js';
 import { runTriageEval } from './triageEval.js';
@@ -291,6 +291,13 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     .description('List the interrupts waiting for you, with what each allows.')
     .action(async () => {
       exitCode = await runInboxList({ stdout: io.stdout, stderr, env: io.env });
+    });
+  inbox
+    .command('show')
+    .description('Show one interrupt whole: the email, the proposed call, what you may answer.')
+    .argument('<id>', 'the interrupt id, from troupe inbox list')
+    .action(async (id: string) => {
+      exitCode = await runInboxShow({ id, stdout: io.stdout, stderr, env: io.env });
     });
   inbox
     .command('answer')

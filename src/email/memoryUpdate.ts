@@ -199,9 +199,11 @@ function offlineUpdate(
       by: 'offline',
     };
   }
+  // Said of one email: kept with what it was about, so it reads as an example, not a standing rule.
+  const what = `${request.namespace === memoryNamespaces.calendar ? 'the invitation for' : 'the reply to'} “${subject}” from ${sender}`;
   const line = interaction.edit
-    ? `- The user edited a proposal: ${describeEdit(interaction.edit)}`
-    : `- ${feedback ?? 'The user asked for changes.'}`;
+    ? `- The user edited ${what}: ${describeEdit(interaction.edit)}`
+    : `- On ${what}, the user said: ${feedback ?? 'make changes'}`;
   return { text: `${profile.trimEnd()}\n${line}`, summary: `Added: ${line.slice(2)}`, by: 'offline' };
 }
 

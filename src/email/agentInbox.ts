@@ -65,8 +65,9 @@ export const humanResponseSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('accept'), args: z.unknown().optional() }),
   z.object({
     type: z.literal('edit'),
-    // Agent Inbox sends `{ action, args }`; the arguments may come as a JSON string.
-    args: z.union([z.object({ action: z.string().optional(), args: z.unknown() }), z.string()]),
+    // Agent Inbox sends `{ action, args }`; the arguments may also come bare (only the fields
+    // changed, say) or as a JSON string. editedArgs() reads all three.
+    args: z.union([z.string(), z.record(z.string(), z.unknown())]),
   }),
   z.object({ type: z.literal('response'), args: z.string().trim().min(1, 'feedback is empty').max(20_000) }),
   z.object({ type: z.literal('ignore'), args: z.unknown().optional() }),

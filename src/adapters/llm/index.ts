@@ -1,6 +1,7 @@
 /**
  * `troupe/ai-sdk`: turn models on the AI SDK (OpenAI, Anthropic, any OpenAI-compatible server),
- * chosen from the environment or built directly, structured output, and the model call's error
+ * chosen from the environment or built directly, an `ObjectModel` for structured output (what the
+ * email assistant asks), structured output, and the model call's error
  * mapping and concurrency limit. The offline scripted model is also on the root export.
  * @packageDocumentation
  */
@@ -11,6 +12,7 @@ export {
   toModelMessages,
   toTokenUsage,
 } from './aiSdkModel.js';
+export { type AiSdkObjectModelOptions, createAiSdkObjectModel } from './aiSdkObjectModel.js';
 export { type ConcurrencyLimit, createConcurrencyLimit } from './concurrencyLimit.js';
 export { type ModelCallOptions, type ModelCallOutcome, runModelCall } from './modelCall.js';
 export { type ModelErrorCode, type ModelErrorContext, modelErrorCodes, toModelError } from './modelErrors.js';

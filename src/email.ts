@@ -1,0 +1,85 @@
+/**
+ * Troupe's email assistant (`troupe/email`) for apps that embed it: the {@link EmailAssistant}
+ * (each email through the lifecycle statechart, the human-in-the-loop inbox, preference memory),
+ * the pieces it is made of (input parsing, triage, the Agent Inbox shapes, the response tools, the
+ * memory update), and the local mailbox and calendar kept in Troupe's store.
+ *
+ * @example
+ * ```ts
+ * const store = await openSqliteStore({ path: './.troupe/troupe.db' });
+ * const assistant = new EmailAssistant({
+ *   store,
+ *   mailbox: createLocalMailbox(store.documents),
+ *   calendar: createLocalCalendar(store.documents),
+ *   clock: systemClock,
+ *   userName: 'Sam',
+ *   timeZone: 'Europe/Berlin',
+ * });
+ * const record = await assistant.receive({ id: 'm1', from: 'ben@example.com', to: 'sam@acme.dev', subject: 'Call?', body: '…' });
+ * for (const item of await assistant.pending()) console.log(item.id, item.request.action_request);
+ * await assistant.answer('m1#1', { type: 'accept' });
+ * ```
+ * @packageDocumentation
+ */
+export { SimulatedClock, systemClock } from './actors/clock.js';
+export {
+  EmailAssistant,
+  type EmailAssistantOptions,
+  type EmailRecord,
+  type InboxItem,
+  KEPT_BODY,
+} from './actors/emailAssistant.js';
+export {
+  createLocalCalendar,
+  createLocalMailbox,
+  type LocalEvent,
+  type SentReply,
+} from './adapters/mail/localMailbox.js';
+export {
+  disallowed,
+  editedArgs,
+  type HumanResponse,
+  humanResponseSchema,
+  type InterruptConfig,
+  type InterruptRequest,
+  type MemoryUpdateRequest,
+  memoryUpdateFor,
+  NOTIFY_ACTION,
+  notifyInterrupt,
+  type ReviewedTool,
+  toolInterrupt,
+} from './email/agentInbox.js';
+export { type Email, type ParsedEmail, parseEmail } from './email/emailInput.js';
+export { emailMarkdown } from './email/emailMarkdown.js';
+export {
+  defaultCalendarPreferences,
+  defaultResponsePreferences,
+  type MemoryInteraction,
+  type MemoryUpdateResult,
+  updateMemory,
+} from './email/memoryUpdate.js';
+export { type AgentStep, nextToolCall, type ResponseAgentInput } from './email/responseAgent.js';
+export {
+  isReviewed,
+  type ResponseToolCall,
+  type ResponseToolName,
+  responseToolSchemas,
+} from './email/responseTools.js';
+export type { TriageClassification, TriageDecision } from './email/triageDecision.js';
+export {
+  type EvalReport,
+  formatEvalReport,
+  type LabelledEmail,
+  parseEvalSet,
+  scoreEval,
+} from './email/triageEval.js';
+export {
+  defaultTriagePreferences,
+  memoryNamespaces,
+  PREFERENCES_KEY,
+  type TriagePreferences,
+  type TriageRule,
+} from './email/triagePreferences.js';
+export { readTriagePreferences, type TriageRouterOptions, triageEmail } from './email/triageRouter.js';
+export type { Calendar, DayAvailability, EmailReply, Mailbox, MeetingRequest } from './ports/mailbox.js';
+export type { ObjectModel } from './ports/objectModel.js';

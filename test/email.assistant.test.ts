@@ -5,7 +5,7 @@ import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/lo
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../src/email/triagePreferences.js';
 import type { TroupeStore } from '../src/ports/store.js';
-import { isTroupeError } from '../src/ports/troupeError.js';
+import { isTroupeError, TroupeError } from '../src/ports/troupeError.js';
 
 // Wednesday 25 November 2026, 10:00 in Berlin.
 const START = Date.parse('2026-11-25T09:00:00Z');
@@ -357,6 +357,49 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect((await a.assistant.pending()).map((p) => p.id)).toEqual(['q1#1']);
     await a.assistant.answer('q1#1', { type: 'accept' });
     expect(await a.mailbox.sent()).toHaveLength(1);
+  });
+
+  it('a reply the mailbox cannot send now waits with the error and goes out on a later pass, once; the third failure fails the email', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    const local = createLocalMailbox(store.documents, { now: () => clock.now() });
+    let outage = 1;
+    const flaky = {
+      ...local,
+      sendReply: async (reply: Parameters<typeof local.sendReply>[0], key: string) => {
+        if (outage-- > 0)
+          throw new TroupeError('TROUPE_STORE_UNAVAILABLE', 'the mail server is down', { retryable: true });
+        return local.sendReply(reply, key);
+      },
+    };
+    const assistant = new EmailAssistant({
+      store,
+      mailbox: flaky,
+      calendar: createLocalCalendar(store.documents),
+      clock,
+      userName: 'Sam',
+      timeZone: 'Europe/Berlin',
+    });
+    await assistant.receive(question);
+    const { record } = await assistant.answer('q1#1', { type: 'accept' });
+    expect(record.state.value).toEqual({ responding: 'executing' });
+    expect(record.state.context.error).toMatchObject({
+      message: expect.stringContaining('the mail server is down'),
+    });
+    expect(await local.sent()).toHaveLength(0);
+    const [later] = await assistant.resume();
+    expect(later?.state.value).toBe('done');
+    expect(later?.state.context.error).toBeNull();
+    expect(await local.sent()).toHaveLength(1);
+
+    outage = 3;
+    await assistant.receive({ ...question, id: 'q2' });
+    await assistant.answer('q2#1', { type: 'accept' });
+    await assistant.resume();
+    const [gaveUp] = await assistant.resume();
+    expect(gaveUp?.state.value).toBe('failed');
+    expect(gaveUp?.state.context.outcome).toBe('failed');
+    expect(await local.sent()).toHaveLength(1);
   });
 
   it('a bad email is refused with TROUPE_EMAIL_INVALID and the inbox goes on', async () => {

@@ -36,7 +36,8 @@ const cases: Record<string, EventCase> = {
   },
   'tool completed': { type: 'tool.completed' },
   'agent done': { type: 'agent.done' },
-  'agent fails': { type: 'agent.failed', error: failure },
+  'agent fails': { type: 'agent.failed', error: failure, retryable: false },
+  'agent fails, retryable': { type: 'agent.failed', error: failure, retryable: true },
   closed: { type: 'email.closed' },
 };
 const names = Object.keys(cases);
@@ -147,6 +148,22 @@ describe('email lifecycle model', () => {
     );
     expect(failed.value).toBe('failed');
     expect(failed.context.triageAttempts).toBe(3);
+    // A retryable failure of the agent's step leaves it where it was, with the error, until a try
+    // works (the error is then cleared) or the third one fails.
+    const waiting = run('parsed', 'triage respond', 'agent fails, retryable');
+    expect(waiting.matches({ responding: 'drafting' })).toBe(true);
+    expect(waiting.context).toMatchObject({ agentAttempts: 1, error: failure });
+    const recovered = run('parsed', 'triage respond', 'agent fails, retryable', 'agent proposes an email');
+    expect(recovered.context).toMatchObject({ agentAttempts: 0, error: null });
+    const gaveUp = run(
+      'parsed',
+      'triage respond',
+      'agent fails, retryable',
+      'agent fails, retryable',
+      'agent fails, retryable',
+    );
+    expect(gaveUp.value).toBe('failed');
+    expect(run('parsed', 'triage respond', 'agent fails').value).toBe('failed');
   });
 
   it('ignores answers that the waiting request does not allow', () => {

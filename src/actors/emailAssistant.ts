@@ -333,10 +333,13 @@ export class EmailAssistant {
       const value = record.state.value;
       if (isIn(value, 'triaging')) {
         record = await this.triage(record);
+        // Still triaging: it failed and is tried again on a later pass, not at once.
+        if (isIn(record.state.value, 'triaging')) return this.save(record);
       } else if (isIn(value, 'notifying')) {
         return this.save(await this.ask(record, notifyInterrupt(record.email)));
       } else if (isIn(value, 'responding', 'drafting')) {
         record = await this.draft(record);
+        if (isIn(record.state.value, 'responding', 'drafting')) return this.save(record);
       } else if (isIn(value, 'responding', 'reviewing')) {
         const call = record.proposed;
         if (!call || !isReviewed(call.tool)) throw new Error('reviewing without a reviewed call');
@@ -348,6 +351,7 @@ export class EmailAssistant {
         );
       } else if (isIn(value, 'responding', 'executing')) {
         record = await this.execute(record);
+        if (isIn(record.state.value, 'responding', 'executing')) return this.save(record);
       } else if (isIn(value, 'closing')) {
         await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done');
         record = this.step(record, { type: 'email.closed', at: this.now() });
@@ -414,13 +418,23 @@ export class EmailAssistant {
         },
       );
     } catch (error) {
-      const code = TroupeError.isInstance(error) ? error.code : 'TROUPE_MODEL_FAILED';
-      return this.step(record, {
-        type: 'agent.failed',
-        at: this.now(),
-        error: { code, message: describe(error) },
-      });
+      return this.failed(record, error, 'TROUPE_MODEL_FAILED');
     }
+  }
+
+  /**
+   * The agent's step failed: a retryable failure leaves the email where it was, to be tried again
+   * on a later pass ({@link resume}); after its last try, or when nothing would change, it fails.
+   */
+  private failed(record: EmailRecord, error: unknown, fallbackCode: string): EmailRecord {
+    const troupe = TroupeError.isInstance(error) ? error : undefined;
+    this.log.warn({ err: error, emailId: record.email.id }, 'an email’s step failed');
+    return this.step(record, {
+      type: 'agent.failed',
+      at: this.now(),
+      retryable: troupe?.retryable ?? true,
+      error: { code: troupe?.code ?? fallbackCode, message: describe(error) },
+    });
   }
 
   /** Carries out the proposed call; its key makes a repeat after a crash return the first result. */
@@ -428,6 +442,18 @@ export class EmailAssistant {
     const call = record.proposed;
     if (!call) throw new Error('executing without a call');
     const key = `${record.email.id}#${record.steps.length}`;
+    let result: unknown;
+    try {
+      result = await this.carryOut(record, call, key);
+    } catch (error) {
+      return this.failed(record, error, 'TROUPE_EMAIL_ACTION_FAILED');
+    }
+    const steps = [...record.steps, { call, result }];
+    return this.step({ ...record, steps, proposed: undefined }, { type: 'tool.completed', at: this.now() });
+  }
+
+  /** One tool call against the mailbox or the calendar; its result is kept with the step. */
+  private async carryOut(record: EmailRecord, call: ResponseToolCall, key: string): Promise<unknown> {
     let result: unknown;
     switch (call.tool) {
       case 'send_email_tool': {
@@ -468,8 +494,7 @@ export class EmailAssistant {
       case 'Done':
         break;
     }
-    const steps = [...record.steps, { call, result }];
-    return this.step({ ...record, steps, proposed: undefined }, { type: 'tool.completed', at: this.now() });
+    return result;
   }
 
   /**

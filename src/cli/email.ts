@@ -138,6 +138,10 @@ export async function runEmail(options: EmailCommandOptions & { mailboxFile: str
       return 2;
     }
     out(`Email assistant — mailbox ${options.mailboxFile}, model: ${model}, store: ${store.kind}`);
+    // Emails an earlier run left mid-way (a failed try, an answer not yet carried through) go on first.
+    const waiting = new Set((await assistant.pending()).map((item) => item.emailId));
+    for (const record of await assistant.resume())
+      if (!waiting.has(record.email.id)) out(`(continued) ${describeRecord(record)}`);
     const lines = text.split('\n');
     let fresh = 0;
     for (const [index, raw] of lines.entries()) {
@@ -256,7 +260,13 @@ function describeRecord(record: EmailRecord): string {
     ? `\n    ${decision.classification.toUpperCase()} (${decision.decidedBy}): ${decision.reasoning}`
     : '';
   const where = state.value === 'done' ? `done — ${state.context.outcome}` : dotted(state.value);
-  return `${head}${triage}\n    now: ${where}${record.interruptId ? ` — waiting for you (${record.interruptId})` : ''}`;
+  const error = state.context.error;
+  const problem = !error
+    ? ''
+    : state.value === 'failed'
+      ? `\n    ${error.code}: ${error.message}`
+      : `\n    the last try failed (${error.code}: ${error.message}); it is tried again on the next run`;
+  return `${head}${triage}\n    now: ${where}${record.interruptId ? ` — waiting for you (${record.interruptId})` : ''}${problem}`;
 }
 
 async function printPending(assistant: EmailAssistant, out: (line: string) => void): Promise<void> {

@@ -16,9 +16,13 @@ export interface EmailLifecycleContext {
   feedback: string[];
   triageAttempts: number;
   maxTriageAttempts: number;
+  /** Failed tries of the agent's current step (a model call or a tool call), reset when one works. */
+  agentAttempts: number;
+  maxAgentAttempts: number;
   /** Tool calls carried out (after review where they needed one). */
   toolCalls: number;
   outcome: EmailOutcome | null;
+  /** Why the email failed, or why the step it waits to try again failed last. */
   error: { code: string; message: string } | null;
 }
 
@@ -28,6 +32,8 @@ export interface EmailLifecycleInput {
   at: number;
   /** Triage attempts before a retryable failure ends the email as failed (default 3). */
   maxTriageAttempts?: number;
+  /** Tries of one agent step before a retryable failure ends the email as failed (default 3). */
+  maxAgentAttempts?: number;
 }
 
 type Failure = { code: string; message: string };
@@ -47,7 +53,7 @@ export type EmailLifecycleEvent =
   | { type: 'agent.proposed'; at: number; action: string; review: boolean }
   | { type: 'tool.completed'; at: number }
   | { type: 'agent.done'; at: number }
-  | { type: 'agent.failed'; at: number; error: Failure }
+  | { type: 'agent.failed'; at: number; error: Failure; retryable: boolean }
   | { type: 'email.closed'; at: number };
 
 /**
@@ -72,6 +78,10 @@ export const emailLifecycleMachine = setup({
       event.type === 'triage.failed' &&
       event.retryable &&
       context.triageAttempts + 1 < context.maxTriageAttempts,
+    mayRetryAgent: ({ context, event }) =>
+      event.type === 'agent.failed' &&
+      event.retryable &&
+      (context.agentAttempts ?? 0) + 1 < (context.maxAgentAttempts ?? 3),
     answeredRespond: ({ event }) => event.type === 'human.answered' && event.answer === 'response',
     answeredIgnore: ({ event }) => event.type === 'human.answered' && event.answer === 'ignore',
     answeredAcceptOrEdit: ({ event }) =>
@@ -80,6 +90,8 @@ export const emailLifecycleMachine = setup({
   },
   actions: {
     stamp: assign({ now: ({ event }) => event.at }),
+    // A step worked: what failed before it is behind the email.
+    recovered: assign({ agentAttempts: 0, error: null }),
     // The request waiting for the human is answered (set again by the next one that waits).
     clearPending: assign({ pending: null }),
     keepFeedback: assign({
@@ -100,6 +112,8 @@ export const emailLifecycleMachine = setup({
     feedback: [],
     triageAttempts: 0,
     maxTriageAttempts: input.maxTriageAttempts ?? 3,
+    agentAttempts: 0,
+    maxAgentAttempts: input.maxAgentAttempts ?? 3,
     toolCalls: 0,
     outcome: null,
     error: null,
@@ -126,14 +140,21 @@ export const emailLifecycleMachine = setup({
             assign({
               classification: ({ event }) => event.classification,
               reasoning: ({ event }) => event.reasoning,
+              error: null,
             }),
           ],
         },
         'triage.failed': [
           {
-            // Stays in triaging: the runtime asks again.
+            // Stays in triaging: the runtime asks again later (the next pass, not at once).
             guard: 'mayRetryTriage',
-            actions: ['stamp', assign({ triageAttempts: ({ context }) => context.triageAttempts + 1 })],
+            actions: [
+              'stamp',
+              assign({
+                triageAttempts: ({ context }) => context.triageAttempts + 1,
+                error: ({ event }) => event.error,
+              }),
+            ],
           },
           {
             target: 'failed',
@@ -185,15 +206,15 @@ export const emailLifecycleMachine = setup({
           on: {
             'agent.done': {
               target: '#emailLifecycle.closing',
-              actions: ['stamp', assign({ outcome: 'answered' })],
+              actions: ['stamp', 'recovered', assign({ outcome: 'answered' })],
             },
             'agent.proposed': [
               {
                 guard: 'needsReview',
                 target: 'reviewing',
-                actions: ['stamp', assign({ pending: ({ event }) => event.action })],
+                actions: ['stamp', 'recovered', assign({ pending: ({ event }) => event.action })],
               },
-              { target: 'executing', actions: 'stamp' },
+              { target: 'executing', actions: ['stamp', 'recovered'] },
             ],
           },
         },
@@ -219,20 +240,33 @@ export const emailLifecycleMachine = setup({
           on: {
             'tool.completed': {
               target: 'drafting',
-              actions: ['stamp', assign({ toolCalls: ({ context }) => context.toolCalls + 1 })],
+              actions: ['stamp', 'recovered', assign({ toolCalls: ({ context }) => context.toolCalls + 1 })],
             },
           },
         },
       },
       on: {
-        'agent.failed': {
-          target: 'failed',
-          actions: [
-            'stamp',
-            'clearPending',
-            assign({ outcome: 'failed', error: ({ event }) => event.error }),
-          ],
-        },
+        'agent.failed': [
+          {
+            // Stays where it was (drafting or executing): the runtime tries again on a later pass.
+            guard: 'mayRetryAgent',
+            actions: [
+              'stamp',
+              assign({
+                agentAttempts: ({ context }) => (context.agentAttempts ?? 0) + 1,
+                error: ({ event }) => event.error,
+              }),
+            ],
+          },
+          {
+            target: 'failed',
+            actions: [
+              'stamp',
+              'clearPending',
+              assign({ outcome: 'failed', error: ({ event }) => event.error }),
+            ],
+          },
+        ],
       },
     },
     closing: {

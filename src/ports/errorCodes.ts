@@ -122,14 +122,16 @@ export const configErrorCodes = {
   invalid: 'TROUPE_CONFIG_INVALID',
 } as const;
 
-/** The answer composer and the entity lookup tool. */
 /** The email assistant. */
 export const emailErrorCodes = {
   emailInvalid: 'TROUPE_EMAIL_INVALID',
   evalInvalid: 'TROUPE_TRIAGE_EVAL_INVALID',
   inboxInvalid: 'TROUPE_INBOX_INVALID',
+  /** A reply, a booking or a calendar check failed in the mailbox or calendar with an error of its own. */
+  actionFailed: 'TROUPE_EMAIL_ACTION_FAILED',
 } as const;
 
+/** The answer composer and the entity lookup tool. */
 export const toolErrorCodes = {
   /** A tool result envelope did not validate. */
   envelopeInvalid: 'TROUPE_ENVELOPE_INVALID',

@@ -402,6 +402,33 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect(await local.sent()).toHaveLength(1);
   });
 
+  it('a mailbox that cannot label an email now leaves it closing, and a later pass closes it', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    const local = createLocalMailbox(store.documents, { now: () => clock.now() });
+    let down = true;
+    const assistant = new EmailAssistant({
+      store,
+      mailbox: {
+        ...local,
+        close: async (id: string, outcome: string) => {
+          if (down) throw new Error('connection reset');
+          return local.close(id, outcome);
+        },
+      },
+      calendar: createLocalCalendar(store.documents),
+      clock,
+      userName: 'Sam',
+      timeZone: 'Europe/Berlin',
+    });
+    const first = await assistant.receive(newsletter);
+    expect(!isTroupeError(first) && first.state.value).toBe('closing');
+    down = false;
+    const [closed] = await assistant.resume();
+    expect(closed?.state.value).toBe('done');
+    expect(await local.closed('n1')).toBe('troupe/ignored');
+  });
+
   it('a bad email is refused with TROUPE_EMAIL_INVALID and the inbox goes on', async () => {
     const store = createMemoryStore();
     const { assistant } = assistantOn(store);

@@ -353,7 +353,16 @@ export class EmailAssistant {
         record = await this.execute(record);
         if (isIn(record.state.value, 'responding', 'executing')) return this.save(record);
       } else if (isIn(value, 'closing')) {
-        await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done');
+        try {
+          await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done');
+        } catch (error) {
+          // Labelling can wait: the email stays in closing and is closed on a later pass.
+          this.log.warn(
+            { err: error, emailId: record.email.id },
+            'could not close the email; tried again later',
+          );
+          return this.save(record);
+        }
         record = this.step(record, { type: 'email.closed', at: this.now() });
       } else {
         return this.save(record);

@@ -35,6 +35,8 @@ function dyingAt(store: TroupeStore, collection: string, nth: number): TroupeSto
       ...store.documents,
       get: (c, k) => store.documents.get(c, k),
       list: (c, o) => store.documents.list(c, o),
+      delete: (c, key, options) =>
+        dead ? Promise.reject(new Error('the process died')) : store.documents.delete(c, key, options),
       put: (c, key, value, options) => {
         if (c === collection && ++seen === nth) dead = true;
         if (dead) return Promise.reject(new Error('the process died'));
@@ -162,7 +164,10 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect(String(second?.request.action_request.args.content)).toContain(
       'Use 100 requests per minute per key.',
     );
-    const answered = await store.documents.get<{ status: string }>('email-inbox', first?.id as string);
+    const answered = await store.documents.get<{ status: string }>(
+      'email-inbox-answered',
+      first?.id as string,
+    );
     expect(answered?.value.status).toBe('answered');
   });
 
@@ -264,6 +269,7 @@ describe('the email assistant, end to end on the local mailbox', () => {
         ...store.documents,
         get: (c, k) => store.documents.get(c, k),
         list: (c, o) => store.documents.list(c, o),
+        delete: (c, k, o) => store.documents.delete(c, k, o),
         put: (collection, key, value, options) => {
           if (crashNextWrite && collection === 'email-lifecycle') {
             crashNextWrite = false;
@@ -296,6 +302,8 @@ describe('the email assistant, end to end on the local mailbox', () => {
     await expect(dying.answer(review?.id as string, { type: 'accept' })).rejects.toThrow('the process died');
     expect(await mailbox.sent()).toHaveLength(1);
 
+    // A minute on (a younger answer is left to the process that took it).
+    clock.setNow(clock.now() + 60_000);
     const restarted = assistantOn(store, clock);
     const [resumed] = await restarted.assistant.resume();
     expect(resumed?.state.value).toBe('done');
@@ -308,10 +316,12 @@ describe('the email assistant, end to end on the local mailbox', () => {
     await assistantOn(store, clock).assistant.receive(statusUpdate);
     // The answer is stored, the preferences learn from it, then the process dies before it writes
     // what it learned on the interrupt (the 2nd inbox write of the answer).
-    const dying = assistantOn(dyingAt(store, 'email-inbox', 2), clock);
+    const dying = assistantOn(dyingAt(store, 'email-inbox-answered', 2), clock);
     await expect(dying.assistant.answer('s1#1', { type: 'ignore' })).rejects.toThrow('the process died');
     const learnedBefore = await store.memory.history(memoryNamespaces.triage, PREFERENCES_KEY, 50);
 
+    // A minute on (a younger answer is left to the process that took it).
+    clock.setNow(clock.now() + 60_000);
     const restarted = assistantOn(store, clock);
     const [resumed] = await restarted.assistant.resume();
     expect(resumed?.state.value).toBe('done');
@@ -327,13 +337,20 @@ describe('the email assistant, end to end on the local mailbox', () => {
     await assistantOn(store, clock).assistant.receive(question);
     const dying = assistantOn(dyingAt(store, 'email-lifecycle', 1), clock);
     await expect(dying.assistant.answer('q1#1', { type: 'accept' })).rejects.toThrow('the process died');
+    // Another process at once leaves the answer to the one that took it (it may still be at work)…
+    const [untouched] = await assistantOn(store, clock).assistant.resume();
+    expect(untouched?.state.value).toEqual({ responding: 'reviewing' });
+    // (the dying process had sent the reply already: what follows sends nothing more)
+    expect(await assistantOn(store, clock).mailbox.sent()).toHaveLength(1);
+    // …and a minute on, carries it through.
+    clock.setNow(clock.now() + 60_000);
     const restarted = assistantOn(store, clock);
     const [resumed] = await restarted.assistant.resume();
     expect(resumed?.state.value).toBe('done');
     expect(await restarted.mailbox.sent()).toHaveLength(1);
-    expect((await store.documents.get<{ status: string }>('email-inbox', 'q1#1'))?.value.status).toBe(
-      'answered',
-    );
+    expect(
+      (await store.documents.get<{ status: string }>('email-inbox-answered', 'q1#1'))?.value.status,
+    ).toBe('answered');
   });
 
   it('the process died after the interrupt was put in the inbox: the email delivered again waits on that same interrupt', async () => {

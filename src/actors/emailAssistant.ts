@@ -37,6 +37,13 @@ import { describe, TroupeError } from '../ports/troupeError.js';
 
 const EMAILS = 'email-lifecycle';
 const INBOX = 'email-inbox';
+/** Answered interrupts live apart from pending ones, so listing what waits stays cheap. */
+const ANSWERED = 'email-inbox-answered';
+/**
+ * An answer younger than this is left to the process that took it; resume() carries through
+ * only older ones (that process stopped before it was done).
+ */
+const CARRY_THROUGH_AFTER_MS = 60_000;
 // The compiled engine steps the lifecycle as xstate does (the model-based test checks it) at a
 // fraction of the cost; records are plain data either way.
 const engine = compileMachine(emailLifecycleMachine);
@@ -161,9 +168,12 @@ export class EmailAssistant {
       const record: EmailRecord = { ...doc.value, stored: doc.version };
       if (FINISHED.has(String(record.state.value))) continue;
       if (record.interruptId) {
-        const item = (await documents.get<InboxItem>(INBOX, record.interruptId))?.value;
-        if (item?.status === 'answered' && item.answer) out.push(await this.proceed(item, record, true));
-        else out.push(record);
+        const item = (await documents.get<InboxItem>(ANSWERED, record.interruptId))?.value;
+        if (item?.answer && (item.answeredAt ?? 0) + CARRY_THROUGH_AFTER_MS <= this.now()) {
+          // A copy left pending by a stop between the two writes of an answer goes now.
+          await documents.delete(INBOX, item.id);
+          out.push(await this.proceed(item, record, true));
+        } else out.push(record);
         continue;
       }
       out.push(await this.advance(record));
@@ -174,10 +184,7 @@ export class EmailAssistant {
   /** The interrupts waiting for the human, oldest first. */
   async pending(): Promise<InboxItem[]> {
     const items = await this.options.store.documents.list<InboxItem>(INBOX);
-    return items
-      .map((d) => d.value)
-      .filter((i) => i.status === 'pending')
-      .sort((a, b) => a.createdAt - b.createdAt);
+    return items.map((d) => d.value).sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** The interrupt waiting for the human on one email, if any. */
@@ -185,12 +192,16 @@ export class EmailAssistant {
     const record = await this.record(emailId);
     if (!record?.interruptId) return [];
     const item = await this.options.store.documents.get<InboxItem>(INBOX, record.interruptId);
-    return item && item.value.status === 'pending' ? [item.value] : [];
+    return item ? [item.value] : [];
   }
 
   /** One interrupt of the inbox, pending or answered. */
   async interrupt(interruptId: string): Promise<InboxItem | undefined> {
-    return (await this.options.store.documents.get<InboxItem>(INBOX, interruptId))?.value;
+    const { documents } = this.options.store;
+    return (
+      (await documents.get<InboxItem>(ANSWERED, interruptId))?.value ??
+      (await documents.get<InboxItem>(INBOX, interruptId))?.value
+    );
   }
 
   /** An email's record. */
@@ -210,9 +221,13 @@ export class EmailAssistant {
   async answer(interruptId: string, raw: unknown): Promise<{ item: InboxItem; record: EmailRecord }> {
     const { documents } = this.options.store;
     const stored = await documents.get<InboxItem>(INBOX, interruptId);
+    const earlier = await documents.get<InboxItem>(ANSWERED, interruptId);
+    if (earlier)
+      throw new TroupeError(
+        'TROUPE_INBOX_INVALID',
+        `Interrupt ${interruptId} was already answered (${earlier.value.answer?.type}).`,
+      );
     if (!stored) throw new TroupeError('TROUPE_INBOX_INVALID', `No interrupt ${interruptId} in the inbox.`);
-    if (stored.value.status !== 'pending')
-      throw new TroupeError('TROUPE_INBOX_INVALID', `Interrupt ${interruptId} was already answered.`);
     const parsed = humanResponseSchema.safeParse(raw);
     if (!parsed.success)
       throw new TroupeError(
@@ -248,7 +263,8 @@ export class EmailAssistant {
       answeredAt: this.now(),
     };
     try {
-      await documents.put(INBOX, interruptId, answered, { expectedVersion: stored.version });
+      // Created once: of two answers at the same time, one is written and the other refused.
+      await documents.put(ANSWERED, interruptId, answered, { expectedVersion: 0 });
     } catch (error) {
       if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
       throw new TroupeError(
@@ -256,6 +272,7 @@ export class EmailAssistant {
         `Interrupt ${interruptId} was answered at the same time elsewhere; that answer stands.`,
       );
     }
+    await documents.delete(INBOX, interruptId);
     const next = await this.proceed(answered, record, false);
     return { item: answered, record: next };
   }
@@ -304,7 +321,7 @@ export class EmailAssistant {
           logger: this.log,
         });
         answered.memory = { namespace: result.namespace, version: result.version, summary: result.summary };
-        await this.options.store.documents.put(INBOX, answered.id, answered);
+        await this.options.store.documents.put(ANSWERED, answered.id, answered);
       } catch (error) {
         // Learning failed; the email still goes on (the answer is stored and acted on).
         this.log.warn({ err: error, namespace: update.namespace }, 'could not update the preferences');

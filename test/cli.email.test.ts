@@ -88,6 +88,22 @@ describe('troupe email and troupe inbox, on the sample mailbox', () => {
       env,
     );
     expect(edited.stdout).toContain('Sent to dana@acme.dev: “Q3 budget: approved”');
+    // What was learned, and from which answer; every version readable.
+    const learned = await troupe(['preferences', 'triage', '--history'], env);
+    expect(learned.code).toBe(0);
+    expect(learned.stdout).toMatch(
+      /^triage \(email_assistant\/triage_preferences\), version 2 — 2026-11-25 09:00 UTC, offline: the user ignored an email triaged as notify \(inbox sample-02#1\)$/mu,
+    );
+    expect(learned.stdout).toMatch(
+      / {2}v2 — .*\n {6}\+ - emails like “Project Atlas status update” from jordan@acme\.dev\n {2}v1 — .*, default/u,
+    );
+    const response = await troupe(['preferences', 'response'], env);
+    expect(response.stdout).toMatch(/^response \(email_assistant\/response_preferences\), version \d+/mu);
+    expect(response.stdout).toContain('the user said: use 100 requests per minute');
+    const nope = await troupe(['preferences', 'tone'], env);
+    expect(nope.code).toBe(2);
+    expect(nope.stderr).toContain('No preferences named "tone"; use one of: triage, response, calendar.');
+
     const missing = await troupe(['inbox', 'show', 'nope#1'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('error TROUPE_INBOX_INVALID: No interrupt nope#1 in the inbox');

@@ -20,6 +20,7 @@ import { bolder, dimmer } from './conversationPrinter.js';
 import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
 import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from './email.js';
+import { preferenceProfiles, runPreferences } from './emailPreferences.js';
 import { formatPlaySummary, playScenario } from './tour.js';
 import { playEmailAct } from './tourEmail.js';
 import { runTriageEval } from './triageEval.js';
@@ -312,6 +313,23 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         id,
         type,
         ...(text.length > 0 ? { text: text.join(' ') } : {}),
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
+      });
+    });
+
+  program
+    .command('preferences')
+    .description(
+      'What the email assistant has learned from your answers: the triage, response and calendar preferences as they stand, and with --history every earlier version and what it changed.',
+    )
+    .argument('[which]', `one of: ${Object.keys(preferenceProfiles).join(', ')} (default: all)`)
+    .option('--history', 'list every version with the lines it added and removed')
+    .action(async (which: string | undefined, flags: { history?: boolean }) => {
+      exitCode = await runPreferences({
+        ...(which !== undefined ? { which } : {}),
+        history: flags.history ?? false,
         stdout: io.stdout,
         stderr,
         env: io.env,

@@ -1,0 +1,102 @@
+import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
+import { terminalText } from '../delivery/terminalText.js';
+import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
+import { createLogger } from '../logging/logger.js';
+import type { MemoryRecord, TroupeStore } from '../ports/store.js';
+import { isTroupeError } from '../ports/troupeError.js';
+
+/** The profiles `troupe preferences` shows, by the name a person types. */
+export const preferenceProfiles = {
+  triage: memoryNamespaces.triage,
+  response: memoryNamespaces.response,
+  calendar: memoryNamespaces.calendar,
+} as const;
+
+/** What `troupe preferences` needs. */
+export interface PreferencesCommandOptions {
+  /** Which profile: triage, response or calendar (default: all three). */
+  which?: string;
+  /** Also list every earlier version with what it changed. */
+  history: boolean;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * `troupe preferences [triage|response|calendar] [--history]`: what the email assistant has
+ * learned, as it stands (version, when, from which answer), and with `--history` every earlier
+ * version with the lines it added and removed.
+ */
+export async function runPreferences(options: PreferencesCommandOptions): Promise<number> {
+  const names = options.which ? [options.which] : Object.keys(preferenceProfiles);
+  const unknown = names.find((n) => !(n in preferenceProfiles));
+  if (unknown !== undefined) {
+    options.stderr(
+      `error TROUPE_CONFIG_INVALID: No preferences named ${terminalText(JSON.stringify(unknown))}; use one of: ${Object.keys(preferenceProfiles).join(', ')}.\n`,
+    );
+    return 2;
+  }
+  const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
+  let store: TroupeStore;
+  try {
+    store = await openDefaultStore(options.env, { logger });
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
+    return 2;
+  }
+  const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
+  try {
+    for (const name of names) {
+      const namespace = preferenceProfiles[name as keyof typeof preferenceProfiles];
+      const versions = await store.memory.history(namespace, PREFERENCES_KEY, options.history ? 1_000 : 1);
+      const [latest] = versions;
+      if (!latest) {
+        out(
+          `${name} (${namespace}): nothing learned yet (the default is written the first time it is read).`,
+        );
+        continue;
+      }
+      out(`${name} (${namespace}), version ${latest.version} — ${describeVersion(latest)}`);
+      for (const line of textOf(latest.value).split('\n')) out(`    ${line}`);
+      if (options.history) {
+        for (const [i, version] of versions.entries()) {
+          const older = versions[i + 1];
+          out(`  v${version.version} — ${describeVersion(version)}`);
+          if (!older) continue;
+          const [added, removed] = changes(textOf(older.value), textOf(version.value));
+          for (const line of removed) out(`      - ${line}`);
+          for (const line of added) out(`      + ${line}`);
+          if (added.length + removed.length === 0) out('      (no line changed)');
+        }
+      }
+      out('');
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+function describeVersion(record: MemoryRecord): string {
+  return `${new Date(record.at).toISOString().replace('T', ' ').slice(0, 16)} UTC, ${record.source ?? 'written directly'}`;
+}
+
+/** A profile as text: triage preferences are `{ instructions, rules }`, the others text. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const { instructions, rules } = value as { instructions?: unknown; rules?: unknown };
+    const text = typeof instructions === 'string' ? instructions : '';
+    return rules && Object.keys(rules).length > 0 ? `${text}\nRules: ${JSON.stringify(rules)}` : text;
+  }
+  return JSON.stringify(value);
+}
+
+/** Lines in `after` and not in `before`, and the other way round. */
+function changes(before: string, after: string): [string[], string[]] {
+  const a = new Set(before.split('\n'));
+  const b = new Set(after.split('\n'));
+  return [[...b].filter((l) => l.trim() && !a.has(l)), [...a].filter((l) => l.trim() && !b.has(l))];
+}

@@ -128,6 +128,16 @@ export const emailErrorCodes = {
   emailInvalid: 'TROUPE_EMAIL_INVALID',
   evalInvalid: 'TROUPE_TRIAGE_EVAL_INVALID',
   inboxInvalid: 'TROUPE_INBOX_INVALID',
+  /**
+   * Google refused the Gmail/Calendar credentials (the refresh token expired or was revoked, the
+   * client id or secret is wrong, or a scope is missing): a person must get a new refresh token.
+   * That mailbox stops; nothing else does. Not retryable.
+   */
+  gmailAuth: 'TROUPE_GMAIL_AUTH',
+  /** Gmail or Calendar kept answering 429 or 5xx, or could not be reached, after the retries. Retryable. */
+  gmailUnavailable: 'TROUPE_GMAIL_UNAVAILABLE',
+  /** Gmail or Calendar refused a request for another reason (the message names it). */
+  gmailFailed: 'TROUPE_GMAIL_FAILED',
 } as const;
 
 export const toolErrorCodes = {

@@ -45,7 +45,9 @@ export async function pollGmail(options: GmailPollerOptions): Promise<GmailPolle
   const sleep = options.sleep ?? abortableSleep;
   while (!options.signal?.aborted) {
     try {
-      options.onPass?.(await options.ingest.poll(options.onMessage));
+      // Awaited on its own line: `onPass?.(await …)` would skip the poll when there is no onPass.
+      const result = await options.ingest.poll(options.onMessage);
+      options.onPass?.(result);
     } catch (error) {
       if (TroupeError.isInstance(error) && error.code === 'TROUPE_GMAIL_AUTH') {
         log.error({ err: error }, 'Gmail refused the credentials; this mailbox stops polling');

@@ -112,7 +112,7 @@ export function googleError(error: unknown, what: string, tokenUrl?: string): Tr
   if (TroupeError.isInstance(error)) return error;
   const failure = readGoogleFailure(error, tokenUrl);
   const summary = failure
-    ? `${failure.status ?? failure.networkCode}${failure.reason ? ` ${failure.reason}` : ''}: ${failure.message}`
+    ? `${failure.status ?? failure.networkCode}${failure.reason && !failure.message.startsWith(failure.reason) ? ` ${failure.reason}` : ''}: ${failure.message}`
     : error instanceof Error
       ? error.message
       : String(error);

@@ -11,8 +11,8 @@ export interface GmailPollerOptions {
   everySeconds: number;
   /** Stops the loop (between passes, or during the wait). */
   signal?: AbortSignal;
-  /** Each finished pass. */
-  onPass?: (result: GmailPollResult) => void;
+  /** Each finished pass (awaited before the wait). */
+  onPass?: (result: GmailPollResult) => void | Promise<void>;
   /** Waits between passes (tests pass a simulated one); resolves early when `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   logger?: Logger;
@@ -47,7 +47,7 @@ export async function pollGmail(options: GmailPollerOptions): Promise<GmailPolle
     try {
       // Awaited on its own line: `onPass?.(await …)` would skip the poll when there is no onPass.
       const result = await options.ingest.poll(options.onMessage);
-      options.onPass?.(result);
+      await options.onPass?.(result);
     } catch (error) {
       if (TroupeError.isInstance(error) && error.code === 'TROUPE_GMAIL_AUTH') {
         log.error({ err: error }, 'Gmail refused the credentials; this mailbox stops polling');

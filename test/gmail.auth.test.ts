@@ -163,6 +163,29 @@ describe('Gmail tokens', () => {
     expect(everything).not.toContain(TEST_CREDENTIALS.clientSecret);
   });
 
+  it('OAuth token fields are redacted from every log line, whatever object holds them', () => {
+    let logged = '';
+    const logger = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          logged += String(chunk);
+          done();
+        },
+      }),
+    });
+    logger.info(
+      {
+        tokens: { refresh_token: 'RT-9f1', access_token: 'AT-9f2' },
+        client_secret: 'CS-9f3',
+        credentials: { clientSecret: 'CS-9f4', refreshToken: 'RT-9f5', accessToken: 'AT-9f6' },
+      },
+      'tokens',
+    );
+    expect(logged).toContain('[redacted]');
+    expect(logged).not.toMatch(/9f[1-6]/u);
+  });
+
   it('a 401 that a refresh does not cure is TROUPE_GMAIL_AUTH', async () => {
     fake.refuseAccessTokens();
     const error = await rejection(openTestAccount(fake, createMemoryStore()));

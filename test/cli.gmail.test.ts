@@ -117,6 +117,22 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     expect(third.stdout).not.toContain('q1 “API limits”');
   });
 
+  it('an email whose label Gmail kept refusing is closed on the next run', async () => {
+    fake.addEmail({ id: 'n1', from: 'newsletter@bytes.example', subject: 'News', text: 'x' });
+    fake.inject({ path: /\/messages\/n1\/modify$/u, status: 503, headers: { 'retry-after': '0' }, times: 5 });
+    const first = await troupe(['email'], env);
+    expect(first.code).toBe(2);
+    expect(first.stderr).toContain('error TROUPE_GMAIL_UNAVAILABLE');
+    expect(fake.messages.get('n1')?.labelIds).toContain('UNREAD');
+
+    const second = await troupe(['email'], env);
+    expect(second.code).toBe(0);
+    expect(fake.messages.get('n1')?.labelIds).toEqual([
+      'INBOX',
+      fake.labels.find((l) => l.name === 'Troupe/ignored')?.id,
+    ]);
+  });
+
   it('--watch keeps polling until Ctrl-C', async () => {
     fillInbox();
     const watched = await troupe(

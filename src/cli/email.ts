@@ -288,6 +288,14 @@ async function runOnGmail(
     if (isTroupeError(result)) out(`  ${input.id}: ${result.message}`);
     else if (!before) out(describeRecord(result));
   };
+  // Each pass first finishes what an earlier one left half done (a label Gmail refused for a
+  // while, a crash mid-email): the email is not handed over again, so resume is what closes it.
+  const ingest = {
+    poll: async (onMessage: Parameters<typeof account.ingest.poll>[0]) => {
+      await assistant.resume();
+      return account.ingest.poll(onMessage);
+    },
+  };
   const failed = (error: unknown) => {
     if (!isTroupeError(error)) throw error;
     options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
@@ -295,7 +303,7 @@ async function runOnGmail(
   };
   if (!options.watch) {
     try {
-      const pass = await account.ingest.poll(receive);
+      const pass = await ingest.poll(receive);
       if (pass.handed.length === 0)
         out('  No new email (each is processed once; state is kept in the store).');
     } catch (error) {
@@ -308,7 +316,7 @@ async function runOnGmail(
   const controller = new AbortController();
   void options.stopSignal?.then(() => controller.abort());
   const end = await pollGmail({
-    ingest: account.ingest,
+    ingest,
     onMessage: receive,
     everySeconds: every,
     signal: controller.signal,

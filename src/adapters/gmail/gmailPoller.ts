@@ -5,7 +5,7 @@ import type { GmailEmailInput } from './gmailMessage.js';
 
 /** How {@link pollGmail} runs. */
 export interface GmailPollerOptions {
-  ingest: GmailIngest;
+  ingest: Pick<GmailIngest, 'poll'>;
   onMessage: (input: GmailEmailInput) => Promise<unknown>;
   /** Seconds between passes. */
   everySeconds: number;

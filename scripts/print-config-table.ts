@@ -1,6 +1,7 @@
 // Prints the README's configuration tables from their single sources of truth:
-// coordination knobs, then the language model, speech, the store, the composer with its ERP, and Discord.
+// coordination knobs, then the language model, speech, the store, the composer with its ERP, Discord, and the email assistant with Gmail.
 import { discordSettings } from '../src/adapters/discord/discordSettings.js';
+import { gmailSettings } from '../src/adapters/gmail/gmailSettings.js';
 import { modelSettings } from '../src/adapters/llm/modelSettings.js';
 import { erpSettings } from '../src/adapters/sql/erpFromEnv.js';
 import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
@@ -35,6 +36,8 @@ for (const [name, s] of Object.entries(discordSettings))
   discord.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
 const email = [...header];
 for (const [name, s] of Object.entries(emailSettings))
+  email.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
+for (const [name, s] of Object.entries(gmailSettings))
   email.push(`| \`${name}\` | ${s.default} | ${s.doc} |`);
 process.stdout.write(
   `${[coordination, model, speech, store, composer, discord, email].map((t) => t.join('\n')).join('\n\n')}\n`,

@@ -58,6 +58,8 @@ describe('the root export is light', () => {
     'pg',
     'mongodb',
     'discord.js',
+    'googleapis',
+    'google-auth-library',
   ];
 
   it('statically imports none of the heavy packages', () => {

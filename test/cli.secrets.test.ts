@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeGoogle, startFakeGoogle } from './support/fakeGoogle.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from './support/fakeOpenAiServer.js';
 
 const SECRETS = {
@@ -18,6 +19,8 @@ const SECRETS = {
   urlPassword: 'URLPASSWORD-c0ffee',
   mongoPassword: 'MONGOPASSWORD-beef',
   erpPassword: 'ERPPASSWORD-f00d',
+  googleClientSecret: 'GOOGLECLIENTSECRET-a11c',
+  googleRefreshToken: 'GOOGLEREFRESHTOKEN-b0b',
 };
 const leaked = (output: string) => Object.values(SECRETS).filter((secret) => output.includes(secret));
 
@@ -35,7 +38,7 @@ function secretEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(TROUPE_|OPENAI_|ANTHROPIC_|MONGODB_|ERP_|LOG_LEVEL$|FORCE_COLOR$)/u.test(key)) continue;
+    if (/^(TROUPE_|OPENAI_|ANTHROPIC_|MONGODB_|ERP_|GOOGLE_|LOG_LEVEL$|FORCE_COLOR$)/u.test(key)) continue;
     env[key] = value;
   }
   return {
@@ -174,6 +177,35 @@ describe('secrets in every variable the docs list', () => {
       const { code, output } = await run(args, secretEnv());
       expect(code, output).toBe(0);
       expect(leaked(output)).toEqual([]);
+    }
+  }, 60_000);
+
+  it('troupe email on Gmail: Google’s 5xx retried, then a revoked refresh token, at debug level, print no secret', async () => {
+    const google: FakeGoogle = await startFakeGoogle();
+    try {
+      const env = secretEnv({
+        GOOGLE_CLIENT_ID: 'client-1.apps.googleusercontent.com',
+        GOOGLE_CLIENT_SECRET: SECRETS.googleClientSecret,
+        GOOGLE_REFRESH_TOKEN: SECRETS.googleRefreshToken,
+        GOOGLE_API_URL: google.url,
+        GOOGLE_TOKEN_URL: google.tokenUrl,
+      });
+      for (const key of ['TROUPE_MODEL_PROVIDER', 'TROUPE_MODEL', 'TROUPE_MODEL_BASE_URL']) delete env[key];
+      env.TROUPE_MODEL_PROVIDER = 'offline';
+      google.addEmail({ from: 'newsletter@bytes.example', subject: 'News', text: 'x' });
+      google.inject({ path: /\/messages$/u, status: 503, headers: { 'retry-after': '0' } });
+      const working = await run(['email'], env);
+      expect(working.code, working.output).toBe(0);
+      expect(working.output).toContain('Google asked to wait; retrying');
+      expect(leaked(working.output)).toEqual([]);
+
+      google.revokeRefreshToken(SECRETS.googleRefreshToken);
+      const revoked = await run(['email'], env);
+      expect(revoked.code).toBe(2);
+      expect(revoked.output).toContain('TROUPE_GMAIL_AUTH');
+      expect(leaked(revoked.output)).toEqual([]);
+    } finally {
+      await google.close();
     }
   }, 60_000);
 });

@@ -38,6 +38,7 @@ const cases: Record<string, EventCase> = {
   'agent done': { type: 'agent.done' },
   'agent fails': { type: 'agent.failed', error: failure, retryable: false },
   'agent fails, retryable': { type: 'agent.failed', error: failure, retryable: true },
+  'closing fails': { type: 'email.close-failed', error: failure },
   closed: { type: 'email.closed' },
 };
 const names = Object.keys(cases);

@@ -378,7 +378,14 @@ export class EmailAssistant {
             { err: error, emailId: record.email.id },
             'could not close the email; tried again later',
           );
-          return this.save(record);
+          const troupe = TroupeError.isInstance(error) ? error : undefined;
+          return this.save(
+            this.step(record, {
+              type: 'email.close-failed',
+              at: this.now(),
+              error: { code: troupe?.code ?? 'TROUPE_EMAIL_ACTION_FAILED', message: describe(error) },
+            }),
+          );
         }
         record = this.step(record, { type: 'email.closed', at: this.now() });
       } else {

@@ -1,13 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { SimulatedClock, systemClock } from '../actors/clock.js';
 import { EmailAssistant, type EmailRecord, type InboxItem } from '../actors/emailAssistant.js';
+import type { GmailAccount } from '../adapters/gmail/gmailAccount.js';
+import type { GmailSettings } from '../adapters/gmail/gmailSettings.js';
 import { createAiSdkObjectModel } from '../adapters/llm/aiSdkObjectModel.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { ConfigError, type ConfigProblem } from '../config/configError.js';
 import { terminalText } from '../delivery/terminalText.js';
+import type { Logger } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
+import type { Calendar, EmailReply, Mailbox, MeetingRequest } from '../ports/mailbox.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
@@ -22,9 +26,68 @@ export interface EmailCommandOptions {
 interface Opened {
   store: TroupeStore;
   assistant: EmailAssistant;
-  mailbox: ReturnType<typeof createLocalMailbox>;
-  calendar: ReturnType<typeof createLocalCalendar>;
+  /** Replies sent and meetings booked by this process (not repeats of earlier ones). */
+  sentNow: (EmailReply & { messageId: string })[];
+  bookedNow: (MeetingRequest & { eventId: string })[];
   model: string;
+  /** The Gmail account, when Google credentials are set; else the local mailbox and calendar are used. */
+  gmail?: { account: GmailAccount; settings: GmailSettings };
+  logger: Logger;
+}
+
+/** The mailbox and calendar, recording what this process sent and booked (for what the command prints). */
+function recording(mailbox: Mailbox, calendar: Calendar, opened: Pick<Opened, 'sentNow' | 'bookedNow'>) {
+  const recordingMailbox: Mailbox = {
+    id: mailbox.id,
+    async sendReply(reply, key) {
+      const result = await mailbox.sendReply(reply, key);
+      if (!result.duplicate) opened.sentNow.push({ ...reply, messageId: result.messageId });
+      return result;
+    },
+    close: (emailId, outcome) => mailbox.close(emailId, outcome),
+  };
+  const recordingCalendar: Calendar = {
+    availability: (day, timeZone) => calendar.availability(day, timeZone),
+    async invite(meeting, key) {
+      const result = await calendar.invite(meeting, key);
+      if (!result.duplicate) opened.bookedNow.push({ ...meeting, eventId: result.eventId });
+      return result;
+    },
+  };
+  return { mailbox: recordingMailbox, calendar: recordingCalendar };
+}
+
+/**
+ * The Gmail account when the environment has Google credentials (loaded only then: googleapis is
+ * heavy), `undefined` without them, or an exit code after printing why it cannot be opened.
+ */
+async function openGmail(
+  options: EmailCommandOptions,
+  store: TroupeStore,
+  logger: Logger,
+  now: () => number,
+  fail: (code: string, message: string) => number,
+): Promise<{ account: GmailAccount; settings: GmailSettings } | undefined | number> {
+  const { gmailConfigured, gmailSettingsFromEnv } = await import('../adapters/gmail/gmailSettings.js');
+  if (!gmailConfigured(options.env)) return undefined;
+  const { readGmailCredentials } = await import('../adapters/gmail/gmailAuth.js');
+  const { openGmailAccount } = await import('../adapters/gmail/gmailAccount.js');
+  try {
+    const settings = gmailSettingsFromEnv(options.env);
+    const account = await openGmailAccount({
+      credentials: await readGmailCredentials(settings),
+      store,
+      ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
+      ...(settings.tokenUrl ? { tokenUrl: settings.tokenUrl } : {}),
+      syncQuery: settings.syncQuery,
+      logger,
+      now,
+    });
+    return { account, settings };
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    return fail(error.code, error.message);
+  }
 }
 
 const ALLOWED = (item: InboxItem) =>
@@ -42,7 +105,10 @@ const ALLOWED = (item: InboxItem) =>
       ],
   );
 
-/** The assistant on the default store, the local mailbox and calendar, and the model of the environment. */
+/**
+ * The assistant on the default store and the model of the environment, with Gmail and Google
+ * Calendar when Google credentials are set, else the local mailbox and calendar.
+ */
 async function open(options: EmailCommandOptions): Promise<Opened | number> {
   const fail = (code: string, message: string) => {
     options.stderr(`error ${code}: ${terminalText(message)}\n`);
@@ -101,8 +167,17 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
     return fail(error.code, error.message);
   }
   const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const calendar = createLocalCalendar(store.documents);
+  const gmail = await openGmail(options, store, logger, () => clock.now(), fail);
+  if (typeof gmail === 'number') {
+    await store.close();
+    return gmail;
+  }
+  const recorded: Pick<Opened, 'sentNow' | 'bookedNow'> = { sentNow: [], bookedNow: [] };
+  const { mailbox, calendar } = recording(
+    gmail?.account.mailbox ?? createLocalMailbox(store.documents, { now: () => clock.now() }),
+    gmail?.account.calendar ?? createLocalCalendar(store.documents),
+    recorded,
+  );
   const assistant = new EmailAssistant({
     store,
     mailbox,
@@ -113,21 +188,47 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
     timeZone,
     logger,
   });
-  return { store, assistant, mailbox, calendar, model: modelName };
+  return { store, assistant, ...recorded, model: modelName, ...(gmail ? { gmail } : {}), logger };
 }
 
 /**
- * `troupe email [--mailbox file.jsonl]`: runs the assistant on a mailbox file (one email per line,
- * any input shape; default: the sample mailbox that ships with Troupe) and prints each triage
- * decision with its reasoning, what it did, and what waits for the human. State is kept in the
- * store, so a second run processes only new emails.
+ * `troupe email [--mailbox file.jsonl] [--watch]`: runs the assistant on Gmail when Google
+ * credentials are set (one poll pass; with `--watch`, a pass every TROUPE_GMAIL_POLL_SECONDS until
+ * the stop signal), else on a mailbox file (one email per line, any input shape; default: the
+ * sample mailbox that ships with Troupe), and prints each triage decision with its reasoning,
+ * what it did, and what waits for the human. State is kept in the store, so a second run
+ * processes only new emails.
  */
-export async function runEmail(options: EmailCommandOptions & { mailboxFile: string }): Promise<number> {
+export async function runEmail(
+  options: EmailCommandOptions & {
+    mailboxFile: string;
+    /** Whether `--mailbox` was given (a file is then read even with Gmail credentials refused). */
+    mailboxGiven?: boolean;
+    watch?: boolean;
+    /** Resolves when the process is asked to stop (`--watch` runs until then). */
+    stopSignal?: Promise<string>;
+  },
+): Promise<number> {
   const opened = await open(options);
   if (typeof opened === 'number') return opened;
-  const { store, assistant, model } = opened;
+  const { store, assistant, model, gmail } = opened;
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
+  const usage = (message: string) => {
+    options.stderr(`error TROUPE_CONFIG_INVALID: ${message}\n`);
+    return 2;
+  };
   try {
+    if (gmail) {
+      if (options.mailboxGiven)
+        return usage(
+          'troupe email reads Gmail when Google credentials are set (GOOGLE_CLIENT_ID, GOOGLE_REFRESH_TOKEN or TROUPE_GMAIL_TOKEN_FILE); unset them to read a mailbox file.',
+        );
+      return await runOnGmail(opened, gmail, options, out);
+    }
+    if (options.watch)
+      return usage(
+        '--watch polls Gmail: set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET and GOOGLE_REFRESH_TOKEN (or TROUPE_GMAIL_TOKEN_FILE) first (see docs/email.md, “Gmail and Calendar”).',
+      );
     let text: string;
     try {
       text = await readFile(options.mailboxFile, 'utf8');
@@ -169,8 +270,69 @@ export async function runEmail(options: EmailCommandOptions & { mailboxFile: str
     await printPending(assistant, out);
     return 0;
   } finally {
-    await store.close();
+    await closeOpened(opened);
   }
+}
+
+/** One pass over the Gmail inbox, or with `watch` a pass every poll interval until the stop signal. */
+async function runOnGmail(
+  opened: Opened,
+  gmail: NonNullable<Opened['gmail']>,
+  options: { watch?: boolean; stopSignal?: Promise<string>; stderr: (text: string) => void },
+  out: (line: string) => void,
+): Promise<number> {
+  const { assistant, account } = { assistant: opened.assistant, account: gmail.account };
+  const every = gmail.settings.pollSeconds;
+  out(
+    `Email assistant — Gmail ${account.address}${options.watch ? ` (every ${every} s until Ctrl-C)` : ''}, model: ${opened.model}, store: ${opened.store.kind}`,
+  );
+  const receive = async (input: { id: string }) => {
+    const before = await assistant.record(input.id);
+    const result = await assistant.receive(input);
+    if (isTroupeError(result)) out(`  ${input.id}: ${result.message}`);
+    else if (!before) out(describeRecord(result));
+  };
+  // Each pass first finishes what an earlier one left half done (a label Gmail refused for a
+  // while, a crash mid-email): the email is not handed over again, so resume is what closes it.
+  const ingest = {
+    poll: async (onMessage: Parameters<typeof account.ingest.poll>[0]) => {
+      await assistant.resume();
+      return account.ingest.poll(onMessage);
+    },
+  };
+  const failed = (error: unknown) => {
+    if (!isTroupeError(error)) throw error;
+    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
+    return 2;
+  };
+  if (!options.watch) {
+    try {
+      const pass = await ingest.poll(receive);
+      if (pass.handed.length === 0)
+        out('  No new email (each is processed once; state is kept in the store).');
+    } catch (error) {
+      return failed(error);
+    }
+    await printPending(assistant, out);
+    return 0;
+  }
+  const { pollGmail } = await import('../adapters/gmail/gmailPoller.js');
+  const controller = new AbortController();
+  void options.stopSignal?.then(() => controller.abort());
+  const end = await pollGmail({
+    ingest,
+    onMessage: receive,
+    everySeconds: every,
+    signal: controller.signal,
+    logger: opened.logger,
+    onPass: async (pass) => {
+      if (pass.handed.length > 0) await printPending(assistant, out);
+    },
+  });
+  await account.auth.flush();
+  if (end.stopped === 'auth') return failed(end.error);
+  out('Stopped.');
+  return 0;
 }
 
 /** `troupe inbox list`: what waits for the human. */
@@ -181,7 +343,7 @@ export async function runInboxList(options: EmailCommandOptions): Promise<number
     await printPending(opened.assistant, (line) => options.stdout(`${terminalText(line)}\n`));
     return 0;
   } finally {
-    await opened.store.close();
+    await closeOpened(opened);
   }
 }
 
@@ -221,10 +383,8 @@ export async function runInboxAnswer(
   const opened = await open(options);
   if (typeof opened === 'number') return opened;
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
-  const { assistant, store, mailbox, calendar } = opened;
+  const { assistant, sentNow, bookedNow } = opened;
   try {
-    const before = (await mailbox.sent()).length;
-    const booked = new Set((await calendar.events()).map((e) => e.eventId));
     const args = options.type === 'response' || options.type === 'edit' ? options.text : undefined;
     const { item, record } = await assistant.answer(options.id, {
       type: options.type,
@@ -233,11 +393,11 @@ export async function runInboxAnswer(
     out(`Answered ${item.id} (${item.request.action_request.action}) with ${options.type}.`);
     if (item.memory)
       out(`  Learned (${item.memory.namespace}, version ${item.memory.version}): ${item.memory.summary}`);
-    for (const sent of (await mailbox.sent()).slice(before))
+    for (const sent of sentNow)
       out(
         `  Sent to ${sent.to}: “${sent.subject}”${sent.inReplyTo ? ` (in reply to ${sent.inReplyTo})` : ''}`,
       );
-    for (const event of (await calendar.events()).filter((e) => !booked.has(e.eventId)))
+    for (const event of bookedNow)
       out(
         `  Booked “${event.subject}” on ${event.day} at ${event.startTime} (${event.timeZone}, ${event.durationMinutes} min) with ${event.attendees.join(', ')}`,
       );
@@ -249,8 +409,14 @@ export async function runInboxAnswer(
     options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
     return 2;
   } finally {
-    await store.close();
+    await closeOpened(opened);
   }
+}
+
+/** Writes refreshed Google tokens out, then closes the store. */
+async function closeOpened(opened: Opened): Promise<void> {
+  await opened.gmail?.account.auth.flush();
+  await opened.store.close();
 }
 
 function describeRecord(record: EmailRecord): string {

@@ -271,15 +271,20 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   program
     .command('email')
     .description(
-      'Run the email assistant on a mailbox file (one email per line, any input shape; default: the sample mailbox) and show each triage decision and what waits for you.',
+      'Run the email assistant on Gmail when Google credentials are set (one pass; --watch keeps polling), else on a mailbox file (one email per line, any input shape; default: the sample mailbox), and show each triage decision and what waits for you.',
     )
     .option(
       '--mailbox <file>',
       'emails, one JSON object per line (default: examples/email/sample-mailbox.jsonl)',
     )
-    .action(async (flags: { mailbox?: string }) => {
+    .option('--watch', 'keep polling Gmail every TROUPE_GMAIL_POLL_SECONDS until Ctrl-C')
+    .action(async (flags: { mailbox?: string; watch?: boolean }) => {
       exitCode = await runEmail({
         mailboxFile: flags.mailbox ?? fileURLToPath(new URL('email/sample-mailbox.jsonl', examplesDir)),
+        mailboxGiven: flags.mailbox !== undefined,
+        ...(flags.watch
+          ? { watch: true, stopSignal: io.stopSignal?.() ?? new Promise<string>(() => undefined) }
+          : {}),
         stdout: io.stdout,
         stderr,
         env: io.env,

@@ -20,6 +20,19 @@ export const redactedPaths = [
   '*.headers.authorization',
   'secret',
   '*.secret',
+  // OAuth tokens and client secrets (the Gmail adapter's credentials, google-auth-library's names).
+  'refresh_token',
+  '*.refresh_token',
+  'access_token',
+  '*.access_token',
+  'client_secret',
+  '*.client_secret',
+  'refreshToken',
+  '*.refreshToken',
+  'accessToken',
+  '*.accessToken',
+  'clientSecret',
+  '*.clientSecret',
 ];
 
 /** Strings at any depth of a log object, with URL credentials redacted. */

@@ -54,7 +54,8 @@ export type EmailLifecycleEvent =
   | { type: 'tool.completed'; at: number }
   | { type: 'agent.done'; at: number }
   | { type: 'agent.failed'; at: number; error: Failure; retryable: boolean }
-  | { type: 'email.closed'; at: number };
+  | { type: 'email.closed'; at: number }
+  | { type: 'email.close-failed'; at: number; error: Failure };
 
 /**
  * One email, from arrival to done (seed 002, as a statechart): parsed, triaged, then ignored,
@@ -271,7 +272,11 @@ export const emailLifecycleMachine = setup({
     },
     closing: {
       description: 'Labelled and marked read, whatever the outcome.',
-      on: { 'email.closed': { target: 'done', actions: 'stamp' } },
+      on: {
+        'email.closed': { target: 'done', actions: ['stamp', assign({ error: null })] },
+        // Labelling can wait: the email stays here and is closed on a later pass.
+        'email.close-failed': { actions: ['stamp', assign({ error: ({ event }) => event.error })] },
+      },
     },
     done: { type: 'final' },
     invalid: { type: 'final' },

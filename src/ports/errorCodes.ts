@@ -129,6 +129,16 @@ export const emailErrorCodes = {
   inboxInvalid: 'TROUPE_INBOX_INVALID',
   /** A reply, a booking or a calendar check failed in the mailbox or calendar with an error of its own. */
   actionFailed: 'TROUPE_EMAIL_ACTION_FAILED',
+  /**
+   * Google refused the Gmail/Calendar credentials (the refresh token expired or was revoked, the
+   * client id or secret is wrong, or a scope is missing): a person must get a new refresh token.
+   * That mailbox stops; nothing else does. Not retryable.
+   */
+  gmailAuth: 'TROUPE_GMAIL_AUTH',
+  /** Gmail or Calendar kept answering 429 or 5xx, or could not be reached, after the retries. Retryable. */
+  gmailUnavailable: 'TROUPE_GMAIL_UNAVAILABLE',
+  /** Gmail or Calendar refused a request for another reason (the message names it). */
+  gmailFailed: 'TROUPE_GMAIL_FAILED',
 } as const;
 
 /** The answer composer and the entity lookup tool. */

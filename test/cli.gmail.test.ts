@@ -1,0 +1,180 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../src/cli/program.js';
+import { type FakeGoogle, startFakeGoogle } from './support/fakeGoogle.js';
+
+async function troupe(args: string[], env: Record<string, string>, stopWhen?: RegExp) {
+  let stdout = '';
+  let stderr = '';
+  let stop: (signal: string) => void = () => {};
+  const stopped = new Promise<string>((resolve) => {
+    stop = resolve;
+  });
+  const io: CliIo = {
+    stdout: (t) => {
+      stdout += t;
+      if (stopWhen?.test(stdout)) stop('SIGINT');
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env,
+    isTTY: false,
+    stopSignal: () => stopped,
+  };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
+}
+
+let fake: FakeGoogle;
+let env: Record<string, string>;
+beforeEach(async () => {
+  fake = await startFakeGoogle({ address: 'sam@acme.dev' });
+  env = {
+    TROUPE_DATA_DIR: await mkdtemp(join(tmpdir(), 'troupe-gmail-cli-')),
+    TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z',
+    TROUPE_EMAIL_TIME_ZONE: 'Europe/Berlin',
+    LOG_LEVEL: 'silent',
+    GOOGLE_CLIENT_ID: 'client-1.apps.googleusercontent.com',
+    GOOGLE_CLIENT_SECRET: 'CLIENTSECRET-c11',
+    GOOGLE_REFRESH_TOKEN: 'REFRESHTOKEN-c11',
+    GOOGLE_API_URL: fake.url,
+    GOOGLE_TOKEN_URL: fake.tokenUrl,
+  };
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+function fillInbox() {
+  fake.addEmail({
+    id: 'n1',
+    from: 'The Weekly Byte <newsletter@bytes.example>',
+    subject: 'This week in JavaScript',
+    text: 'Top stories.',
+  });
+  fake.addEmail({
+    id: 'q1',
+    threadId: 'thread-q1',
+    from: 'Marco Rossi <marco@acme.dev>',
+    subject: 'API limits',
+    text: 'What rate limit should the public API use?',
+    messageId: '<q1@mail.acme.dev>',
+  });
+  fake.addEmail({
+    id: 'm1',
+    from: 'Ben <ben@customer.example>',
+    subject: 'Meeting next week?',
+    text: 'Would you have 30 minutes for a call?',
+  });
+}
+
+describe('troupe email on Gmail (the real googleapis client against the fake)', () => {
+  it('ingests from Gmail, labels what it closes, replies in the thread and books through Calendar', async () => {
+    fillInbox();
+    const first = await troupe(['email'], env);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Email assistant — Gmail sam@acme\.dev, model: offline/mu);
+    expect(first.stdout).toMatch(
+      /n1 “This week in JavaScript”[\s\S]*?IGNORE \(rule\)[\s\S]*?now: done — ignored/u,
+    );
+    expect(first.stdout).toMatch(/q1 “API limits”[\s\S]*?waiting for you \(q1#1\)/u);
+    expect(first.stdout).toMatch(/m1 “Meeting next week\?”[\s\S]*?waiting for you \(m1#1\)/u);
+    const troupeLabel = fake.labels.find((l) => l.name === 'Troupe/ignored');
+    expect(fake.messages.get('n1')?.labelIds).toEqual(['INBOX', troupeLabel?.id]);
+    // The meeting's availability was read from Calendar, for the next working day in Berlin.
+    expect(fake.requests.find((r) => r.path === '/calendar/v3/freeBusy')?.body).toMatchObject({
+      timeMin: '2026-11-26T00:00:00+01:00',
+      timeZone: 'Europe/Berlin',
+    });
+
+    const again = await troupe(['email'], env);
+    expect(again.stdout).toContain('No new email (each is processed once; state is kept in the store).');
+    expect(again.stdout).toContain('Waiting for you (2)');
+
+    const sent = await troupe(['inbox', 'answer', 'q1#1', 'accept'], env);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toContain(
+      'Sent to marco@acme.dev: “Re: API limits” (in reply to <q1@mail.acme.dev>)',
+    );
+    expect(sent.stdout).toContain('now: done — answered');
+    const [reply] = fake.sent();
+    expect(reply?.message.threadId).toBe('thread-q1');
+    expect(reply?.header('in-reply-to')).toBe('<q1@mail.acme.dev>');
+
+    const booked = await troupe(['inbox', 'answer', 'm1#1', 'accept'], env);
+    expect(booked.stdout).toContain('Booked “Meeting next week?” on 2026-11-26 at 09:00 (Europe/Berlin');
+    const insert = fake.requests.find((r) => r.path.endsWith('/events'));
+    expect(insert?.query).toEqual({ sendUpdates: 'all' });
+    expect(fake.events.size).toBe(1);
+
+    fake.addEmail({ id: 'n2', from: 'newsletter@bytes.example', subject: 'Issue 2', text: 'More.' });
+    const third = await troupe(['email'], env);
+    expect(third.stdout).toContain('n2 “Issue 2”');
+    expect(third.stdout).not.toContain('q1 “API limits”');
+  });
+
+  it('an email whose label Gmail kept refusing is closed on the next run', async () => {
+    fake.addEmail({ id: 'n1', from: 'newsletter@bytes.example', subject: 'News', text: 'x' });
+    fake.inject({ path: /\/messages\/n1\/modify$/u, status: 503, headers: { 'retry-after': '0' }, times: 5 });
+    const first = await troupe(['email'], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /n1 “News”[\s\S]*now: closing\n {4}the last try failed \(TROUPE_GMAIL_UNAVAILABLE: .+\); it is tried again on the next run/u,
+    );
+    expect(fake.messages.get('n1')?.labelIds).toContain('UNREAD');
+
+    const second = await troupe(['email'], env);
+    expect(second.code).toBe(0);
+    expect(fake.messages.get('n1')?.labelIds).toEqual([
+      'INBOX',
+      fake.labels.find((l) => l.name === 'Troupe/ignored')?.id,
+    ]);
+  });
+
+  it('--watch keeps polling until Ctrl-C', async () => {
+    fillInbox();
+    const watched = await troupe(
+      ['email', '--watch'],
+      { ...env, TROUPE_GMAIL_POLL_SECONDS: '30' },
+      /Waiting for you/u,
+    );
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toContain('Email assistant — Gmail sam@acme.dev (every 30 s until Ctrl-C)');
+    expect(watched.stdout).toContain('Waiting for you (2)');
+    expect(watched.stdout).toMatch(/Stopped\.\n$/u);
+  });
+
+  it('a revoked refresh token is TROUPE_GMAIL_AUTH with how to get a new one, exit 2, and no secret printed', async () => {
+    fake.revokeRefreshToken('REFRESHTOKEN-c11');
+    const result = await troupe(['email'], { ...env, LOG_LEVEL: 'debug' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error TROUPE_GMAIL_AUTH: Google refused the Gmail credentials/u);
+    expect(result.stderr).toContain('Get a new refresh token');
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/REFRESHTOKEN-c11|CLIENTSECRET-c11/u);
+  });
+
+  it('incomplete credentials name every missing variable; --watch without Gmail says what to set', async () => {
+    const partial = await troupe(['email'], {
+      ...env,
+      GOOGLE_CLIENT_SECRET: '',
+      GOOGLE_REFRESH_TOKEN: '',
+      TROUPE_GMAIL_POLL_SECONDS: '1',
+    });
+    expect(partial.code).toBe(2);
+    expect(partial.stderr).toContain('TROUPE_GMAIL_POLL_SECONDS="1"');
+    const missing = await troupe(['email'], { ...env, GOOGLE_CLIENT_SECRET: '', GOOGLE_REFRESH_TOKEN: '' });
+    expect(missing.stderr).toContain('GOOGLE_CLIENT_SECRET');
+    expect(missing.stderr).toContain('GOOGLE_REFRESH_TOKEN');
+
+    const local = await troupe(['email', '--watch'], {
+      TROUPE_DATA_DIR: env.TROUPE_DATA_DIR as string,
+      LOG_LEVEL: 'silent',
+    });
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain('--watch polls Gmail');
+  });
+});

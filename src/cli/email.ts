@@ -1,16 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { SimulatedClock, systemClock } from '../actors/clock.js';
-import { EmailAssistant, type EmailRecord, type InboxItem } from '../actors/emailAssistant.js';
-import { createAiSdkObjectModel } from '../adapters/llm/aiSdkObjectModel.js';
-import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
-import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
+import type { EmailAssistant, EmailRecord, InboxItem } from '../actors/emailAssistant.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
-import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import { ConfigError } from '../config/configError.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
-import type { ObjectModel } from '../ports/objectModel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
+import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
 
 /** What the email commands need. */
 export interface EmailCommandOptions {
@@ -19,12 +15,8 @@ export interface EmailCommandOptions {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-interface Opened {
+interface Opened extends OpenedEmailAssistant {
   store: TroupeStore;
-  assistant: EmailAssistant;
-  mailbox: ReturnType<typeof createLocalMailbox>;
-  calendar: ReturnType<typeof createLocalCalendar>;
-  model: string;
 }
 
 const ALLOWED = (item: InboxItem) =>
@@ -49,25 +41,6 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
     return 2;
   };
   const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
-  let model: ObjectModel | undefined;
-  let modelName = 'offline (rules, the preferences’ words and templates; no model)';
-  try {
-    const configured = modelFromEnv(options.env, { logger });
-    if (configured.languageModel) {
-      model = createAiSdkObjectModel({
-        model: configured.languageModel,
-        id: configured.model.id,
-        timeoutMs: configured.config.timeoutMs,
-        maxRetries: configured.config.maxRetries,
-        ...(configured.limit ? { limit: configured.limit } : {}),
-        logger,
-      });
-      modelName = configured.model.id;
-    }
-  } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
-  }
   let store: TroupeStore;
   try {
     store = await openDefaultStore(options.env, { logger });
@@ -75,45 +48,13 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
     if (isTroupeError(error)) return fail(error.code, error.message);
     throw error;
   }
-  // TROUPE_EMAIL_NOW pins the clock (reproducible runs and the README's example).
-  const nowSetting = options.env.TROUPE_EMAIL_NOW?.trim();
-  const pinned = nowSetting ? Date.parse(nowSetting) : Number.NaN;
-  const timeZone = options.env.TROUPE_EMAIL_TIME_ZONE?.trim() || 'UTC';
-  const problems: ConfigProblem[] = [];
-  if (nowSetting && !Number.isFinite(pinned))
-    problems.push({
-      variable: 'TROUPE_EMAIL_NOW',
-      value: nowSetting,
-      expected: 'an ISO 8601 time, e.g. 2026-11-25T09:00:00Z',
-    });
   try {
-    new Intl.DateTimeFormat('en', { timeZone });
-  } catch {
-    problems.push({
-      variable: 'TROUPE_EMAIL_TIME_ZONE',
-      value: timeZone,
-      expected: 'an IANA time zone, e.g. Europe/Berlin',
-    });
-  }
-  if (problems.length > 0) {
+    return { store, ...openEmailAssistant(options.env, store, logger) };
+  } catch (error) {
     await store.close();
-    const error = new ConfigError(problems);
+    if (!ConfigError.isInstance(error)) throw error;
     return fail(error.code, error.message);
   }
-  const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const calendar = createLocalCalendar(store.documents);
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar,
-    clock,
-    ...(model ? { model } : {}),
-    userName: options.env.TROUPE_EMAIL_USER?.trim() || 'Sam',
-    timeZone,
-    logger,
-  });
-  return { store, assistant, mailbox, calendar, model: modelName };
 }
 
 /**

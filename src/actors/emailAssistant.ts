@@ -188,6 +188,11 @@ export class EmailAssistant {
     return item && item.value.status === 'pending' ? [item.value] : [];
   }
 
+  /** One interrupt of the inbox, pending or answered (the Discord inbox shows how it was answered). */
+  async item(interruptId: string): Promise<InboxItem | undefined> {
+    return (await this.options.store.documents.get<InboxItem>(INBOX, interruptId))?.value;
+  }
+
   /** An email's record. */
   async record(emailId: string): Promise<EmailRecord | undefined> {
     const stored = await this.options.store.documents.get<EmailRecord>(EMAILS, emailId);

@@ -456,6 +456,36 @@ describe('the email inbox on Discord: who may answer, and answering once', () =>
     expect(postsFor(fake, 'sample-03#1')).toHaveLength(1);
   });
 
+  it('a claim left by a process that stopped before posting is taken over after a minute; a fresh one is not', async () => {
+    const store = createMemoryStore();
+    const now = Date.now();
+    await store.documents.put('discord-inbox', 'sample-02#1', {
+      interruptId: 'sample-02#1',
+      state: 'posting',
+      claimedAt: now - 120_000,
+    });
+    await store.documents.put('discord-inbox', 'sample-03#1', {
+      interruptId: 'sample-03#1',
+      state: 'posting',
+      claimedAt: now,
+    });
+    const { assistant, fake, inbox } = await start({ store });
+    await receive(assistant, 'sample-02', 'sample-03');
+    await inbox.poll();
+    expect(postsFor(fake, 'sample-02#1')).toHaveLength(1);
+    expect(postsFor(fake, 'sample-03#1')).toHaveLength(0);
+  });
+
+  it('a post Discord refuses is tried again at the next poll', async () => {
+    const { assistant, fake, inbox } = await start();
+    fake.failNext(new RegExp(`^POST /channels/${RANDOM}/messages$`, 'u'), { status: 403, code: 50013 });
+    await receive(assistant, 'sample-02');
+    await inbox.poll();
+    expect(postsFor(fake, 'sample-02#1')).toHaveLength(0);
+    await inbox.poll();
+    expect(postsFor(fake, 'sample-02#1')).toHaveLength(1);
+  });
+
   it('an interaction delivered twice is answered once', async () => {
     const { assistant, store, fake, inbox } = await start();
     await receive(assistant, 'sample-02');

@@ -106,7 +106,10 @@ describe('troupe discord', () => {
     });
     await until(() => run.out().includes('Troupe is on Discord'));
     expect(run.out()).toContain(`Email inbox: interrupts go to channel ${RANDOM} (model: offline`);
-    const posted = () => (fake.messages.get(RANDOM) ?? []).filter((m) => (m.components ?? []).length > 0);
+    const posted = () =>
+      (fake.messages.get(RANDOM) ?? []).filter(
+        (m) => ((m.components as unknown[] | undefined) ?? []).length > 0,
+      );
     await until(() => posted().length === 6);
     const notify = posted().find((m) => JSON.stringify(m.embeds).includes('Interrupt sample-02#1'));
     const ignore = fake.press({

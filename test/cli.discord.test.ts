@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type CliIo, runCli } from '../src/cli/program.js';
-import { ada, defaultGuild, GENERAL, GUILD } from './support/discordHarness.js';
+import { ada, defaultGuild, GENERAL, GUILD, RANDOM } from './support/discordHarness.js';
 import { type FakeDiscord, startFakeDiscord } from './support/fakeDiscord.js';
 
 const fakes: FakeDiscord[] = [];
@@ -73,6 +73,62 @@ describe('troupe discord', () => {
     run.stop('SIGTERM');
     expect(await run.code).toBe(0);
     expect(run.out()).toMatch(/Stopping \(SIGTERM\).*\n.*Stopped/su);
+  });
+
+  it('with TROUPE_DISCORD_INBOX, the interrupts troupe email left in the store are posted there with their buttons, and answered from Discord', async () => {
+    const fake = await fakeDiscord();
+    const env = {
+      TROUPE_STORE: 'sqlite',
+      TROUPE_DATA_DIR: await mkdtemp(join(tmpdir(), 'troupe-discord-inbox-')),
+      TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z',
+      TROUPE_EMAIL_TIME_ZONE: 'Europe/Berlin',
+      LOG_LEVEL: 'silent',
+    };
+    let emailOut = '';
+    const io: CliIo = {
+      stdout: (t) => {
+        emailOut += t;
+      },
+      stderr: (t) => {
+        emailOut += t;
+      },
+      env,
+      isTTY: false,
+    };
+    expect(await runCli(['email'], io)).toBe(0);
+    expect(emailOut).toContain('Waiting for you (6)');
+
+    const run = inProcess(['--guild', GUILD], {
+      ...env,
+      DISCORD_TOKEN: fake.token,
+      DISCORD_API_URL: fake.restApi,
+      TROUPE_DISCORD_INBOX: RANDOM,
+    });
+    await until(() => run.out().includes('Troupe is on Discord'));
+    expect(run.out()).toContain(`Email inbox: interrupts go to channel ${RANDOM} (model: offline`);
+    const posted = () =>
+      (fake.messages.get(RANDOM) ?? []).filter(
+        (m) => ((m.components as unknown[] | undefined) ?? []).length > 0,
+      );
+    await until(() => posted().length === 6);
+    const notify = posted().find((m) => JSON.stringify(m.embeds).includes('Interrupt sample-02#1'));
+    const ignore = fake.press({
+      messageId: notify?.id as string,
+      customId: 'inbox:ignore:sample-02#1',
+      user: ada,
+      permissions: String(1 << 5),
+    });
+    await ignore.answered(2);
+    expect(JSON.stringify(fake.messages.get(RANDOM)?.find((m) => m.id === notify?.id)?.embeds)).toContain(
+      'Ignored by',
+    );
+    run.stop('SIGTERM');
+    expect(await run.code).toBe(0);
+
+    emailOut = '';
+    expect(await runCli(['inbox', 'list'], io)).toBe(0);
+    expect(emailOut).toContain('Waiting for you (5)');
+    expect(emailOut).not.toContain('sample-02#1');
   });
 
   it('without DISCORD_TOKEN: a configuration error naming the variable and where to get it, exit 2', async () => {

@@ -12,6 +12,7 @@ describe('Discord settings from the environment', () => {
       allowBots: [],
       summonRoles: [],
       summonsPerDay: 20,
+      inboxRoles: [],
     });
     expect(
       discordSettingsFromEnv({
@@ -31,7 +32,38 @@ describe('Discord settings from the environment', () => {
       allowBots: 'all',
       summonRoles: ['Summoners', '400000000000000002'],
       summonsPerDay: 0,
+      inboxRoles: [],
     });
+  });
+
+  it('reads the Discord inbox: a channel id or dm:<user id>, and who may answer it', () => {
+    expect(
+      discordSettingsFromEnv({
+        DISCORD_TOKEN: token,
+        TROUPE_DISCORD_INBOX: '200000000000000001',
+        TROUPE_DISCORD_INBOX_ROLES: '@Assistants, 400000000000000002',
+      }),
+    ).toMatchObject({
+      inbox: { kind: 'channel', channelId: '200000000000000001' },
+      inboxRoles: ['Assistants', '400000000000000002'],
+    });
+    expect(
+      discordSettingsFromEnv({ DISCORD_TOKEN: token, TROUPE_DISCORD_INBOX: 'DM:300000000000000001' }).inbox,
+    ).toEqual({ kind: 'dm', userId: '300000000000000001' });
+    let error: unknown;
+    try {
+      discordSettingsFromEnv({ DISCORD_TOKEN: token, TROUPE_DISCORD_INBOX: '#general' });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      {
+        variable: 'TROUPE_DISCORD_INBOX',
+        value: '#general',
+        expected:
+          'a channel id (17 to 20 digits; Developer Mode → right-click the channel → Copy Channel ID), or dm:<user id>',
+      },
+    ]);
   });
 
   it('names every bad variable at once, and never quotes the token', () => {

@@ -195,7 +195,7 @@ export class EmailAssistant {
     return item ? [item.value] : [];
   }
 
-  /** One interrupt of the inbox, pending or answered. */
+  /** One interrupt of the inbox, pending or answered (with how it was answered). */
   async interrupt(interruptId: string): Promise<InboxItem | undefined> {
     const { documents } = this.options.store;
     return (

@@ -17,6 +17,7 @@ import { redactCredentials } from '../ports/redactCredentials.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import { loadAvatarsFile } from './avatarsFile.js';
+import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
 
 /** What `troupe discord` needs from the command line and its surroundings. */
 export interface DiscordCommandOptions {
@@ -88,6 +89,19 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     throw error;
   }
 
+  // The email inbox, when asked for, on the runtime's store: `troupe email` and `troupe inbox`
+  // in other processes see the same interrupts.
+  let email: OpenedEmailAssistant | undefined;
+  if (settings.inbox) {
+    try {
+      email = await openEmailAssistant(env, store, logger);
+    } catch (error) {
+      await store.close();
+      if (!isTroupeError(error)) throw error;
+      return fail(error.code, error.message);
+    }
+  }
+
   const client = createDiscordClient({
     directMessages: settings.directMessages,
     ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
@@ -114,6 +128,8 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     'allowed bots': settings.allowBots === 'all' ? 'all' : settings.allowBots.join(', ') || 'none',
     'summon roles': settings.summonRoles.join(', ') || 'everyone',
     'summons per day': settings.summonsPerDay === 0 ? 'no limit' : String(settings.summonsPerDay),
+    'email inbox': inboxWhere(settings),
+    'inbox roles': settings.inboxRoles.join(', ') || 'Manage Server',
     'REST API': redactCredentials(settings.apiUrl ?? 'https://discord.com/api'),
     shards: client.shard ? `${client.shard.ids.join(',')} of ${client.shard.count}` : 'one process',
     ...Object.fromEntries(Object.entries(options.config).map(([k, v]) => [k, String(v)])),
@@ -134,6 +150,9 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
       allowBots: settings.allowBots,
       directMessages: settings.directMessages,
       summon: { roles: settings.summonRoles, perDay: settings.summonsPerDay },
+      ...(settings.inbox && email
+        ? { inbox: { assistant: email.assistant, target: settings.inbox, roles: settings.inboxRoles } }
+        : {}),
       describeConfig,
       logger,
     });
@@ -150,6 +169,7 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     `Troupe is on Discord as ${terminalText(bot.user.username)} in ${client.guilds.cache.size} server(s) — avatars: ${terminalText(names)}.\n` +
       `Slash commands: /summon, /dismiss, /avatars, /troupe config (${options.guildIds.length > 0 ? `registered in ${options.guildIds.join(', ')}` : 'registered globally; Discord may take up to an hour to show them'}).\n` +
       `Store: ${store.kind}; model: ${model.model.id}. Ctrl-C stops cleanly.\n` +
+      (email ? `Email inbox: interrupts go to ${inboxWhere(settings)} (model: ${email.model}).\n` : '') +
       `Invite it to another server: ${discordInviteUrl(bot.applicationId)}\n`,
   );
 
@@ -163,8 +183,17 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     () => 0,
   );
   await bot.close();
+  await email?.close();
   await store.close();
   await lookupTool.close();
   stdout(left > 0 ? `Stopped; ${left} reply(ies) left in the outbox for the next start.\n` : 'Stopped.\n');
   return 0;
+}
+
+/** Where the email inbox posts, for people. */
+function inboxWhere(settings: DiscordSettings): string {
+  if (!settings.inbox) return 'off';
+  return settings.inbox.kind === 'dm'
+    ? `DMs of user ${settings.inbox.userId}`
+    : `channel ${settings.inbox.channelId}`;
 }

@@ -1,20 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { SimulatedClock, systemClock } from '../actors/clock.js';
-import { EmailAssistant, type EmailRecord, type InboxItem } from '../actors/emailAssistant.js';
-import type { GmailAccount } from '../adapters/gmail/gmailAccount.js';
-import type { GmailSettings } from '../adapters/gmail/gmailSettings.js';
-import { createAiSdkObjectModel } from '../adapters/llm/aiSdkObjectModel.js';
-import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
-import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
+import type { EmailAssistant, EmailRecord, InboxItem } from '../actors/emailAssistant.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
-import { ConfigError, type ConfigProblem } from '../config/configError.js';
 import { terminalText } from '../delivery/terminalText.js';
 import type { Logger } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
-import type { Calendar, EmailReply, Mailbox, MeetingRequest } from '../ports/mailbox.js';
-import type { ObjectModel } from '../ports/objectModel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
+import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
 
 /** What the email commands need. */
 export interface EmailCommandOptions {
@@ -23,71 +15,9 @@ export interface EmailCommandOptions {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-interface Opened {
+interface Opened extends OpenedEmailAssistant {
   store: TroupeStore;
-  assistant: EmailAssistant;
-  /** Replies sent and meetings booked by this process (not repeats of earlier ones). */
-  sentNow: (EmailReply & { messageId: string })[];
-  bookedNow: (MeetingRequest & { eventId: string })[];
-  model: string;
-  /** The Gmail account, when Google credentials are set; else the local mailbox and calendar are used. */
-  gmail?: { account: GmailAccount; settings: GmailSettings };
   logger: Logger;
-}
-
-/** The mailbox and calendar, recording what this process sent and booked (for what the command prints). */
-function recording(mailbox: Mailbox, calendar: Calendar, opened: Pick<Opened, 'sentNow' | 'bookedNow'>) {
-  const recordingMailbox: Mailbox = {
-    id: mailbox.id,
-    async sendReply(reply, key) {
-      const result = await mailbox.sendReply(reply, key);
-      if (!result.duplicate) opened.sentNow.push({ ...reply, messageId: result.messageId });
-      return result;
-    },
-    close: (emailId, outcome) => mailbox.close(emailId, outcome),
-  };
-  const recordingCalendar: Calendar = {
-    availability: (day, timeZone) => calendar.availability(day, timeZone),
-    async invite(meeting, key) {
-      const result = await calendar.invite(meeting, key);
-      if (!result.duplicate) opened.bookedNow.push({ ...meeting, eventId: result.eventId });
-      return result;
-    },
-  };
-  return { mailbox: recordingMailbox, calendar: recordingCalendar };
-}
-
-/**
- * The Gmail account when the environment has Google credentials (loaded only then: googleapis is
- * heavy), `undefined` without them, or an exit code after printing why it cannot be opened.
- */
-async function openGmail(
-  options: EmailCommandOptions,
-  store: TroupeStore,
-  logger: Logger,
-  now: () => number,
-  fail: (code: string, message: string) => number,
-): Promise<{ account: GmailAccount; settings: GmailSettings } | undefined | number> {
-  const { gmailConfigured, gmailSettingsFromEnv } = await import('../adapters/gmail/gmailSettings.js');
-  if (!gmailConfigured(options.env)) return undefined;
-  const { readGmailCredentials } = await import('../adapters/gmail/gmailAuth.js');
-  const { openGmailAccount } = await import('../adapters/gmail/gmailAccount.js');
-  try {
-    const settings = gmailSettingsFromEnv(options.env);
-    const account = await openGmailAccount({
-      credentials: await readGmailCredentials(settings),
-      store,
-      ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
-      ...(settings.tokenUrl ? { tokenUrl: settings.tokenUrl } : {}),
-      syncQuery: settings.syncQuery,
-      logger,
-      now,
-    });
-    return { account, settings };
-  } catch (error) {
-    if (!isTroupeError(error)) throw error;
-    return fail(error.code, error.message);
-  }
 }
 
 const ALLOWED = (item: InboxItem) =>
@@ -115,25 +45,6 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
     return 2;
   };
   const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
-  let model: ObjectModel | undefined;
-  let modelName = 'offline (rules, the preferences’ words and templates; no model)';
-  try {
-    const configured = modelFromEnv(options.env, { logger });
-    if (configured.languageModel) {
-      model = createAiSdkObjectModel({
-        model: configured.languageModel,
-        id: configured.model.id,
-        timeoutMs: configured.config.timeoutMs,
-        maxRetries: configured.config.maxRetries,
-        ...(configured.limit ? { limit: configured.limit } : {}),
-        logger,
-      });
-      modelName = configured.model.id;
-    }
-  } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
-  }
   let store: TroupeStore;
   try {
     store = await openDefaultStore(options.env, { logger });
@@ -141,54 +52,13 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
     if (isTroupeError(error)) return fail(error.code, error.message);
     throw error;
   }
-  // TROUPE_EMAIL_NOW pins the clock (reproducible runs and the README's example).
-  const nowSetting = options.env.TROUPE_EMAIL_NOW?.trim();
-  const pinned = nowSetting ? Date.parse(nowSetting) : Number.NaN;
-  const timeZone = options.env.TROUPE_EMAIL_TIME_ZONE?.trim() || 'UTC';
-  const problems: ConfigProblem[] = [];
-  if (nowSetting && !Number.isFinite(pinned))
-    problems.push({
-      variable: 'TROUPE_EMAIL_NOW',
-      value: nowSetting,
-      expected: 'an ISO 8601 time, e.g. 2026-11-25T09:00:00Z',
-    });
   try {
-    new Intl.DateTimeFormat('en', { timeZone });
-  } catch {
-    problems.push({
-      variable: 'TROUPE_EMAIL_TIME_ZONE',
-      value: timeZone,
-      expected: 'an IANA time zone, e.g. Europe/Berlin',
-    });
-  }
-  if (problems.length > 0) {
+    return { store, logger, ...(await openEmailAssistant(options.env, store, logger)) };
+  } catch (error) {
     await store.close();
-    const error = new ConfigError(problems);
+    if (!isTroupeError(error)) throw error;
     return fail(error.code, error.message);
   }
-  const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
-  const gmail = await openGmail(options, store, logger, () => clock.now(), fail);
-  if (typeof gmail === 'number') {
-    await store.close();
-    return gmail;
-  }
-  const recorded: Pick<Opened, 'sentNow' | 'bookedNow'> = { sentNow: [], bookedNow: [] };
-  const { mailbox, calendar } = recording(
-    gmail?.account.mailbox ?? createLocalMailbox(store.documents, { now: () => clock.now() }),
-    gmail?.account.calendar ?? createLocalCalendar(store.documents),
-    recorded,
-  );
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar,
-    clock,
-    ...(model ? { model } : {}),
-    userName: options.env.TROUPE_EMAIL_USER?.trim() || 'Sam',
-    timeZone,
-    logger,
-  });
-  return { store, assistant, ...recorded, model: modelName, ...(gmail ? { gmail } : {}), logger };
 }
 
 /**

@@ -3,7 +3,8 @@
  * `<baseUrl>/api/v10` (pass `restApi` as discord.js's `rest.api`, or `DISCORD_API_URL`) and the
  * gateway on the same port. Login works as on Discord: `GET /gateway/bot`, then HELLO, IDENTIFY,
  * READY and one GUILD_CREATE per guild of the shard. People write messages and use slash commands
- * with {@link FakeDiscord.postMessage} and {@link FakeDiscord.interact}; everything the bot does
+ * with {@link FakeDiscord.postMessage} and {@link FakeDiscord.interact}, press a message's buttons
+ * with {@link FakeDiscord.press} and fill in a modal with {@link FakeDiscord.submitModal}; everything the bot does
  * over REST is recorded (webhooks created and executed, messages, interaction callbacks), and
  * webhook messages come back through the gateway as on Discord, so the bot sees its own avatars.
  *
@@ -129,12 +130,45 @@ export interface InjectedFailure {
   actThenFail?: boolean;
 }
 
+/** A modal the bot opened (callback type 9), as Discord receives it. */
+export interface FakeModal {
+  custom_id: string;
+  title: string;
+  /** Labels (type 18) around one text input each (type 4), or legacy action rows. */
+  components: {
+    type: number;
+    label?: string;
+    description?: string;
+    component?: FakeTextInput;
+    components?: FakeTextInput[];
+  }[];
+}
+
+/** A text input of a modal (type 4; style 1 short, 2 paragraph). */
+export interface FakeTextInput {
+  type: number;
+  custom_id: string;
+  style: number;
+  label?: string;
+  value?: string;
+  required?: boolean;
+  min_length?: number;
+  max_length?: number;
+  placeholder?: string;
+}
+
 /** An interaction callback or follow-up the bot sent for an interaction. */
 export interface InteractionAnswer {
   kind: 'callback' | 'edit' | 'followup';
-  /** Callback type: 4 reply, 5 deferred reply, 8 autocomplete result, 9 modal. */
+  /**
+   * Callback type: 4 reply, 5 deferred reply, 6 deferred message update, 7 message update,
+   * 8 autocomplete result, 9 modal.
+   */
   type?: number;
   content?: string;
+  embeds?: unknown[];
+  components?: unknown[];
+  modal?: FakeModal;
   /** Ephemeral (flag 64). */
   ephemeral: boolean;
   choices?: { name: string; value: string }[];
@@ -170,6 +204,15 @@ interface GatewaySession {
   shard: [number, number];
   identified: boolean;
   intents: number;
+}
+
+/** An interaction dispatched to the bot, and what the bot answered. */
+export interface FakeInteraction {
+  id: string;
+  answers: InteractionAnswer[];
+  answered(count?: number): Promise<InteractionAnswer[]>;
+  /** Dispatches the same interaction again (a gateway resume, a second shard). */
+  redeliver(): void;
 }
 
 /** A running fake Discord. */
@@ -220,7 +263,29 @@ export interface FakeDiscord {
     roles?: string[];
     /** The member's permissions bitfield (default: none; `8` is Administrator). */
     permissions?: string;
-  }): { id: string; answers: InteractionAnswer[]; answered(count?: number): Promise<InteractionAnswer[]> };
+  }): FakeInteraction;
+  /**
+   * A person presses a button (component interaction, type 3) on a message the bot posted; in a
+   * channel of no guild (a DM) the interaction carries `user` instead of `member`.
+   */
+  press(input: {
+    messageId: string;
+    customId: string;
+    user: FakeUser;
+    roles?: string[];
+    permissions?: string;
+  }): FakeInteraction;
+  /** A person submits a modal (type 5) opened from a message's button, with each text input's value. */
+  submitModal(input: {
+    messageId: string;
+    customId: string;
+    values: Record<string, string>;
+    user: FakeUser;
+    roles?: string[];
+    permissions?: string;
+  }): FakeInteraction;
+  /** Message edits the bot made (`PATCH /channels/:id/messages/:id`, or a component's `@original`). */
+  readonly edits: { channelId: string; messageId: string; body: Record<string, unknown> }[];
   /** Forces the next request whose `METHOD path` matches to answer with a failure. */
   failNext(route: RegExp, failure: InjectedFailure, times?: number): void;
   /** Adds a channel (a new thread) without telling the gateway, so the bot has not cached it. */
@@ -249,7 +314,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   const noManageWebhooks = new Set<string>(options.noManageWebhooks ?? []);
   const identifies: { shard: [number, number]; intents: number }[] = [];
   const failures: { route: RegExp; failure: InjectedFailure; left: number }[] = [];
-  const interactions = new Map<string, { answers: InteractionAnswer[]; waiters: (() => void)[] }>();
+  const interactions = new Map<
+    string,
+    { answers: InteractionAnswer[]; waiters: (() => void)[]; token: string; messageId?: string }
+  >();
+  const edits: FakeDiscord['edits'] = [];
+  // DM channels the bot opened, per recipient.
+  const dmChannels = new Map<string, string>();
   const executionWaiters: (() => void)[] = [];
   const sessions = new Set<GatewaySession>();
   const hanging = new Set<ServerResponse>();
@@ -730,6 +801,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         nonce?: string;
         enforce_nonce?: boolean;
         message_reference?: { message_id?: string };
+        embeds?: unknown[];
+        components?: unknown[];
       };
       const channelId = m[1] as string;
       const referenced = payload.message_reference?.message_id;
@@ -753,10 +826,33 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         channelId,
         author: { ...userJson(botUser), discriminator: '0', avatar: null },
         content: payload.content ?? '',
-        extra: payload.nonce ? { nonce: payload.nonce } : {},
+        extra: {
+          ...(payload.nonce ? { nonce: payload.nonce } : {}),
+          ...(payload.embeds ? { embeds: payload.embeds } : {}),
+          ...(payload.components ? { components: payload.components } : {}),
+        },
       });
       dispatch('MESSAGE_CREATE', message, message.guild_id);
       json(res, 200, message);
+      return;
+    }
+    m = /^PATCH \/channels\/(\d+)\/messages\/(\d+)$/u.exec(route);
+    if (m) {
+      const message = editMessage(m[1] as string, m[2] as string, (body ?? {}) as Record<string, unknown>);
+      if (!message) json(res, 404, { message: 'Unknown Message', code: 10008 });
+      else json(res, 200, message);
+      return;
+    }
+    if (route === 'POST /users/@me/channels') {
+      const recipient = String((body as { recipient_id?: unknown }).recipient_id ?? '');
+      const id = dmChannels.get(recipient) ?? snowflake();
+      dmChannels.set(recipient, id);
+      json(res, 200, {
+        id,
+        type: 1,
+        last_message_id: null,
+        recipients: [{ id: recipient, username: 'dm-user', discriminator: '0', avatar: null }],
+      });
       return;
     }
     m = /^GET \/channels\/(\d+)$/u.exec(route);
@@ -773,7 +869,18 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         json(res, 404, { message: 'Unknown interaction', code: 10062 });
         return;
       }
-      const payload = body as { type: number; data?: { content?: string; flags?: number; choices?: [] } };
+      const payload = body as {
+        type: number;
+        data?: {
+          content?: string;
+          flags?: number;
+          choices?: [];
+          embeds?: unknown[];
+          components?: unknown[];
+          custom_id?: string;
+          title?: string;
+        };
+      };
       if (record.answers.some((a) => a.kind === 'callback')) {
         json(res, 400, { message: 'Interaction has already been acknowledged.', code: 40060 });
         return;
@@ -784,19 +891,48 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         ...(payload.data?.content !== undefined ? { content: payload.data.content } : {}),
         ephemeral: ((payload.data?.flags ?? 0) & 64) !== 0,
         ...(payload.data?.choices ? { choices: payload.data.choices } : {}),
+        ...(payload.type !== 9 && payload.data?.embeds ? { embeds: payload.data.embeds } : {}),
+        ...(payload.type !== 9 && payload.data?.components ? { components: payload.data.components } : {}),
+        ...(payload.type === 9 ? { modal: payload.data as unknown as FakeModal } : {}),
         at: Date.now(),
       });
+      // 7: the message the pressed component is on is updated.
+      if (payload.type === 7 && record.messageId && payload.data)
+        editMessage(
+          messageChannel(record.messageId),
+          record.messageId,
+          payload.data as Record<string, unknown>,
+        );
       noContent(res);
       return;
     }
     m = /^(PATCH|POST) \/webhooks\/(\d+)\/([^/]+)(\/messages\/(?:@|%40)original)?$/u.exec(route);
     if (m && m[2] === applicationId) {
-      const record = [...interactions.values()].find((r) => (r as { token?: string }).token === m?.[3]);
+      const record = [...interactions.values()].find((r) => r.token === m?.[3]);
       if (!record) {
         json(res, 404, { message: 'Unknown Webhook', code: 10015 });
         return;
       }
-      const payload = (body ?? {}) as { content?: string; flags?: number };
+      const payload = (body ?? {}) as {
+        content?: string;
+        flags?: number;
+        embeds?: unknown[];
+        components?: unknown[];
+      };
+      // After a deferred update, `@original` is the message the pressed component is on.
+      if (m[1] === 'PATCH' && record.messageId) {
+        const edited = editMessage(messageChannel(record.messageId), record.messageId, payload);
+        answer(record, {
+          kind: 'edit',
+          ...(payload.content !== undefined ? { content: payload.content } : {}),
+          ...(payload.embeds ? { embeds: payload.embeds } : {}),
+          ...(payload.components ? { components: payload.components } : {}),
+          ephemeral: false,
+          at: Date.now(),
+        });
+        json(res, 200, edited);
+        return;
+      }
       const deferredEphemeral = record.answers.find((a) => a.kind === 'callback')?.ephemeral ?? false;
       answer(record, {
         kind: m[1] === 'PATCH' ? 'edit' : 'followup',
@@ -828,6 +964,93 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       application_id: w.application_id,
       user: userJson(botUser),
     };
+  }
+
+  /**
+   * Dispatches an interaction as Discord does: in a guild channel with the member (roles,
+   * permissions), elsewhere (a DM) with the user; a component or modal interaction carries the
+   * message it came from.
+   */
+  function sendInteraction(
+    type: number,
+    data: Record<string, unknown>,
+    channelId: string,
+    who: { user: FakeUser; roles?: string[]; permissions?: string },
+    message?: FakeMessage,
+  ): FakeInteraction {
+    const id = snowflake();
+    const interactionToken = `itok-${randomBytes(24).toString('hex')}`;
+    const record = {
+      answers: [] as InteractionAnswer[],
+      waiters: [] as (() => void)[],
+      token: interactionToken,
+      ...(message ? { messageId: message.id } : {}),
+    };
+    interactions.set(id, record);
+    const channel = channels.get(channelId);
+    const payload = {
+      id,
+      application_id: applicationId,
+      type,
+      data,
+      ...(channel ? { guild_id: channel.guild_id } : {}),
+      channel_id: channelId,
+      channel: channel
+        ? { id: channel.id, type: channel.type, name: channel.name, guild_id: channel.guild_id }
+        : { id: channelId, type: 1 },
+      ...(channel
+        ? {
+            member: {
+              user: userJson(who.user),
+              roles: who.roles ?? [],
+              permissions: who.permissions ?? '0',
+              joined_at: new Date(0).toISOString(),
+              deaf: false,
+              mute: false,
+              flags: 0,
+            },
+          }
+        : { user: userJson(who.user) }),
+      ...(message ? { message } : {}),
+      token: interactionToken,
+      version: 1,
+      app_permissions: '0',
+      locale: 'en-US',
+      ...(channel ? { guild_locale: 'en-US' } : {}),
+      entitlements: [],
+      authorizing_integration_owners: {},
+      context: channel ? 0 : 1,
+    };
+    const deliver = () => dispatch('INTERACTION_CREATE', payload, channel?.guild_id);
+    deliver();
+    return {
+      id,
+      answers: record.answers,
+      answered(count = 1) {
+        if (record.answers.length >= count) return Promise.resolve(record.answers);
+        return new Promise((resolve) => {
+          const check = () => {
+            if (record.answers.length >= count) resolve(record.answers);
+            else record.waiters.push(check);
+          };
+          record.waiters.push(check);
+        });
+      },
+      redeliver: deliver,
+    };
+  }
+
+  function messageChannel(messageId: string): string {
+    return findMessage(messageId)?.channel_id ?? '0';
+  }
+  function editMessage(channelId: string, messageId: string, body: Record<string, unknown>) {
+    const message = (messages.get(channelId) ?? []).find((x) => x.id === messageId);
+    if (!message) return undefined;
+    edits.push({ channelId, messageId, body });
+    for (const field of ['content', 'embeds', 'components'] as const)
+      if (body[field] !== undefined) message[field] = body[field] as never;
+    message.edited_timestamp = new Date().toISOString();
+    return message;
   }
 
   function answer(record: { answers: InteractionAnswer[]; waiters: (() => void)[] }, a: InteractionAnswer) {
@@ -886,14 +1109,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       return message;
     },
     interact(input) {
-      const id = snowflake();
-      const interactionToken = `itok-${randomBytes(24).toString('hex')}`;
-      const record = {
-        answers: [] as InteractionAnswer[],
-        waiters: [] as (() => void)[],
-        token: interactionToken,
-      };
-      interactions.set(id, record);
       const channel = channels.get(input.channelId);
       const typed = (name: string, value: string) => ({
         name,
@@ -908,53 +1123,36 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         type: 1,
         options: input.subcommand ? [{ name: input.subcommand, type: 1, options }] : options,
       };
-      dispatch(
-        'INTERACTION_CREATE',
-        {
-          id,
-          application_id: applicationId,
-          type: input.focused ? 4 : 2,
-          data,
-          ...(channel ? { guild_id: channel.guild_id } : {}),
-          channel_id: input.channelId,
-          channel: channel
-            ? { id: channel.id, type: channel.type, name: channel.name, guild_id: channel.guild_id }
-            : undefined,
-          member: {
-            user: userJson(input.user),
-            roles: input.roles ?? [],
-            permissions: input.permissions ?? '0',
-            joined_at: new Date(0).toISOString(),
-            deaf: false,
-            mute: false,
-            flags: 0,
-          },
-          token: interactionToken,
-          version: 1,
-          app_permissions: '0',
-          locale: 'en-US',
-          guild_locale: 'en-US',
-          entitlements: [],
-          authorizing_integration_owners: {},
-          context: 0,
-        },
-        channel?.guild_id,
-      );
-      return {
-        id,
-        answers: record.answers,
-        answered(count = 1) {
-          if (record.answers.length >= count) return Promise.resolve(record.answers);
-          return new Promise((resolve) => {
-            const check = () => {
-              if (record.answers.length >= count) resolve(record.answers);
-              else record.waiters.push(check);
-            };
-            record.waiters.push(check);
-          });
-        },
-      };
+      return sendInteraction(input.focused ? 4 : 2, data, input.channelId, input);
     },
+    press(input) {
+      const message = findMessage(input.messageId);
+      if (!message) throw new Error(`no message ${input.messageId}`);
+      return sendInteraction(
+        3,
+        { custom_id: input.customId, component_type: 2 },
+        message.channel_id,
+        input,
+        message,
+      );
+    },
+    submitModal(input) {
+      const message = findMessage(input.messageId);
+      if (!message) throw new Error(`no message ${input.messageId}`);
+      const components = Object.entries(input.values).map(([customId, value], i) => ({
+        type: 18,
+        id: i + 1,
+        component: { type: 4, id: i + 100, custom_id: customId, value },
+      }));
+      return sendInteraction(
+        5,
+        { custom_id: input.customId, components },
+        message.channel_id,
+        input,
+        message,
+      );
+    },
+    edits,
     failNext(route, failure, times = 1) {
       failures.push({ route, failure, left: times });
     },

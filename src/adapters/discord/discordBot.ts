@@ -10,7 +10,10 @@ import {
 } from './discordCommandHandler.js';
 import { registerCommands } from './discordCommands.js';
 import { type DiscordAvatar, discordMessageEvents } from './discordInbound.js';
+import { DiscordInbox } from './discordInbox.js';
+import type { DiscordInboxTarget } from './discordSettings.js';
 import type { DiscordTransport } from './discordTransport.js';
+import type { InboxAssistant } from './inboxAssistant.js';
 
 /** How {@link startDiscordBot} runs a bot. */
 export interface DiscordBotOptions {
@@ -55,6 +58,18 @@ export interface DiscordBotOptions {
    * The error is also logged.
    */
   onGatewayLost?: (error: TroupeError) => void;
+  /**
+   * The email assistant's inbox on Discord: its interrupts are posted to `target` with buttons
+   * (see {@link DiscordInbox}). Unset: no inbox.
+   */
+  inbox?: {
+    assistant: InboxAssistant;
+    target: DiscordInboxTarget;
+    /** Who may answer in a channel (role ids or names); empty: Manage Server. */
+    roles?: readonly string[];
+    /** How often the inbox is read (default 5 s). */
+    pollMs?: number;
+  };
   logger?: Logger;
 }
 
@@ -63,6 +78,8 @@ export interface DiscordBot {
   /** The bot user's id and name. */
   readonly user: { id: string; username: string };
   readonly applicationId: string;
+  /** The email inbox, when one was asked for. */
+  readonly inbox?: DiscordInbox;
   /** Stops taking messages and commands (work already taken goes on); for a clean stop. */
   stopListening(): void;
   /** Resolves when no slash command is being answered. */
@@ -112,11 +129,24 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     ...(options.greetingTimeoutMs !== undefined ? { greetingTimeoutMs: options.greetingTimeoutMs } : {}),
     logger: log,
   });
+  const inbox = options.inbox
+    ? new DiscordInbox({
+        client,
+        assistant: options.inbox.assistant,
+        store: options.store,
+        target: options.inbox.target,
+        ...(options.inbox.roles ? { roles: options.inbox.roles } : {}),
+        ...(options.inbox.pollMs !== undefined ? { pollMs: options.inbox.pollMs } : {}),
+        ...(options.now ? { now: options.now } : {}),
+        logger: log,
+      })
+    : undefined;
   const answering = new Set<Promise<void>>();
   let listening = true;
   const onInteraction = (interaction: Interaction) => {
     if (!listening) return;
-    const work = handler.handle(interaction);
+    const work =
+      inbox && DiscordInbox.owns(interaction) ? inbox.handle(interaction) : handler.handle(interaction);
     answering.add(work);
     void work.finally(() => answering.delete(work));
   };
@@ -132,6 +162,7 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     listening = false;
     client.off(Events.ShardDisconnect, onLost);
     handler.stopWaiting();
+    inbox?.stop();
     inbound.unsubscribe();
     client.off(Events.InteractionCreate, onInteraction);
   };
@@ -175,15 +206,20 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     }
   }
 
+  inbox?.start();
+
   return {
     user: { id: user.id, username: user.username },
     applicationId,
+    ...(inbox ? { inbox } : {}),
     stopListening,
     async whenCommandsIdle() {
       while (answering.size > 0) await Promise.allSettled([...answering]);
+      await inbox?.whenIdle();
     },
     async close() {
       stopListening();
+      await inbox?.whenIdle();
       await client.destroy();
     },
   };

@@ -33,7 +33,18 @@ export const discordSettings = {
     default: '20',
     doc: 'Summons per person per day (UTC), 0 to 10000 (0: no limit); the person is told the limit when they reach it.',
   },
+  TROUPE_DISCORD_INBOX: {
+    default: 'unset (no Discord inbox)',
+    doc: 'Where the email assistant’s interrupts are posted for answering with buttons: a channel id, or `dm:<user id>` for one person’s DMs. Unset: answered with `troupe inbox` only.',
+  },
+  TROUPE_DISCORD_INBOX_ROLES: {
+    default: 'Manage Server',
+    doc: 'Who may answer the inbox in a channel: comma-separated role ids or role names (any case). Unset: people with Manage Server. In a DM, only that user.',
+  },
 } as const;
+
+/** Where the email assistant's interrupts are posted on Discord. */
+export type DiscordInboxTarget = { kind: 'channel'; channelId: string } | { kind: 'dm'; userId: string };
 
 /** The Discord settings, parsed. */
 export interface DiscordSettings {
@@ -44,6 +55,10 @@ export interface DiscordSettings {
   allowBots: 'all' | string[];
   summonRoles: string[];
   summonsPerDay: number;
+  /** Where interrupts are posted, when the Discord inbox is on. */
+  inbox?: DiscordInboxTarget;
+  /** Who may answer the inbox in a channel (role ids or names); empty: Manage Server. */
+  inboxRoles: string[];
 }
 
 const SNOWFLAKE = /^\d{17,20}$/u;
@@ -110,6 +125,26 @@ const variables = {
     .transform(Number)
     .refine((n) => n <= 10_000, { message: 'a whole number from 0 to 10000 (0: no limit)' })
     .optional(),
+  TROUPE_DISCORD_INBOX: z
+    .string()
+    .regex(
+      /^(\d{17,20}|dm:\d{17,20})$/iu,
+      'a channel id (17 to 20 digits; Developer Mode → right-click the channel → Copy Channel ID), or dm:<user id>',
+    )
+    .transform(
+      (raw): DiscordInboxTarget =>
+        raw.toLowerCase().startsWith('dm:')
+          ? { kind: 'dm', userId: raw.slice(3) }
+          : { kind: 'channel', channelId: raw },
+    )
+    .optional(),
+  TROUPE_DISCORD_INBOX_ROLES: z
+    .string()
+    .transform((raw) => list(raw).map((r) => r.replace(/^@/u, '')))
+    .refine((roles) => roles.every((r) => r.length <= 100), {
+      message: 'comma-separated role ids or names of at most 100 characters',
+    })
+    .optional(),
 } as const;
 
 /**
@@ -145,5 +180,7 @@ export function discordSettingsFromEnv(env: Env): DiscordSettings {
     allowBots: (values.TROUPE_DISCORD_ALLOW_BOTS as 'all' | string[] | undefined) ?? [],
     summonRoles: (values.TROUPE_DISCORD_SUMMON_ROLES as string[] | undefined) ?? [],
     summonsPerDay: (values.TROUPE_DISCORD_SUMMONS_PER_DAY as number | undefined) ?? 20,
+    ...(values.TROUPE_DISCORD_INBOX ? { inbox: values.TROUPE_DISCORD_INBOX as DiscordInboxTarget } : {}),
+    inboxRoles: (values.TROUPE_DISCORD_INBOX_ROLES as string[] | undefined) ?? [],
   };
 }

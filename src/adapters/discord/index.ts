@@ -30,9 +30,15 @@ export {
   DiscordMessageConverter,
   discordMessageEvents,
 } from './discordInbound.js';
+export { DiscordInbox, type DiscordInboxOptions } from './discordInbox.js';
 export { DISCORD_BOT_PERMISSIONS, discordInviteUrl } from './discordInvite.js';
 export { DiscordMessageMemory, type RememberedMessage } from './discordMessageMemory.js';
-export { type DiscordSettings, discordSettings, discordSettingsFromEnv } from './discordSettings.js';
+export {
+  type DiscordInboxTarget,
+  type DiscordSettings,
+  discordSettings,
+  discordSettingsFromEnv,
+} from './discordSettings.js';
 export {
   type ChannelProblem,
   DISCORD_MAX_MESSAGE,
@@ -40,5 +46,6 @@ export {
   type DiscordTransportOptions,
 } from './discordTransport.js';
 export { DiscordWebhooks, type WebhookRef } from './discordWebhooks.js';
+export type { InboxAssistant, InboxEmail, InboxEntry } from './inboxAssistant.js';
 export { replyQuote } from './replyQuote.js';
 export { webhookUsername } from './webhookUsername.js';

@@ -36,6 +36,14 @@ export interface ResponseAgentInput {
   now: number;
 }
 
+// CSI and OSC escape sequences (colours, cursor moves, window titles), then any run of whitespace
+// or other control characters.
+const ESCAPE_SEQUENCE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences is the point
+  /\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/gu;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+const BREAKS_AND_CONTROLS = /[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu;
+
 const MEETING = /\b(meet|meeting|call|availab\w*|schedul\w*|slot|calendar|catch up|sync)\b/iu;
 
 /**
@@ -67,7 +75,7 @@ export function offlineToolCall(input: ResponseAgentInput): ResponseToolCall {
   if (steps.some((s) => s.call.tool === 'send_email_tool' || s.call.tool === 'schedule_meeting_tool'))
     return { tool: 'Done', args: { done: true } };
   const sender = senderAddress(email.from);
-  const topic = email.subject.replace(/^\s*(re|fwd?):\s*/iu, '').trim() || 'your email';
+  const topic = headerText(email.subject).replace(/^(re|fwd?):\s*/iu, '') || 'your email';
   if (MEETING.test(`${email.subject}\n${email.body}`)) {
     const checked = [...steps].reverse().find((s) => s.call.tool === 'check_calendar_availability_tool');
     if (!checked) {
@@ -105,9 +113,8 @@ function reply(input: ResponseAgentInput, to: string, opening: string): Response
   const first = firstName(input.email.from);
   const latest = input.feedback.at(-1)?.trim();
   const body = latest ? `${opening} ${sentence(latest)}` : `${opening} I will get back to you shortly.`;
-  const subject = /^\s*re:/iu.test(input.email.subject)
-    ? input.email.subject.trim()
-    : `Re: ${input.email.subject.trim()}`;
+  const original = headerText(input.email.subject);
+  const subject = /^re:/iu.test(original) ? original : `Re: ${original}`;
   return {
     tool: 'send_email_tool',
     args: { to, subject, content: `Hi ${first},\n\n${body}\n\nBest,\n${input.userName}` },
@@ -156,8 +163,16 @@ function agentPrompt(input: ResponseAgentInput): Prompt {
   };
 }
 
+/**
+ * An email's subject as a header of the reply: on one line, control characters (escape codes)
+ * removed, so a subject with line breaks cannot add headers to the reply.
+ */
+function headerText(value: string): string {
+  return value.replace(ESCAPE_SEQUENCE, '').replace(BREAKS_AND_CONTROLS, ' ').trim();
+}
+
 function senderAddress(from: string): string {
-  return (/<([^>]+)>/u.exec(from)?.[1] ?? from).trim();
+  return headerText(/<([^>]+)>/u.exec(from)?.[1] ?? from);
 }
 
 function firstName(from: string): string {

@@ -1,5 +1,16 @@
 import { z } from 'zod';
 
+// Header fields (a reply's recipient and subject, a meeting's subject and attendees) stay on one
+// line with no control characters: a line break there would add headers to the message sent
+// (`Subject: x\r\nBcc: …`), whoever proposed it (the email's own subject, a model, an edit).
+const oneLine = (max: number) =>
+  z
+    .string()
+    .trim()
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+    .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u, 'one line, without control characters')
+    .max(max);
+
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/u, 'a day as YYYY-MM-DD');
 const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/u, 'a time as HH:MM (24-hour)');
 const timeZone = z
@@ -21,14 +32,14 @@ const timeZone = z
 export const responseToolSchemas = {
   /** Write and send a reply (reviewed). */
   send_email_tool: z.object({
-    to: z.string().trim().min(3).max(500),
-    subject: z.string().trim().min(1).max(500),
+    to: oneLine(500).min(3),
+    subject: oneLine(500).min(1),
     content: z.string().trim().min(1).max(20_000),
   }),
   /** Send a calendar invitation (reviewed). */
   schedule_meeting_tool: z.object({
-    attendees: z.array(z.string().trim().min(3).max(320)).min(1).max(50),
-    subject: z.string().trim().min(1).max(500),
+    attendees: z.array(oneLine(320).min(3)).min(1).max(50),
+    subject: oneLine(500).min(1),
     duration_minutes: z.number().int().min(5).max(480),
     preferred_day: day,
     start_time: time,

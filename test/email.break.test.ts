@@ -1,13 +1,46 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import { EmailAssistant, type InboxItem } from '../src/actors/emailAssistant.js';
 import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { openDefaultStore } from '../src/adapters/store/storeFromEnv.js';
+import { type CliIo, runCli } from '../src/cli/program.js';
+import { parseEmail } from '../src/email/emailInput.js';
 import { responseToolSchemas } from '../src/email/responseTools.js';
+import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 
 // Attempts to break the email assistant from the outside, as its users (and the senders of the
 // emails it reads) would. Each fault found keeps its test here.
+
+async function troupe(args: string[], env: Record<string, string>) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env,
+    isTTY: false,
+  };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
+}
+
+const statusUpdate = {
+  id: 's1',
+  from: 'Jordan <jordan@acme.dev>',
+  to: 'sam@acme.dev',
+  subject: 'Project Atlas status update',
+  body: 'FYI: Atlas is on track. No action items.',
+};
 
 // Wednesday 25 November 2026, 10:00 in Berlin.
 const START = Date.parse('2026-11-25T09:00:00Z');
@@ -68,5 +101,147 @@ describe('a hostile subject does not reach the headers of the reply', () => {
     expect(meeting.safeParse({ ...invite, attendees: ['ben@customer.example\r\nBcc: x'] }).success).toBe(
       false,
     );
+  });
+});
+
+describe('troupe email after a process died between storing an answer and acting on it', () => {
+  it('carries the stored answer through, so the email does not wait forever', async () => {
+    const env = {
+      TROUPE_DATA_DIR: await mkdtemp(join(tmpdir(), 'troupe-email-break-')),
+      TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z',
+      LOG_LEVEL: 'silent',
+    };
+    expect((await troupe(['email'], env)).code).toBe(0);
+    // `troupe inbox answer sample-03#1 accept` stored the answer, then the process died.
+    const store = await openDefaultStore(env);
+    const stored = await store.documents.get<InboxItem>('email-inbox', 'sample-03#1');
+    await store.documents.put('email-inbox', 'sample-03#1', {
+      ...(stored?.value as InboxItem),
+      status: 'answered',
+      answer: { type: 'accept' },
+      answeredAt: START,
+    });
+    await store.close();
+    // Nothing lists it any more and a second answer is refused: only troupe email can carry it on.
+    expect((await troupe(['inbox', 'answer', 'sample-03#1', 'accept'], env)).stderr).toContain(
+      'already answered',
+    );
+    const again = await troupe(['email'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(
+      /sample-03 “Quick question about the API limits”[\s\S]*?now: done — answered/u,
+    );
+    const after = await openDefaultStore(env);
+    try {
+      const sent = await createLocalMailbox(after.documents).sent();
+      expect(sent.map((s) => s.subject)).toEqual(['Re: Quick question about the API limits']);
+    } finally {
+      await after.close();
+    }
+    // Run again: nothing is sent twice.
+    await troupe(['email'], env);
+    const last = await openDefaultStore(env);
+    try {
+      expect(await createLocalMailbox(last.documents).sent()).toHaveLength(1);
+    } finally {
+      await last.close();
+    }
+  });
+});
+
+/** A model that triages as notify, cannot update preferences, and drafts `draft` (Done once a reply went out). */
+function draftingModel(draft: string, gate?: { reached: () => void; release: Promise<void> }): ObjectModel {
+  return {
+    id: 'test:drafting',
+    async generateObject<Schema extends z.ZodType>(request: ObjectRequest<Schema>) {
+      if (request.schemaName === 'triage_decision')
+        return { reasoning: 'an update', classification: 'notify' } as z.output<Schema>;
+      if (request.schemaName !== 'tool_call') throw new Error('no preference updates in this test');
+      const text = request.prompt.messages.map((m) => m.content).join('\n');
+      if (text.includes('Calls made so far:'))
+        return { call: { tool: 'Done', args: { done: true } } } as z.output<Schema>;
+      if (gate) {
+        gate.reached();
+        await gate.release;
+      }
+      const args = { to: 'jordan@acme.dev', subject: 'Re: Atlas', content: draft };
+      return { call: { tool: 'send_email_tool', args } } as z.output<Schema>;
+    },
+  };
+}
+
+describe('an answer acted on in one process while another runs troupe email on the same store', () => {
+  it('the draft the human saw is the one sent, and an email done stays done', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    const on = (model: ObjectModel) => {
+      const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
+      const assistant = new EmailAssistant({
+        store,
+        mailbox,
+        calendar: createLocalCalendar(store.documents),
+        clock,
+        model,
+        userName: 'Sam',
+        timeZone: 'Europe/Berlin',
+      });
+      return { assistant, mailbox };
+    };
+    let reached = () => {};
+    const atModel = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // `troupe inbox answer`: its model is slow to draft.
+    const answering = on(draftingModel('Draft from the answering process.', { reached, release: released }));
+    // `troupe email`, started meanwhile on the same store: it resumes what it finds answered.
+    const running = on(draftingModel('Draft from troupe email.'));
+    await answering.assistant.receive({ ...statusUpdate });
+    const answered = answering.assistant.answer('s1#1', { type: 'response', args: 'say thanks' });
+    await atModel;
+    await running.assistant.resume();
+    const [shown] = await running.assistant.pending();
+    expect(shown?.request.action_request.args.content).toBe('Draft from troupe email.');
+    await running.assistant.answer(shown?.id as string, { type: 'accept' });
+    release();
+    await answered.catch(() => undefined);
+
+    const sent = await running.mailbox.sent();
+    expect(sent.map((s) => s.content)).toEqual(['Draft from troupe email.']);
+    expect((await running.assistant.record('s1'))?.state.value).toBe('done');
+    expect(await running.assistant.pending()).toEqual([]);
+  });
+});
+
+describe('ids and thread headers that could not be typed back or would break a reply', () => {
+  it('an email whose id, Message-ID or References carry control characters is refused, naming the field', async () => {
+    const base = {
+      id: 'e1',
+      from: 'a@x.example',
+      to: 'sam@acme.dev',
+      subject: 'Hello?',
+      body: 'A question?',
+    };
+    // The terminal shows `escid#1` for this id, and `troupe inbox answer escid#1` finds nothing.
+    const cases: [string, Record<string, unknown>][] = [
+      ['id', { ...base, id: 'esc\u001b[31mid' }],
+      ['id', { ...base, id: 'rtl\u202eid' }],
+      ['messageId', { ...base, messageId: '<m1@x.example>\r\nBcc: all@evil.example' }],
+      ['references', { ...base, references: ['<r1@x.example>\r\nBcc: all@evil.example'] }],
+      ['threadId', { ...base, threadId: 't1\u0007' }],
+      ['id', { id: 'bell\u0007', content: 'From: a@x.example\nTo: sam@acme.dev\nSubject: Hi\n\nBody' }],
+    ];
+    for (const [field, input] of cases) {
+      const parsed = parseEmail(input);
+      expect(parsed.ok, JSON.stringify(input)).toBe(false);
+      if (!parsed.ok) {
+        expect(parsed.error.code).toBe('TROUPE_EMAIL_INVALID');
+        expect(parsed.error.message).toContain(field);
+      }
+    }
+    expect(parseEmail({ ...base, id: '18c2f0a9b3e4d5c6', references: '<a@x> <b@x>' }).ok).toBe(true);
   });
 });

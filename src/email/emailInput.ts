@@ -81,13 +81,36 @@ export function parseEmail(input: unknown): ParsedEmail {
     if (typeof input !== 'object' || input === null || Array.isArray(input))
       return invalid(`expected ${SHAPES}`);
     const record = input as Record<string, unknown>;
-    if ('author' in record || 'email_thread' in record) return fromMock(record);
-    if ('from' in record || 'body' in record) return fromGmail(record);
-    if ('content' in record || 'messages' in record) return fromChat(record);
+    if ('author' in record || 'email_thread' in record) return checkIds(fromMock(record));
+    if ('from' in record || 'body' in record) return checkIds(fromGmail(record));
+    if ('content' in record || 'messages' in record) return checkIds(fromChat(record));
     return invalid(`expected ${SHAPES}; got an object with ${describeKeys(record)}`);
   } catch (error) {
     return invalid('the input could not be read (a property threw when read)', error);
   }
+}
+
+// Control characters and text-direction marks: a terminal drops them (so an id shown could not be
+// typed back to answer its interrupt), and in a reply's In-Reply-To or References a line break
+// would add headers.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
+
+/** The email, or why its id or thread headers cannot be used as they are. */
+function checkIds(parsed: ParsedEmail): ParsedEmail {
+  if (!parsed.ok) return parsed;
+  const { id, threadId, messageId, references } = parsed.email;
+  const fields: [string, string | undefined][] = [
+    ['id', id],
+    ['threadId', threadId],
+    ['messageId', messageId],
+    ...references.map((r): [string, string] => ['references', r]),
+  ];
+  const bad = fields.filter(([, value]) => value !== undefined && UNPRINTABLE.test(value)).map(([f]) => f);
+  if (bad.length === 0) return parsed;
+  return invalid(
+    `${[...new Set(bad)].join(', ')} must not hold control characters, line breaks or text-direction marks`,
+  );
 }
 
 function fromGmail(record: Record<string, unknown>): ParsedEmail {

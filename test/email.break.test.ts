@@ -9,8 +9,12 @@ import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/lo
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openDefaultStore } from '../src/adapters/store/storeFromEnv.js';
 import { type CliIo, runCli } from '../src/cli/program.js';
+import { memoryUpdateFor, NOTIFY_ACTION } from '../src/email/agentInbox.js';
 import { parseEmail } from '../src/email/emailInput.js';
+import { updateMemory } from '../src/email/memoryUpdate.js';
 import { responseToolSchemas } from '../src/email/responseTools.js';
+import { defaultTriagePreferences } from '../src/email/triagePreferences.js';
+import { readTriagePreferences } from '../src/email/triageRouter.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 
@@ -243,5 +247,39 @@ describe('ids and thread headers that could not be typed back or would break a r
       }
     }
     expect(parseEmail({ ...base, id: '18c2f0a9b3e4d5c6', references: '<a@x> <b@x>' }).ok).toBe(true);
+  });
+});
+
+describe('triage preferences after months of learning', () => {
+  it('a profile that learned a hundred emails keeps its recent lessons and what the user wrote (it was reset to the defaults)', async () => {
+    const store = createMemoryStore();
+    const request = memoryUpdateFor(NOTIFY_ACTION, { type: 'response', args: 'x' });
+    if (!request) throw new Error('a notify answered with feedback updates triage');
+    for (let i = 0; i < 100; i += 1) {
+      const parsed = parseEmail({
+        id: `w${i}`,
+        from: `Person ${i} <person${i}@team${i}.example>`,
+        to: 'sam@acme.dev',
+        subject: `Weekly report ${i}: numbers, risks and the plan for the quarter ahead of us`,
+        body: 'See attached.',
+      });
+      if (!parsed.ok) throw parsed.error;
+      await updateMemory({
+        memory: store.memory,
+        request,
+        interaction: {
+          email: parsed.email,
+          feedback: `always answer reports like this one (${i}) ${'with care '.repeat(30)}`,
+        },
+        at: START + i,
+      });
+      // What triage reads after each lesson has it (not the defaults, which it fell back to once
+      // the profile outgrew 20,000 characters, and from which the next update started over).
+      const { instructions } = await readTriagePreferences(store.memory);
+      expect(instructions).toContain(`person${i}@team${i}.example`);
+      if (i >= 20) expect(instructions).toContain(`person${i - 20}@team${i - 20}.example`);
+      expect(instructions).toContain('- direct questions from team members, customers or managers');
+    }
+    expect((await readTriagePreferences(store.memory)).rules).toEqual(defaultTriagePreferences.rules);
   });
 });

@@ -7,6 +7,7 @@ import type { MemoryUpdateRequest } from './agentInbox.js';
 import type { Email } from './emailInput.js';
 import {
   defaultTriagePreferences,
+  MAX_TRIAGE_INSTRUCTIONS,
   memoryNamespaces,
   PREFERENCES_KEY,
   triagePreferencesSchema,
@@ -109,6 +110,16 @@ export async function updateMemory(options: {
     }
   }
   updated ??= offlineUpdate(text, request, interaction);
+  if (request.namespace === memoryNamespaces.triage && updated.text.length > MAX_TRIAGE_INSTRUCTIONS) {
+    // Past the schema's limit triage would no longer read the profile (it fell back to the
+    // defaults, losing everything learned): the oldest learned lines make room instead.
+    const before = updated.text.length;
+    updated = { ...updated, text: withoutOldestLearned(updated.text, MAX_TRIAGE_INSTRUCTIONS) };
+    log.info(
+      { namespace: request.namespace, before, after: updated.text.length },
+      'the triage preferences reached their size limit; the oldest learned lines were dropped',
+    );
+  }
   const value =
     request.namespace === memoryNamespaces.triage
       ? { ...(current.value as { rules?: unknown }), instructions: updated.text }
@@ -137,7 +148,29 @@ async function currentProfile(memory: VersionedMemory, namespace: string, at: nu
 function profileText(value: unknown): string {
   if (typeof value === 'string') return value;
   const triage = triagePreferencesSchema.safeParse(value);
-  return triage.success ? triage.data.instructions : defaultTriagePreferences.instructions;
+  if (triage.success) return triage.data.instructions;
+  // A profile stored too long (before learned lines were dropped to fit) is still the user's.
+  const instructions = (value as { instructions?: unknown } | null)?.instructions;
+  return typeof instructions === 'string' && instructions.trim() !== ''
+    ? instructions
+    : defaultTriagePreferences.instructions;
+}
+
+/** A learned line (`- emails like “…” from …`), as the offline update writes it. */
+const LEARNED = /^[-*•]\s+emails like /u;
+
+/** `text` with its oldest learned lines dropped until it is at most `max` characters. */
+function withoutOldestLearned(text: string, max: number): string {
+  const lines = text.split('\n');
+  const dropped = new Set<number>();
+  let length = text.length;
+  for (let i = 0; i < lines.length && length > max; i += 1) {
+    const line = lines[i] as string;
+    if (!LEARNED.test(line.trim())) continue;
+    dropped.add(i);
+    length -= line.length + 1;
+  }
+  return lines.filter((_, i) => !dropped.has(i)).join('\n');
 }
 
 function updatePrompt(profile: string, request: MemoryUpdateRequest, interaction: MemoryInteraction): Prompt {
@@ -186,7 +219,10 @@ function offlineUpdate(
   interaction: MemoryInteraction,
 ): { text: string; summary: string; by: 'offline' } {
   const { email } = interaction;
-  const sender = /<([^>]+)>/u.exec(email.from)?.[1] ?? email.from;
+  const sender = (/<([^>]+)>/u.exec(email.from)?.[1] ?? email.from)
+    .replace(/\s+/gu, ' ')
+    .trim()
+    .slice(0, 200);
   const subject = email.subject.replace(/\s+/gu, ' ').trim().slice(0, 80) || '(no subject)';
   const feedback = interaction.feedback?.replace(/\s+/gu, ' ').trim().slice(0, 300);
   if (request.namespace === memoryNamespaces.triage) {

@@ -28,12 +28,15 @@ export const triageRuleSchema = z
 /** See {@link triageRuleSchema}. */
 export type TriageRule = z.infer<typeof triageRuleSchema>;
 
+/** The longest triage instructions kept (memory updates drop the oldest learned lines to stay within). */
+export const MAX_TRIAGE_INSTRUCTIONS = 20_000;
+
 /**
  * The triage preferences: instructions in prose (what the model reads, and what memory updates
  * refine) with a section per classification, and optional rules that decide obvious cases first.
  */
 export const triagePreferencesSchema = z.object({
-  instructions: z.string().trim().min(1).max(20_000),
+  instructions: z.string().trim().min(1).max(MAX_TRIAGE_INSTRUCTIONS),
   rules: z.array(triageRuleSchema).max(500).default([]),
 });
 

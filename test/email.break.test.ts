@@ -283,3 +283,26 @@ describe('triage preferences after months of learning', () => {
     expect((await readTriagePreferences(store.memory)).rules).toEqual(defaultTriagePreferences.rules);
   });
 });
+
+describe('troupe inbox answer, typed as a person would', () => {
+  it('an edit or a response without its text says what to add', async () => {
+    const env = {
+      TROUPE_DATA_DIR: await mkdtemp(join(tmpdir(), 'troupe-email-break-')),
+      TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z',
+      LOG_LEVEL: 'silent',
+    };
+    await troupe(['email'], env);
+    const edit = await troupe(['inbox', 'answer', 'sample-03#1', 'edit'], env);
+    expect(edit.code).toBe(2);
+    expect(edit.stderr).toContain(
+      `error TROUPE_INBOX_INVALID: An edit needs the changed arguments as JSON, e.g. troupe inbox answer sample-03#1 edit '{"subject": "…"}'.`,
+    );
+    const response = await troupe(['inbox', 'answer', 'sample-02#1', 'response'], env);
+    expect(response.code).toBe(2);
+    expect(response.stderr).toContain(
+      'error TROUPE_INBOX_INVALID: A response needs your feedback as text, e.g. troupe inbox answer sample-02#1 response reply that I agree.',
+    );
+    // Nothing was answered.
+    expect((await troupe(['inbox', 'list'], env)).stdout).toContain('Waiting for you (6)');
+  });
+});

@@ -117,14 +117,16 @@ describe('troupe email after a process died between storing an answer and acting
     };
     expect((await troupe(['email'], env)).code).toBe(0);
     // `troupe inbox answer sample-03#1 accept` stored the answer, then the process died.
+    // (Answered two minutes ago: a younger answer is left to the process that took it.)
     const store = await openDefaultStore(env);
     const stored = await store.documents.get<InboxItem>('email-inbox', 'sample-03#1');
-    await store.documents.put('email-inbox', 'sample-03#1', {
+    await store.documents.put('email-inbox-answered', 'sample-03#1', {
       ...(stored?.value as InboxItem),
       status: 'answered',
       answer: { type: 'accept' },
-      answeredAt: START,
+      answeredAt: START - 120_000,
     });
+    await store.documents.delete('email-inbox', 'sample-03#1');
     await store.close();
     // Nothing lists it any more and a second answer is refused: only troupe email can carry it on.
     expect((await troupe(['inbox', 'answer', 'sample-03#1', 'accept'], env)).stderr).toContain(
@@ -206,6 +208,8 @@ describe('an answer acted on in one process while another runs troupe email on t
     await answering.assistant.receive({ ...statusUpdate });
     const answered = answering.assistant.answer('s1#1', { type: 'response', args: 'say thanks' });
     await atModel;
+    // The answering process is still at its model a minute on (a younger answer is left to it).
+    clock.setNow(clock.now() + 61_000);
     await running.assistant.resume();
     const [shown] = await running.assistant.pending();
     expect(shown?.request.action_request.args.content).toBe('Draft from troupe email.');

@@ -536,8 +536,12 @@ export class EmailAssistant {
    */
   private async ask(record: EmailRecord, request: InterruptRequest): Promise<EmailRecord> {
     if (record.interruptId) return record;
+    const { documents } = this.options.store;
     const asked = (record.asked ?? 0) + 1;
     const id = `${record.email.id}#${asked}`;
+    const waiting = { ...record, interruptId: id, asked };
+    // Answered already: this record is behind another process's, whose write stands (save() sees it).
+    if (await documents.get(ANSWERED, id)) return waiting;
     const item: InboxItem = {
       id,
       emailId: record.email.id,
@@ -545,8 +549,19 @@ export class EmailAssistant {
       status: 'pending',
       createdAt: this.now(),
     };
-    await this.options.store.documents.put(INBOX, id, item);
-    return { ...record, interruptId: id, asked };
+    try {
+      await documents.put(INBOX, id, item, { expectedVersion: 0 });
+      return waiting;
+    } catch (error) {
+      if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
+    }
+    // Raised before (this email worked out again after a stop, or by another process at the same
+    // time): the one the human may already be reading stands, with the call it shows.
+    const shown = (await documents.get<InboxItem>(INBOX, id))?.value;
+    const call = shown?.request.action_request;
+    if (call && record.proposed && call.action === record.proposed.tool)
+      return { ...waiting, proposed: { tool: record.proposed.tool, args: call.args } as ResponseToolCall };
+    return waiting;
   }
 
   /** The record after the lifecycle takes `event` (not written yet; {@link advance} writes). */
@@ -558,10 +573,11 @@ export class EmailAssistant {
   }
 
   /**
-   * Writes the record. The first write of an email creates it, and fails if another process
-   * created it meanwhile: that one's record stands (nothing this one did before leaves the process
-   * unless idempotent: an interrupt's id, a close). A finished email keeps only the start of its
-   * body, so the inbox's footprint stays small.
+   * Writes the record, only if no other process wrote it since it was read here (the first write
+   * of an email creates it): otherwise that process's record stands and is returned (nothing this
+   * one did meanwhile left the process unless it was idempotent: an interrupt's id, a close, a
+   * reply or booking under its key). A finished email keeps only the start of its body, so the
+   * inbox's footprint stays small.
    */
   private async save(record: EmailRecord): Promise<EmailRecord> {
     const finished = FINISHED.has(String(record.state.value));
@@ -575,18 +591,19 @@ export class EmailAssistant {
         : record;
     const { stored: _version, ...value } = toWrite;
     try {
-      const version = await this.options.store.documents.put(
-        EMAILS,
-        record.email.id,
-        value,
-        record.stored === 0 ? { expectedVersion: 0 } : {},
-      );
+      const version = await this.options.store.documents.put(EMAILS, record.email.id, value, {
+        expectedVersion: record.stored,
+      });
       return { ...toWrite, stored: version };
     } catch (error) {
-      if (record.stored !== 0 || !TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT')
-        throw error;
+      if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
+      // Another process wrote this email since it was read here: its write stands.
       const theirs = await this.record(record.email.id);
       if (!theirs) throw error;
+      this.log.info(
+        { emailId: record.email.id },
+        'another process moved this email on first; its state stands',
+      );
       return theirs;
     }
   }

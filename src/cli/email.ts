@@ -5,12 +5,8 @@ import { terminalText } from '../delivery/terminalText.js';
 import type { Logger } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
 import type { TroupeStore } from '../ports/store.js';
-<<<<<<< HEAD
-import { describe, isTroupeError } from '../ports/troupeError.js';
-import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
-=======
 import { describe, isTroupeError, TroupeError } from '../ports/troupeError.js';
->>>>>>> c52b470 (troupe inbox answer <id> edit or response with no text now says what to add, with an example command (it said 'Not an Agent Inbox answer: args Invalid input'); nothing is answered)
+import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
 
 /** What the email commands need. */
 export interface EmailCommandOptions {
@@ -259,8 +255,6 @@ export async function runInboxAnswer(
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
   const { assistant, sentNow, bookedNow } = opened;
   try {
-<<<<<<< HEAD
-=======
     // Said here in the terms of the command line, rather than as the answer shape's field `args`.
     const missing =
       options.text?.trim() || !['edit', 'response'].includes(options.type)
@@ -269,9 +263,6 @@ export async function runInboxAnswer(
           ? `An edit needs the changed arguments as JSON, e.g. troupe inbox answer ${options.id} edit '{"subject": "…"}'.`
           : `A response needs your feedback as text, e.g. troupe inbox answer ${options.id} response reply that I agree.`;
     if (missing) throw new TroupeError('TROUPE_INBOX_INVALID', missing);
-    const before = (await mailbox.sent()).length;
-    const booked = new Set((await calendar.events()).map((e) => e.eventId));
->>>>>>> c52b470 (troupe inbox answer <id> edit or response with no text now says what to add, with an example command (it said 'Not an Agent Inbox answer: args Invalid input'); nothing is answered)
     const args = options.type === 'response' || options.type === 'edit' ? options.text : undefined;
     const { item, record } = await assistant.answer(options.id, {
       type: options.type,

@@ -5,8 +5,8 @@ import { TroupeError } from '../ports/troupeError.js';
 
 /**
  * Everything Troupe reads of xstate beyond its documented API, in one place. The compiled engine
- * (`compiledMachine.ts`) and the statechart drawing (`src/inspect/statechartDiagram.ts`) read a
- * machine's state nodes, transitions, guards and `assign` actions, whose shapes xstate does not
+ * (`compiledMachine.ts`) and the chart export (`src/inspect/statechartModel.ts`) read a machine's
+ * state nodes, transitions, guards, delays, invokes and actions, whose shapes xstate does not
  * promise to keep. This module turns them into plain, Troupe-owned readings and refuses to read
  * an xstate it was not verified with, so an xstate upgrade is one deliberate change: bump the
  * exact pin in package.json, run the equivalence tests (`test/compiledMachine.test.ts`,

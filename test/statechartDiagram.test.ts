@@ -25,10 +25,10 @@ describe('statechart diagrams for design review', () => {
         for (const event of n.transitions.keys()) expect(mermaid).toContain(`: ${event}`);
     });
 
-    it(`${machine.id}: DOT is a digraph with a node or cluster per state`, () => {
+    it(`${machine.id}: DOT is a digraph with a node or cluster per state, each with the id state:<state id>`, () => {
       const dot = statechartDiagram(machine, 'dot');
       expect(dot).toMatch(/^digraph "/);
-      for (const n of nodes.slice(1)) expect(dot).toContain(`"${n.id}"`);
+      for (const n of nodes) expect(dot).toContain(`id="state:${n.id}"`);
       expect(dot.trim().endsWith('}')).toBe(true);
     });
   }

@@ -15,6 +15,7 @@ import { describe } from '../ports/troupeError.js';
 import { formatTranscript } from '../simulator/formatTranscript.js';
 import { runScenario } from '../simulator/runScenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
+import { runCharts } from './charts.js';
 import { runChat } from './chat.js';
 import { bolder, dimmer } from './conversationPrinter.js';
 import { runDiscord } from './discord.js';
@@ -32,6 +33,8 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is a terminal (ANSI dim is used only then). */
   isTTY: boolean;
+  /** Where relative paths of `troupe charts` start. Default: process.cwd(). */
+  cwd?: string;
   /** Where `troupe chat` reads lines from. Default: process.stdin. */
   stdin?: NodeJS.ReadableStream;
   /**
@@ -87,6 +90,8 @@ const diagramMachines = {
   presence: avatarPresenceMachine,
   choice: pendingChoiceMachine,
 } as const;
+
+const diagramFormats: readonly DiagramFormat[] = ['mermaid', 'dot', 'scxml', 'json'];
 
 /**
  * Runs the `troupe` command line with `argv` (the arguments after the program name) and returns
@@ -364,16 +369,48 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     });
 
   program
+    .command('charts')
+    .description(
+      "Export every machine's statechart, drawn from its definition: Troupe's machines, or a module's own XState machines.",
+    )
+    .option('--format <format>', 'mermaid, dot, scxml, svg or json', 'mermaid')
+    .option(
+      '--out <dir>',
+      'write one file per machine into this directory (default: stdout; for svg, ./charts)',
+    )
+    .option(
+      '--module <file>',
+      "a module whose XState v5 machines to export instead of Troupe's (built .js/.mjs)",
+    )
+    .option(
+      '--export <names...>',
+      'only these exports of the module (default: every export that is a machine)',
+    )
+    .action(async (flags: { format: string; out?: string; module?: string; export?: string[] }) => {
+      exitCode = await runCharts({
+        format: flags.format,
+        ...(flags.out !== undefined ? { out: flags.out } : {}),
+        ...(flags.module !== undefined ? { module: flags.module } : {}),
+        ...(flags.export !== undefined ? { exports: flags.export } : {}),
+        cwd: io.cwd ?? process.cwd(),
+        stdout: io.stdout,
+        stderr,
+      });
+    });
+
+  program
     .command('diagram')
-    .description('Print a statechart for design review: Mermaid (paste into Markdown) or Graphviz DOT.')
+    .description(
+      'Print one statechart for design review: Mermaid (paste into Markdown), Graphviz DOT, SCXML or JSON (troupe charts exports them all).',
+    )
     .argument('<machine>', `one of: ${Object.keys(diagramMachines).join(', ')}`)
-    .option('--format <format>', 'mermaid or dot', 'mermaid')
+    .option('--format <format>', 'mermaid, dot, scxml or json', 'mermaid')
     .action((name: string, flags: { format: string }) => {
       const machine = diagramMachines[name as keyof typeof diagramMachines];
-      if (!machine || (flags.format !== 'mermaid' && flags.format !== 'dot')) {
+      if (!machine || !diagramFormats.includes(flags.format as DiagramFormat)) {
         stderr(
           `error TROUPE_DIAGRAM_UNKNOWN: no diagram for ${JSON.stringify(name)} as ${JSON.stringify(flags.format)}; ` +
-            `machines: ${Object.keys(diagramMachines).join(', ')}; formats: mermaid, dot\n`,
+            `machines: ${Object.keys(diagramMachines).join(', ')}; formats: ${diagramFormats.join(', ')}\n`,
         );
         exitCode = EXIT_BAD_INPUT;
         return;

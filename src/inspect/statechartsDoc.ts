@@ -11,7 +11,8 @@ export function renderStatechartsDoc(): string {
     '# Statecharts',
     '',
     'Generated from the machine definitions by `npm run statecharts` (a test fails when this file',
-    'is stale). `npx troupe diagram <thread|presence|choice> [--format dot]` prints the same diagrams.',
+    'is stale). `npx troupe diagram <thread|presence|choice|email>` prints one of them; `npx troupe charts`',
+    'exports them all as Mermaid, DOT, SCXML, SVG or JSON (see [charts](charts.md)).',
     '',
     section(
       'Conversation thread',

@@ -1,11 +1,23 @@
 /**
  * `troupe/machines`: Troupe's pure coordination core — the machines, the channel floor, and
- * statechart diagrams of the machines (Mermaid, DOT, SCXML) for design review. No I/O, no clocks, no
+ * statechart diagrams of the machines (Mermaid, DOT, SCXML, SVG, JSON) for design review. No I/O, no clocks, no
  * environment — time comes from events, configuration is passed in.
  * @packageDocumentation
  */
 
+export {
+  type ChartFormat,
+  chartFormats,
+  renderStatechart,
+} from '../inspect/renderStatechart.js';
 export { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
+export {
+  exportStatechart,
+  STATECHART_JSON_VERSION,
+  type StatechartJson,
+  type StatechartState,
+  type StatechartTransition,
+} from '../inspect/statechartModel.js';
 export { type Attention, attentionAt, boostAttention } from './attention.js';
 export {
   type AvatarPresenceContext,

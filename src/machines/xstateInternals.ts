@@ -5,8 +5,8 @@ import { TroupeError } from '../ports/troupeError.js';
 
 /**
  * Everything Troupe reads of xstate beyond its documented API, in one place. The compiled engine
- * (`compiledMachine.ts`) and the statechart drawing (`src/inspect/statechartDiagram.ts`) read a
- * machine's state nodes, transitions, guards and `assign` actions, whose shapes xstate does not
+ * (`compiledMachine.ts`) and the chart export (`src/inspect/statechartModel.ts`) read a machine's
+ * state nodes, transitions, guards, delays, invokes and actions, whose shapes xstate does not
  * promise to keep. This module turns them into plain, Troupe-owned readings and refuses to read
  * an xstate it was not verified with, so an xstate upgrade is one deliberate change: bump the
  * exact pin in package.json, run the equivalence tests (`test/compiledMachine.test.ts`,
@@ -82,7 +82,13 @@ export type ActionReading =
       hasParams: boolean;
     }
   /** Any other action: inline functions, `raise`, `sendTo`, `enqueueActions`, unknown names. */
-  | { kind: 'other'; name: string | undefined; type: string | undefined };
+  | {
+      kind: 'other';
+      name: string | undefined;
+      type: string | undefined;
+      /** The JavaScript name of an inline function action (often empty or its property's name). */
+      functionName: string | undefined;
+    };
 
 /** One transition of a state node. */
 export interface TransitionReading {
@@ -93,6 +99,16 @@ export interface TransitionReading {
   readonly reenter: boolean;
   readonly guard: GuardReading | undefined;
   readonly actions: readonly ActionReading[];
+  /** For a delayed (`after`) transition: its delay, in ms or as the name of a delay implementation. */
+  readonly delay: number | string | undefined;
+}
+
+/** An actor a state node invokes while it is active. */
+export interface InvokeReading {
+  /** The invoke's id (given, or made up by xstate from the state's id). */
+  readonly id: string;
+  /** The name of the actor logic in `setup({ actors })`, or undefined for logic given inline. */
+  readonly src: string | undefined;
 }
 
 /** One state node, with its children in document order. */
@@ -110,6 +126,15 @@ export interface StateNodeReading {
   readonly exitActions: number;
   readonly invokes: number;
   readonly delayedTransitions: number;
+  /** The node's `description`, for charts. */
+  readonly description: string | undefined;
+  /** The entry and exit actions the machine's author wrote (without those xstate adds for delays). */
+  readonly entry: readonly ActionReading[];
+  readonly exit: readonly ActionReading[];
+  /** The actors it invokes, in order. */
+  readonly invoked: readonly InvokeReading[];
+  /** For a history node: shallow or deep. */
+  readonly history: 'shallow' | 'deep' | undefined;
   /** Transitions by event descriptor (delayed, done and invoke events included), in order. */
   readonly on: ReadonlyMap<string, readonly TransitionReading[]>;
   readonly always: readonly TransitionReading[];
@@ -121,12 +146,17 @@ export interface MachineReading {
   readonly root: StateNodeReading;
   /** The machine's `context`: a value, or a function of `{ input }`. */
   readonly context: unknown;
+  /** Named delays of `setup({ delays })`: a number of ms, or a function of context and event. */
+  readonly delays: Readonly<Record<string, unknown>>;
 }
 
 // ---- the shapes read from xstate 5.33 objects ----
 interface XStateNode {
   id: string;
   key: string;
+  description?: string;
+  history?: 'shallow' | 'deep' | false;
+  config: { entry?: unknown; exit?: unknown };
   type: StateNodeReading['type'];
   states: Record<string, XStateNode>;
   initial?: { target: readonly XStateNode[]; actions?: readonly unknown[] };
@@ -134,10 +164,11 @@ interface XStateNode {
   always?: readonly XTransition[];
   entry: readonly unknown[];
   exit: readonly unknown[];
-  invoke: readonly unknown[];
+  invoke: readonly { id: string; src: unknown }[];
   after?: readonly unknown[];
 }
 interface XTransition {
+  delay?: number | string;
   target?: readonly XStateNode[];
   guard?: unknown;
   actions: readonly unknown[];
@@ -146,7 +177,14 @@ interface XTransition {
 interface Implementations {
   guards: Record<string, unknown>;
   actions: Record<string, unknown>;
+  delays?: Record<string, unknown>;
 }
+
+/** xstate names the logic of an inline `invoke: { src: someLogic }` after the invoke itself. */
+const INLINE_INVOKE_PREFIX = 'xstate.invoke.';
+
+const toArray = (value: unknown): readonly unknown[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 
 /** xstate marks its higher-order guards with a `check` function; their function name says which. */
 const combinatorOf = (fn: unknown): string | undefined =>
@@ -178,7 +216,12 @@ function readAction(action: unknown, impl: Implementations): ActionReading {
   const fn = typeof action === 'function' ? action : name !== undefined ? impl.actions[name] : undefined;
   const built = fn as { type?: unknown; assignment?: unknown } | undefined;
   if (built?.type !== 'xstate.assign') {
-    return { kind: 'other', name, type: typeof built?.type === 'string' ? built.type : undefined };
+    return {
+      kind: 'other',
+      name,
+      type: typeof built?.type === 'string' ? built.type : undefined,
+      functionName: typeof action === 'function' ? action.name : undefined,
+    };
   }
   const assignment = built.assignment;
   let update: (args: MachineArgs) => Record<string, unknown>;
@@ -201,6 +244,7 @@ function readTransition(t: XTransition, eventType: string | null, impl: Implemen
     reenter: t.reenter === true,
     guard: readGuard(t.guard, impl),
     actions: t.actions.map((a) => readAction(a, impl)),
+    delay: t.delay,
   };
 }
 
@@ -223,6 +267,15 @@ function readNode(node: XStateNode, impl: Implementations): StateNodeReading {
     exitActions: node.exit.length,
     invokes: node.invoke.length,
     delayedTransitions: node.after?.length ?? 0,
+    description: node.description,
+    // The config's own lists: xstate appends a raise and a cancel per delay to `node.entry`/`exit`.
+    entry: toArray(node.config.entry).map((a) => readAction(a, impl)),
+    exit: toArray(node.config.exit).map((a) => readAction(a, impl)),
+    invoked: node.invoke.map((inv) => ({
+      id: inv.id,
+      src: typeof inv.src === 'string' && !inv.src.startsWith(INLINE_INVOKE_PREFIX) ? inv.src : undefined,
+    })),
+    history: node.type === 'history' ? (node.history === 'deep' ? 'deep' : 'shallow') : undefined,
     on,
     always: (node.always ?? []).map((t) => readTransition(t, null, impl)),
   };
@@ -239,5 +292,6 @@ export function readMachine(machine: AnyStateMachine): MachineReading {
     id: machine.id,
     root: readNode(machine.root as unknown as XStateNode, impl),
     context: (machine.config as { context?: unknown }).context,
+    delays: impl.delays ?? {},
   };
 }

@@ -156,6 +156,12 @@ export const scenarioErrorCodes = {
   unreadable: 'TROUPE_SCENARIO_UNREADABLE',
 } as const;
 
+/** `troupe charts`: exporting statecharts. */
+export const chartErrorCodes = {
+  /** An unknown format, a module that cannot be loaded or exports no state machine, an unknown export. */
+  invalid: 'TROUPE_CHARTS_INVALID',
+} as const;
+
 /** `troupe/testing`. */
 export const testingErrorCodes = {
   /** A test runtime's work did not settle within its bound. */
@@ -187,6 +193,7 @@ export type TroupeErrorCode =
   | CodesOf<typeof toolErrorCodes>
   | CodesOf<typeof emailErrorCodes>
   | ScenarioErrorCode
+  | CodesOf<typeof chartErrorCodes>
   | CodesOf<typeof testingErrorCodes>;
 
 /** Every code, for docs and for checking a code read from outside (a stored outcome, a log). */
@@ -201,5 +208,6 @@ export const troupeErrorCodes: readonly TroupeErrorCode[] = [
   toolErrorCodes,
   emailErrorCodes,
   scenarioErrorCodes,
+  chartErrorCodes,
   testingErrorCodes,
 ].flatMap((codes) => Object.values(codes) as TroupeErrorCode[]);

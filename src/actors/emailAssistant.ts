@@ -87,6 +87,8 @@ export interface EmailRecord {
   stored: number;
   /** Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters. */
   compacted?: true;
+  /** The interrupt this process raised since the record was read (never stored). */
+  raisedNow?: string;
 }
 
 /** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
@@ -540,8 +542,6 @@ export class EmailAssistant {
     const asked = (record.asked ?? 0) + 1;
     const id = `${record.email.id}#${asked}`;
     const waiting = { ...record, interruptId: id, asked };
-    // Answered already: this record is behind another process's, whose write stands (save() sees it).
-    if (await documents.get(ANSWERED, id)) return waiting;
     const item: InboxItem = {
       id,
       emailId: record.email.id,
@@ -551,7 +551,9 @@ export class EmailAssistant {
     };
     try {
       await documents.put(INBOX, id, item, { expectedVersion: 0 });
-      return waiting;
+      // Should this record be behind another process's (which answered this id already), save()
+      // finds out and takes this interrupt back.
+      return { ...waiting, raisedNow: id };
     } catch (error) {
       if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
     }
@@ -589,17 +591,21 @@ export class EmailAssistant {
             compacted: true,
           }
         : record;
-    const { stored: _version, ...value } = toWrite;
+    const { stored: _version, raisedNow, ...value } = toWrite;
     try {
       const version = await this.options.store.documents.put(EMAILS, record.email.id, value, {
         expectedVersion: record.stored,
       });
-      return { ...toWrite, stored: version };
+      const { raisedNow: _raised, ...written } = toWrite;
+      return { ...written, stored: version };
     } catch (error) {
       if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
       // Another process wrote this email since it was read here: its write stands.
       const theirs = await this.record(record.email.id);
       if (!theirs) throw error;
+      // An interrupt raised here from the stale record is not one the email waits on: taken back.
+      if (raisedNow && theirs.interruptId !== raisedNow)
+        await this.options.store.documents.delete(INBOX, raisedNow);
       this.log.info(
         { emailId: record.email.id },
         'another process moved this email on first; its state stands',

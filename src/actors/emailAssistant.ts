@@ -223,13 +223,15 @@ export class EmailAssistant {
   async answer(interruptId: string, raw: unknown): Promise<{ item: InboxItem; record: EmailRecord }> {
     const { documents } = this.options.store;
     const stored = await documents.get<InboxItem>(INBOX, interruptId);
-    const earlier = await documents.get<InboxItem>(ANSWERED, interruptId);
-    if (earlier)
+    if (!stored) {
+      const earlier = await documents.get<InboxItem>(ANSWERED, interruptId);
       throw new TroupeError(
         'TROUPE_INBOX_INVALID',
-        `Interrupt ${interruptId} was already answered (${earlier.value.answer?.type}).`,
+        earlier
+          ? `Interrupt ${interruptId} was already answered (${earlier.value.answer?.type}).`
+          : `No interrupt ${interruptId} in the inbox.`,
       );
-    if (!stored) throw new TroupeError('TROUPE_INBOX_INVALID', `No interrupt ${interruptId} in the inbox.`);
+    }
     const parsed = humanResponseSchema.safeParse(raw);
     if (!parsed.success)
       throw new TroupeError(

@@ -28,8 +28,7 @@ export function createLocalMailbox(
   return {
     id: 'local',
     async sendReply(reply, key) {
-      const existing = await documents.get<SentReply>(SENT, key);
-      if (existing) return { messageId: existing.value.messageId, duplicate: true };
+      // The key is the document's: a second send of it is refused by the store, not read first.
       const messageId = `<${key.replace(/[^\w.-]/gu, '-')}@troupe.local>`;
       try {
         await documents.put(SENT, key, { ...reply, messageId, at: now() }, { expectedVersion: 0 });

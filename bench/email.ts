@@ -22,9 +22,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { EmailAssistant } from '../src/actors/emailAssistant.js';
-import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
+import type { Calendar, Mailbox } from '../src/ports/mailbox.js';
 import type { ObjectModel } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { intArg } from './support/args.js';
@@ -83,6 +83,25 @@ const mockModel: ObjectModel = {
   },
 };
 
+/**
+ * The mailbox and calendar answer at once and keep nothing, as the peer's send node does (it sets
+ * `sent: true`): what is measured is the orchestration, not a mail server. (The local mailbox,
+ * which stands in for Gmail in `troupe email`, writes each reply and label to the store.)
+ */
+const instantMailbox: Mailbox = {
+  id: 'bench',
+  sendReply: async (_reply, key) => ({ messageId: `<${key}@bench.invalid>` }),
+  close: async () => {},
+};
+const instantCalendar: Calendar = {
+  availability: async (day, timeZone) => ({
+    day,
+    time_zone: timeZone,
+    free: [{ start: '09:00', end: '17:00' }],
+  }),
+  invite: async (_meeting, key) => ({ eventId: key }),
+};
+
 interface Figures {
   impl: string;
   emails: number;
@@ -98,8 +117,8 @@ async function runTroupe(name: string, store: TroupeStore): Promise<Figures> {
   const clock = new SimulatedClock(Date.parse('2026-11-25T09:00:00Z'));
   const assistant = new EmailAssistant({
     store,
-    mailbox: createLocalMailbox(store.documents, { now: () => clock.now() }),
-    calendar: createLocalCalendar(store.documents),
+    mailbox: instantMailbox,
+    calendar: instantCalendar,
     clock,
     model: mockModel,
     userName: 'Sam',
@@ -180,7 +199,7 @@ if (args.peer) {
 const row = (f: Figures) =>
   `${f.impl.padEnd(40)} ${String(f.emails).padStart(7)} ${String(f.emails_per_s).padStart(9)} ${String(f.us_per_email).padStart(9)} ${String(f.heap_kb_per_email_retained).padStart(10)} ${String(f.heap_kb_per_email_second_half ?? '—').padStart(12)}`;
 const lines = [
-  `bench:email — ${N} emails (8 respond : 6 notify : 2 ignore), instant mock model, the same answers; node ${process.version}`,
+  `bench:email — ${N} emails (8 respond : 6 notify : 2 ignore), instant mock model, mailbox and calendar, the same answers; node ${process.version}`,
   '',
   `${'run'.padEnd(40)} ${'emails'.padStart(7)} ${'emails/s'.padStart(9)} ${'µs/email'.padStart(9)} ${'KB/email'.padStart(10)} ${'2nd half KB'.padStart(12)}`,
   ...[...results, ...peers].map(row),
@@ -207,8 +226,8 @@ async function soak(n: number): Promise<void> {
     const clock = new SimulatedClock(Date.parse('2026-11-25T09:00:00Z'));
     const assistant = new EmailAssistant({
       store,
-      mailbox: createLocalMailbox(store.documents, { now: () => clock.now() }),
-      calendar: createLocalCalendar(store.documents),
+      mailbox: instantMailbox,
+      calendar: instantCalendar,
       clock,
       model: mockModel,
       userName: 'Sam',

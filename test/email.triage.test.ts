@@ -5,7 +5,7 @@ import { type CliIo, runCli } from '../src/cli/program.js';
 import { type Email, parseEmail } from '../src/email/emailInput.js';
 import { emailMarkdown } from '../src/email/emailMarkdown.js';
 import { offlineTriage } from '../src/email/offlineTriage.js';
-import { parseEvalSet, scoreEval } from '../src/email/triageEval.js';
+import { formatEvalReport, parseEvalSet, scoreEval } from '../src/email/triageEval.js';
 import {
   defaultTriagePreferences,
   memoryNamespaces,
@@ -303,6 +303,12 @@ describe('troupe triage-eval', () => {
     ]);
     expect(report).toMatchObject({ total: 1, correct: 0, accuracy: 0 });
     expect(report.matrix.respond.notify).toBe(1);
+    // A class never decided has no precision (n/a, not 0%); one never labelled has no recall.
+    expect(report.perClass.ignore).toEqual({ precision: null, recall: null, support: 0 });
+    expect(report.perClass.respond).toMatchObject({ precision: null, recall: 0 });
+    expect(formatEvalReport(report, 'offline')).toMatch(/^ignore {7,}n\/a {6,}n\/a {7}0$/mu);
+    // A byte-order mark before the first line (as some editors write) is not a bad line.
+    expect(parseEvalSet(`\uFEFF${JSON.stringify({ email: gmail, label: 'respond' })}`).problems).toEqual([]);
   });
 
   it('with a model configured, asks it for every email no rule decides (a real AI SDK call to an OpenAI-compatible server)', async () => {

@@ -113,7 +113,8 @@ export async function runEmail(
     const waiting = new Set((await assistant.pending()).map((item) => item.emailId));
     for (const record of await assistant.resume())
       if (!waiting.has(record.email.id)) out(`(continued) ${describeRecord(record)}`);
-    const lines = text.split('\n');
+    // A byte-order mark (some editors write one) is not part of the first line's JSON.
+    const lines = text.replace(/^\uFEFF/u, '').split('\n');
     let fresh = 0;
     for (const [index, raw] of lines.entries()) {
       if (raw.trim() === '') continue;

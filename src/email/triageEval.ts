@@ -29,31 +29,35 @@ const lineSchema = z.object({
 export function parseEvalSet(text: string): { emails: LabelledEmail[]; problems: EvalLineProblem[] } {
   const emails: LabelledEmail[] = [];
   const problems: EvalLineProblem[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const line = index + 1;
-    if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      problems.push({ line, message: `not JSON (${(error as Error).message})` });
-      return;
-    }
-    const row = lineSchema.safeParse(value);
-    if (!row.success) {
-      problems.push({
-        line,
-        message: row.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
-      });
-      return;
-    }
-    const parsed = parseEmail(row.data.email);
-    if (!parsed.ok) {
-      problems.push({ line, message: parsed.error.message });
-      return;
-    }
-    emails.push({ line, email: parsed.email, label: row.data.label });
-  });
+  // A byte-order mark (some editors write one) is not part of the first line's JSON.
+  text
+    .replace(/^\uFEFF/u, '')
+    .split('\n')
+    .forEach((raw, index) => {
+      const line = index + 1;
+      if (raw.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch (error) {
+        problems.push({ line, message: `not JSON (${(error as Error).message})` });
+        return;
+      }
+      const row = lineSchema.safeParse(value);
+      if (!row.success) {
+        problems.push({
+          line,
+          message: row.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+        });
+        return;
+      }
+      const parsed = parseEmail(row.data.email);
+      if (!parsed.ok) {
+        problems.push({ line, message: parsed.error.message });
+        return;
+      }
+      emails.push({ line, email: parsed.email, label: row.data.label });
+    });
   return { emails, problems };
 }
 
@@ -73,7 +77,11 @@ export interface EvalReport {
   accuracy: number;
   /** `matrix[label][predicted]`. */
   matrix: Record<TriageClassification, Record<TriageClassification, number>>;
-  perClass: Record<TriageClassification, { precision: number; recall: number; support: number }>;
+  /** Precision is `null` for a class never decided, recall for one never labelled (no emails to count). */
+  perClass: Record<
+    TriageClassification,
+    { precision: number | null; recall: number | null; support: number }
+  >;
   /** Decisions made by rules, the offline router, or the model. */
   decidedBy: Record<TriageDecision['decidedBy'], number>;
   mistakes: EvalResult[];
@@ -103,8 +111,8 @@ export function scoreEval(results: readonly EvalResult[]): EvalReport {
     const predicted = triageClassifications.reduce((n, l) => n + matrix[l][c], 0);
     const support = triageClassifications.reduce((n, p) => n + matrix[c][p], 0);
     perClass[c] = {
-      precision: predicted === 0 ? 0 : matrix[c][c] / predicted,
-      recall: support === 0 ? 0 : matrix[c][c] / support,
+      precision: predicted === 0 ? null : matrix[c][c] / predicted,
+      recall: support === 0 ? null : matrix[c][c] / support,
       support,
     };
   }
@@ -122,7 +130,7 @@ export function scoreEval(results: readonly EvalResult[]): EvalReport {
 
 /** The report as a person reads it: accuracy, the confusion matrix, per-class figures, mistakes. */
 export function formatEvalReport(report: EvalReport, router: string): string {
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
   const lines = [
     `Triage evaluation — ${report.total} emails, router: ${router}`,
     `Accuracy: ${pct(report.accuracy)} (${report.correct} of ${report.total})${report.failed > 0 ? `; ${report.failed} failed` : ''}`,

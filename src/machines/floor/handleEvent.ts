@@ -6,6 +6,7 @@ import { addToRoster, type FloorSetup } from './floorSetup.js';
 import type { FloorState } from './floorState.js';
 import { ensurePresence } from './presences.js';
 import { rejection } from './rejections.js';
+import { forgetSettledThreads } from './threads.js';
 import { turnDelivered, turnGenerated, turnReleased } from './turnOutcomes.js';
 
 /** Applies one event to the floor's state and returns its effects, in order. Never throws for bad input. */
@@ -58,5 +59,9 @@ export function handleEvent(state: FloorState, setup: FloorSetup, event: FloorEv
       );
       break;
   }
+  // A thread that ended early in this event may have been named by a turn the rest of the event
+  // settled: the record is pruned again once the event is done (keeping the last one that ended).
+  const lastEnded = effects.findLast((e) => e.type === 'thread.ended');
+  if (lastEnded) forgetSettledThreads(state, lastEnded.threadId);
   return effects;
 }

@@ -16,7 +16,7 @@ export const ENDED_THREADS_REMEMBERED = 16;
  * Forgets the ended threads no pending turn can name any more (all but `keep`), so the record of
  * ended threads stays as small as what is still in flight instead of filling to its cap.
  */
-function forgetSettledThreads(state: FloorState, keep: string): void {
+export function forgetSettledThreads(state: FloorState, keep: string): void {
   if (state.endedThreads.size <= 1) return;
   const named = new Set<string>([keep]);
   for (const claim of state.inFlight.values()) if (claim.threadId !== undefined) named.add(claim.threadId);

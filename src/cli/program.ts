@@ -159,7 +159,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   program
     .command('tour')
     .description(
-      'A short guided scenario played by the real runtime on a simulated clock: summon, mentions, and a conversation thread to its natural end.',
+      'A short guided scenario played by the real runtime on a simulated clock: summon, mentions, and a conversation thread to its natural end; then an email act (triage, a notify answered with feedback, a draft sent).',
     )
     .option('--verbose', 'also show claims and suppressed candidates inline')
     .action(async (flags: SimulateFlags) => {

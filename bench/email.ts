@@ -250,7 +250,7 @@ async function soak(n: number): Promise<void> {
       a && b && b.emails > a.emails ? ((b.heapMb - a.heapMb) * 2 ** 20) / (b.emails - a.emails) : 0;
     process.stdout.write(
       `${[
-        `bench:email --soak — ${n} emails through triage on SQLite (durable), instant mock model; node ${process.version}`,
+        `bench:email --soak — ${n} emails through triage on SQLite (durable), instant mock model, mailbox and calendar; node ${process.version}`,
         `${Math.round(n / (ms / 1000))} emails/s, ${Math.round((ms * 1000) / n)} µs per email`,
         `heap after each tenth (MB): ${samples.map((s) => s.heapMb.toFixed(1)).join(' ')}`,
         `heap growth over the second half: ${slope.toFixed(1)} bytes per email`,

@@ -16,7 +16,7 @@
  *   timeZone: 'Europe/Berlin',
  * });
  * const record = await assistant.receive({ id: 'm1', from: 'ben@example.com', to: 'sam@acme.dev', subject: 'Call?', body: '…' });
- * for (const item of await assistant.pending()) console.log(item.id, item.request.action_request);
+ * const waiting = await assistant.pending(); // each with its id, request and allowed answers
  * await assistant.answer('m1#1', { type: 'accept' });
  * ```
  * @packageDocumentation

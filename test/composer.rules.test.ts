@@ -634,8 +634,8 @@ describe('text from a tool or a database', () => {
         type: 'success',
         query: { entity_type: 'vendor', entity_name: '@here Acme' },
         rows: [
-          { vendor_name: hostile, [`<@&1> @everyone`]: 'x' },
-          { vendor_name: 'B', [`<@&1> @everyone`]: '<@2>' },
+          { vendor_name: hostile, '<@&1> @everyone': 'x' },
+          { vendor_name: 'B', '<@&1> @everyone': '<@2>' },
         ],
       }),
     );

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import {
   ada,
@@ -7,15 +7,11 @@ import {
   GENERAL,
   RANDOM,
   startDiscordHarness,
+  stopAfterEach,
 } from './support/discordHarness.js';
 import { startFakeDiscord } from './support/fakeDiscord.js';
 
-const running: DiscordHarness[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.stop();
-  for (const close of closers.splice(0)) await close();
-});
+const { running, closers } = stopAfterEach();
 
 const model: TurnModel = {
   id: 'test:fixed',

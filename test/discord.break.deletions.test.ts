@@ -1,6 +1,13 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
-import { ada, type DiscordHarness, GENERAL, GUILD, startDiscordHarness } from './support/discordHarness.js';
+import {
+  ada,
+  type DiscordHarness,
+  GENERAL,
+  GUILD,
+  startDiscordHarness,
+  waitUntil,
+} from './support/discordHarness.js';
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -8,13 +15,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const until = (check: () => boolean | undefined, timeout = 5_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
 const model: TurnModel = {
   id: 'test:fixed',

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import {
   ada,
@@ -7,6 +7,7 @@ import {
   GUILD,
   RANDOM,
   startDiscordHarness,
+  waitUntil,
 } from './support/discordHarness.js';
 
 let harness: DiscordHarness | undefined;
@@ -15,13 +16,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const until = (check: () => boolean | undefined, timeout = 5_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
 const model: TurnModel = {
   id: 'test:fixed',

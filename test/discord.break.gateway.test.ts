@@ -1,20 +1,20 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import type { TroupeError } from '../src/ports/troupeError.js';
-import { ada, type DiscordHarness, GENERAL, startDiscordHarness } from './support/discordHarness.js';
+import {
+  ada,
+  type DiscordHarness,
+  GENERAL,
+  startDiscordHarness,
+  waitUntil,
+} from './support/discordHarness.js';
 
 const running: DiscordHarness[] = [];
 afterEach(async () => {
   for (const h of running.splice(0)) await h.stop();
 });
 
-const until = (check: () => boolean | undefined, timeout = 8_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 8_000) => waitUntil(check, timeout);
 
 const model: TurnModel = {
   id: 'test:fixed',

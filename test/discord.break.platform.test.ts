@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
@@ -8,23 +8,14 @@ import {
   defaultGuild,
   GENERAL,
   startDiscordHarness,
+  stopAfterEach,
+  waitUntil,
 } from './support/discordHarness.js';
 import { startFakeDiscord } from './support/fakeDiscord.js';
 
-const running: DiscordHarness[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.stop();
-  for (const close of closers.splice(0)) await close();
-});
+const { running, closers } = stopAfterEach();
 
-const until = (check: () => boolean | undefined, timeout = 8_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 8_000) => waitUntil(check, timeout);
 
 function modelSaying(text: string): TurnModel {
   return {
@@ -94,6 +85,8 @@ describe('Discord when the platform fails (break attempts)', () => {
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova?' });
     await until(() => outcomes.length >= 1, 15_000);
     expect(outcomes[0]).toMatchObject({ sent: true });
+    // Real time on purpose: discord.js's REST queue waits out the 1.2 s retry_after on real timers;
+    // a blind resend would have reached the fake within this window.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(fake.executions).toHaveLength(1);
   }, 30_000);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { TurnModel } from '../src/ports/model.js';
 import type { TroupeStore } from '../src/ports/store.js';
@@ -8,23 +8,14 @@ import {
   defaultGuild,
   GENERAL,
   startDiscordHarness,
+  stopAfterEach,
+  waitUntil,
 } from './support/discordHarness.js';
 import { type FakeDiscord, startFakeDiscord } from './support/fakeDiscord.js';
 
-const running: DiscordHarness[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.stop();
-  for (const close of closers.splice(0)) await close();
-});
+const { running, closers } = stopAfterEach();
 
-const until = (check: () => boolean | undefined, timeout = 5_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
 const model: TurnModel = {
   id: 'test:fixed',

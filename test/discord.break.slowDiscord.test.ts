@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordClient, DiscordTransport, startDiscordBot } from '../src/adapters/discord/index.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
 import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
-import { ada, defaultAvatars, defaultGuild, GENERAL, GUILD } from './support/discordHarness.js';
+import { ada, defaultAvatars, defaultGuild, GENERAL, GUILD, waitUntil } from './support/discordHarness.js';
 import { startFakeDiscord } from './support/fakeDiscord.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -13,13 +13,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-const until = (check: () => boolean | undefined, timeout = 10_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 10_000) => waitUntil(check, timeout);
 
 const model: TurnModel = {
   id: 'test:fixed',

@@ -9,21 +9,16 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Client } from 'discord.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
-import { ada, type DiscordHarness, GUILD, startDiscordHarness } from './support/discordHarness.js';
+import { ada, GUILD, startDiscordHarness, stopAfterEach } from './support/discordHarness.js';
 import { type FakeChannel, startFakeDiscord } from './support/fakeDiscord.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const running: DiscordHarness[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.stop();
-  for (const close of closers.splice(0)) await close();
-});
+const { running, closers } = stopAfterEach();
 
 const CHANNELS = 50;
 const MESSAGES = 2_000;

@@ -1,30 +1,20 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { TurnModel } from '../src/ports/model.js';
 import {
   ada,
-  type DiscordHarness,
   defaultGuild,
   GENERAL,
   RANDOM,
   startDiscordHarness,
+  stopAfterEach,
+  waitUntil,
 } from './support/discordHarness.js';
 import { startFakeDiscord } from './support/fakeDiscord.js';
 
-const running: DiscordHarness[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.stop();
-  for (const close of closers.splice(0)) await close();
-});
+const { running, closers } = stopAfterEach();
 
-const until = (check: () => boolean | undefined, timeout = 5_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
 const model: TurnModel = {
   id: 'test:fixed',

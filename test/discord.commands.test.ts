@@ -1,5 +1,5 @@
 import type { Client } from 'discord.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DiscordTransport } from '../src/adapters/discord/index.js';
 import type { TurnModel } from '../src/ports/model.js';
 import type { SpeechSynthesizer } from '../src/ports/speech.js';
@@ -11,6 +11,7 @@ import {
   otherBot,
   RANDOM,
   startDiscordHarness,
+  waitUntil,
 } from './support/discordHarness.js';
 
 let harness: DiscordHarness | undefined;
@@ -19,13 +20,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const until = (check: () => boolean | undefined, timeout = 4_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 4_000) => waitUntil(check, timeout);
 
 function modelSaying(text: string): TurnModel {
   return {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import {
   ada,
@@ -9,6 +9,7 @@ import {
   otherBot,
   startDiscordHarness,
   THREAD,
+  waitUntil,
 } from './support/discordHarness.js';
 import { startFakeDiscord } from './support/fakeDiscord.js';
 
@@ -30,13 +31,7 @@ function modelSaying(text: string | ((avatarId: string) => string)): TurnModel {
   };
 }
 
-const until = (check: () => boolean | undefined, timeout = 4_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 4_000) => waitUntil(check, timeout);
 
 describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
   it('registers the slash commands in the guild, and a summon greets through the channel webhook with the avatar’s name and picture', async () => {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
@@ -11,16 +11,13 @@ import {
   GENERAL,
   RANDOM,
   startDiscordHarness,
+  stopAfterEach,
   THREAD,
+  waitUntil,
 } from './support/discordHarness.js';
 import { startFakeDiscord } from './support/fakeDiscord.js';
 
-const running: DiscordHarness[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.stop();
-  for (const close of closers.splice(0)) await close();
-});
+const { running, closers } = stopAfterEach();
 
 function modelSaying(text: (avatarId: string) => string): TurnModel {
   return {
@@ -32,13 +29,7 @@ function modelSaying(text: (avatarId: string) => string): TurnModel {
   };
 }
 
-const until = (check: () => boolean | undefined, timeout = 5_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
 async function harness(options: Parameters<typeof startDiscordHarness>[0] = {}): Promise<DiscordHarness> {
   const h = await startDiscordHarness(options);

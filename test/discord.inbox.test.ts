@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { EmailAssistant } from '../src/actors/emailAssistant.js';
 import type { DiscordInboxTarget } from '../src/adapters/discord/index.js';
@@ -11,7 +11,13 @@ import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
 import { type CliIo, runCli } from '../src/cli/program.js';
 import type { TroupeStore } from '../src/ports/store.js';
-import { type DiscordHarness, defaultGuild, RANDOM, startDiscordHarness } from './support/discordHarness.js';
+import {
+  type DiscordHarness,
+  defaultGuild,
+  RANDOM,
+  startDiscordHarness,
+  waitUntil,
+} from './support/discordHarness.js';
 import { type FakeDiscord, type FakeMessage, startFakeDiscord } from './support/fakeDiscord.js';
 
 const NOW = '2026-11-25T09:00:00Z';
@@ -37,13 +43,7 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-const until = (check: () => boolean | undefined, timeout = 4_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 4_000) => waitUntil(check, timeout);
 
 /** The email assistant (as the CLI opens it) and the bot with its inbox, on one store. */
 async function start(

@@ -1,7 +1,14 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
-import { ada, type DiscordHarness, GENERAL, GUILD, startDiscordHarness } from './support/discordHarness.js';
+import {
+  ada,
+  type DiscordHarness,
+  GENERAL,
+  GUILD,
+  startDiscordHarness,
+  waitUntil,
+} from './support/discordHarness.js';
 
 let harness: DiscordHarness | undefined;
 afterEach(async () => {
@@ -9,13 +16,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const until = (check: () => boolean | undefined, timeout = 8_000) =>
-  vi.waitFor(
-    () => {
-      if (!check()) throw new Error('not yet');
-    },
-    { timeout, interval: 5 },
-  );
+const until = (check: () => boolean | undefined, timeout = 8_000) => waitUntil(check, timeout);
 
 function modelSaying(text: string): TurnModel {
   return {

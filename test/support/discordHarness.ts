@@ -3,6 +3,7 @@
  * client logged in against it, the Discord transport, a runtime and the bot, wired as
  * `troupe discord` wires them. Stop it with `stop()`.
  */
+import { afterEach, vi } from 'vitest';
 import type { AvatarDefinitionInput } from '../../src/actors/avatarDefinition.js';
 import type { Runtime, RuntimeOptions } from '../../src/actors/runtimeOptions.js';
 import {
@@ -125,4 +126,31 @@ export async function startDiscordHarness(
       if (ownFake) await fake.close();
     },
   };
+}
+
+/**
+ * Waits until `check` holds, polling every 5 ms, up to `timeout` ms of real time: discord.js and
+ * the fake talk over HTTP and WebSocket, on real timers.
+ */
+export function waitUntil(check: () => boolean | undefined, timeout = 5_000): Promise<void> {
+  return vi.waitFor(
+    () => {
+      if (!check()) throw new Error('not yet');
+    },
+    { timeout, interval: 5 },
+  );
+}
+
+/**
+ * The harnesses and closers a test file starts, stopped after each test (harnesses first, then
+ * the rest, such as fake servers). Call once at the top of the file.
+ */
+export function stopAfterEach(): { running: DiscordHarness[]; closers: (() => Promise<void>)[] } {
+  const running: DiscordHarness[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const h of running.splice(0)) await h.stop();
+    for (const close of closers.splice(0)) await close();
+  });
+  return { running, closers };
 }

@@ -2,17 +2,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../src/cli/program.js';
 import { defaultTriagePreferences } from '../src/email/triagePreferences.js';
 import { type ChatRequestBody, startFakeOpenAiServer } from './support/fakeOpenAiServer.js';
+import { runTroupe } from './support/runTroupe.js';
 
-async function troupe(args: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env, isTTY: false };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const troupe = (args: string[], env: Record<string, string>) => runTroupe(args, env);
 
 /** Everything the model was shown in one request, as one string. */
 const shown = (body: unknown) =>

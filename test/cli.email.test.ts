@@ -2,24 +2,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../src/cli/program.js';
+import { runTroupe } from './support/runTroupe.js';
 
-async function troupe(args: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env,
-    isTTY: false,
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const troupe = (args: string[], env: Record<string, string>) => runTroupe(args, env);
 
 describe('troupe email and troupe inbox, on the sample mailbox', () => {
   it('triages the sample mailbox, keeps state between runs, and answers interrupts from the terminal', async () => {

@@ -2,31 +2,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../src/cli/program.js';
 import { type FakeGoogle, startFakeGoogle } from './support/fakeGoogle.js';
+import { runTroupe } from './support/runTroupe.js';
 
-async function troupe(args: string[], env: Record<string, string>, stopWhen?: RegExp) {
-  let stdout = '';
-  let stderr = '';
-  let stop: (signal: string) => void = () => {};
-  const stopped = new Promise<string>((resolve) => {
-    stop = resolve;
-  });
-  const io: CliIo = {
-    stdout: (t) => {
-      stdout += t;
-      if (stopWhen?.test(stdout)) stop('SIGINT');
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env,
-    isTTY: false,
-    stopSignal: () => stopped,
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const troupe = (args: string[], env: Record<string, string>, stopWhen?: RegExp) =>
+  runTroupe(args, env, stopWhen ? { stopWhen } : {});
 
 let fake: FakeGoogle;
 let env: Record<string, string>;

@@ -8,7 +8,6 @@ import { EmailAssistant, type InboxItem } from '../src/actors/emailAssistant.js'
 import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openDefaultStore } from '../src/adapters/store/storeFromEnv.js';
-import { type CliIo, runCli } from '../src/cli/program.js';
 import { memoryUpdateFor, NOTIFY_ACTION } from '../src/email/agentInbox.js';
 import { parseEmail } from '../src/email/emailInput.js';
 import { updateMemory } from '../src/email/memoryUpdate.js';
@@ -17,26 +16,12 @@ import { defaultTriagePreferences } from '../src/email/triagePreferences.js';
 import { readTriagePreferences } from '../src/email/triageRouter.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
+import { runTroupe } from './support/runTroupe.js';
 
 // Attempts to break the email assistant from the outside, as its users (and the senders of the
 // emails it reads) would. Each fault found keeps its test here.
 
-async function troupe(args: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env,
-    isTTY: false,
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const troupe = (args: string[], env: Record<string, string>) => runTroupe(args, env);
 
 const statusUpdate = {
   id: 's1',

@@ -108,6 +108,16 @@ function customId(message: FakeMessage | undefined, label: string): string {
   if (!id) throw new Error(`no ${label} button`);
   return id;
 }
+
+/** Sam, who may answer (Manage Server), presses the button `label` of a posted interrupt. */
+function pressAsSam(fake: FakeDiscord, message: FakeMessage | undefined, label: string) {
+  return fake.press({
+    messageId: message?.id as string,
+    customId: customId(message, label),
+    user: sam,
+    permissions: MANAGE_SERVER,
+  });
+}
 function embedText(message: FakeMessage | undefined): string {
   const embeds = (message?.embeds ?? []) as {
     title?: string;
@@ -138,12 +148,7 @@ describe('the email inbox on Discord: interrupts posted with buttons for what th
     await receive(assistant, 'sample-02');
     await inbox.poll();
     const post = postFor(fake, 'sample-02#1');
-    const press = fake.press({
-      messageId: post?.id as string,
-      customId: customId(post, 'Respond'),
-      user: sam,
-      permissions: MANAGE_SERVER,
-    });
+    const press = pressAsSam(fake, post, 'Respond');
     const [opened] = await press.answered();
     expect(opened).toMatchObject({ kind: 'callback', type: 9 });
     const field = opened?.modal?.components[0];
@@ -183,12 +188,7 @@ describe('the email inbox on Discord: interrupts posted with buttons for what th
     const post = postFor(fake, 'sample-03#1');
     expect(embedText(post)).toContain('To: marco@acme.dev');
     expect(embedText(post)).toContain('Subject: Re: Quick question about the API limits');
-    const press = fake.press({
-      messageId: post?.id as string,
-      customId: customId(post, 'Accept'),
-      user: sam,
-      permissions: MANAGE_SERVER,
-    });
+    const press = pressAsSam(fake, post, 'Accept');
     const answers = await press.answered(2);
     expect(answers[0]).toMatchObject({ kind: 'callback', type: 6 });
     expect((await mailbox.sent()).map((s) => [s.to, s.subject])).toEqual([
@@ -205,12 +205,7 @@ describe('the email inbox on Discord: interrupts posted with buttons for what th
     await receive(assistant, 'sample-03');
     await inbox.poll();
     const post = postFor(fake, 'sample-03#1');
-    const press = fake.press({
-      messageId: post?.id as string,
-      customId: customId(post, 'Edit'),
-      user: sam,
-      permissions: MANAGE_SERVER,
-    });
+    const press = pressAsSam(fake, post, 'Edit');
     const [opened] = await press.answered();
     const inputs = (opened?.modal?.components ?? []).map((c) => c.component);
     expect(inputs.map((i) => [i?.custom_id, i?.style])).toEqual([
@@ -247,12 +242,7 @@ describe('the email inbox on Discord: interrupts posted with buttons for what th
     await receive(assistant, 'sample-04');
     await inbox.poll();
     const post = postFor(fake, 'sample-04#1');
-    const press = fake.press({
-      messageId: post?.id as string,
-      customId: customId(post, 'Edit'),
-      user: sam,
-      permissions: MANAGE_SERVER,
-    });
+    const press = pressAsSam(fake, post, 'Edit');
     const [opened] = await press.answered();
     // Six fields, Discord allows five: the time zone keeps its proposed value.
     expect(
@@ -285,12 +275,7 @@ describe('the email inbox on Discord: interrupts posted with buttons for what th
     expect((await assistant.pending()).map((i) => i.id)).toEqual(['sample-04#1']);
     expect(buttons(postFor(fake, 'sample-04#1'))).toEqual(['Accept', 'Edit', 'Respond', 'Ignore']);
 
-    const again = fake.press({
-      messageId: post?.id as string,
-      customId: customId(post, 'Edit'),
-      user: sam,
-      permissions: MANAGE_SERVER,
-    });
+    const again = pressAsSam(fake, post, 'Edit');
     const [reopened] = await again.answered();
     const good = fake.submitModal({
       messageId: post?.id as string,
@@ -319,12 +304,7 @@ describe('the email inbox on Discord: interrupts posted with buttons for what th
     await receive(assistant, 'sample-02');
     await inbox.poll();
     const post = postFor(fake, 'sample-02#1');
-    const press = fake.press({
-      messageId: post?.id as string,
-      customId: customId(post, 'Ignore'),
-      user: sam,
-      permissions: MANAGE_SERVER,
-    });
+    const press = pressAsSam(fake, post, 'Ignore');
     await press.answered(2);
     expect((await assistant.record('sample-02'))?.state.value).toBe('done');
     const shown = embedText(postFor(fake, 'sample-02#1'));
@@ -491,12 +471,7 @@ describe('the email inbox on Discord: who may answer, and answering once', () =>
     await receive(assistant, 'sample-02');
     await inbox.poll();
     const post = postFor(fake, 'sample-02#1');
-    const press = fake.press({
-      messageId: post?.id as string,
-      customId: customId(post, 'Ignore'),
-      user: sam,
-      permissions: MANAGE_SERVER,
-    });
+    const press = pressAsSam(fake, post, 'Ignore');
     press.redeliver();
     await press.answered(2);
     await inbox.whenIdle();

@@ -1,0 +1,196 @@
+// Playground: the channel's messages with each decision's reason, a box to talk, summon and dismiss.
+import { formatTime, h, replaceChildren } from './dom.js';
+
+const SNIPPET = 60;
+
+const snippet = (text) => (text.length > SNIPPET ? `${text.slice(0, SNIPPET - 1)}…` : text);
+
+export function createPlaygroundView({ api, onUnauthorized }) {
+  const messageList = document.getElementById('message-list');
+  const avatarList = document.getElementById('avatar-list');
+  const form = document.getElementById('message-form');
+  const input = document.getElementById('message-text');
+  const replyBox = document.getElementById('reply-to');
+  const heading = document.getElementById('channel-heading');
+  /** message id → its <li> */
+  const shown = new Map();
+  let latest;
+  let replyTo;
+
+  const failed = (error, what) => {
+    if (error?.name === 'UnauthorizedError') onUnauthorized(error);
+    formStatus(`${what}: ${error.message}`, true);
+  };
+
+  const status = h('p', { class: 'item-status', role: 'status' });
+  form.append(status);
+  function formStatus(text, isError = false) {
+    status.textContent = text;
+    status.classList.toggle('error', isError);
+  }
+
+  function setReplyTo(message) {
+    replyTo = message;
+    if (!message) {
+      replyBox.hidden = true;
+      replyBox.replaceChildren();
+      return;
+    }
+    replaceChildren(
+      replyBox,
+      `Replying to ${message.author.name}: “${snippet(message.text)}” `,
+      h('button', { type: 'button', class: 'small', onclick: () => setReplyTo(undefined) }, 'Cancel reply'),
+    );
+    replyBox.hidden = false;
+    input.focus();
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (text === '') return;
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      await api.post('/api/playground/message', { text, ...(replyTo ? { replyTo: replyTo.id } : {}) });
+      input.value = '';
+      setReplyTo(undefined);
+      formStatus('');
+    } catch (error) {
+      failed(error, 'Not sent');
+    } finally {
+      button.disabled = false;
+      input.focus();
+    }
+  });
+
+  const avatarOf = (author) => latest?.playground.avatars.find((a) => a.id === author.id);
+
+  function messageItem(message, byId) {
+    const avatar = message.author.kind === 'avatar' ? avatarOf(message.author) : undefined;
+    const parent = message.replyTo ? byId.get(message.replyTo) : undefined;
+    return h(
+      'li',
+      { class: `message from-${message.author.kind}`, dataset: { messageId: message.id } },
+      h(
+        'div',
+        { class: 'message-head' },
+        h('time', { class: 'muted' }, formatTime(message.at)),
+        ' ',
+        h(
+          'strong',
+          { class: 'author' },
+          avatar?.emoji ? `${avatar.emoji} ${message.author.name}` : message.author.name,
+        ),
+        parent
+          ? h('span', { class: 'reply-of muted' }, ` ↩ ${parent.author.name}: “${snippet(parent.text)}”`)
+          : message.replyTo
+            ? h('span', { class: 'reply-of muted' }, ' ↩ an earlier message')
+            : null,
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'small reply',
+            'aria-label': `Reply to ${message.author.name}: ${snippet(message.text)}`,
+            onclick: () => setReplyTo(message),
+          },
+          'Reply',
+        ),
+      ),
+      h('p', { class: 'text' }, message.text),
+      message.why
+        ? h('p', { class: 'why' }, h('span', { class: 'visually-hidden' }, 'why: '), message.why)
+        : null,
+    );
+  }
+
+  async function presence(path, avatar, verb) {
+    try {
+      await api.post(path, { avatarId: avatar.id });
+      formStatus(`${verb} ${avatar.name}.`);
+    } catch (error) {
+      failed(error, `${avatar.name} not ${verb.toLowerCase()}`);
+    }
+  }
+
+  function avatarItem(avatar) {
+    const name = avatar.emoji ? `${avatar.emoji} ${avatar.name}` : avatar.name;
+    return h(
+      'li',
+      { class: 'avatar', dataset: { avatarId: avatar.id, present: String(avatar.present) } },
+      h('span', { class: 'avatar-name' }, name),
+      h(
+        'span',
+        { class: `tag ${avatar.present ? 'status-active' : 'status-done'}` },
+        avatar.present ? 'here' : 'away',
+      ),
+      h(
+        'span',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Summon ${avatar.name}`,
+            disabled: avatar.present || undefined,
+            onclick: () => presence('/api/playground/summon', avatar, 'Summoned'),
+          },
+          'Summon',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Dismiss ${avatar.name}`,
+            disabled: !avatar.present || undefined,
+            onclick: () => presence('/api/playground/dismiss', avatar, 'Dismissed'),
+          },
+          'Dismiss',
+        ),
+      ),
+    );
+  }
+
+  function update(state) {
+    latest = state;
+    const { channel, avatars, messages } = state.playground;
+    heading.textContent = `Channel ${channel.platform}:${channel.id}`;
+    const focusedAvatar = document.activeElement?.closest?.('#avatar-list [data-avatar-id]')?.dataset
+      .avatarId;
+    const focusedLabel = document.activeElement?.getAttribute?.('aria-label');
+    replaceChildren(avatarList, avatars.map(avatarItem));
+    if (focusedAvatar) {
+      const again = [...avatarList.querySelectorAll('button')].find(
+        (b) => b.getAttribute('aria-label') === focusedLabel,
+      );
+      (again && !again.disabled
+        ? again
+        : avatarList.querySelector(`[data-avatar-id="${CSS.escape(focusedAvatar)}"] button:not([disabled])`)
+      )?.focus();
+    }
+
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    const nearBottom = messageList.scrollHeight - messageList.scrollTop - messageList.clientHeight < 40;
+    for (const [id, li] of shown) {
+      if (!byId.has(id)) {
+        li.remove();
+        shown.delete(id);
+      }
+    }
+    for (const message of messages) {
+      if (shown.has(message.id)) continue;
+      const li = messageItem(message, byId);
+      shown.set(message.id, li);
+      messageList.append(li);
+    }
+    messageList.querySelector('.empty')?.remove();
+    if (messages.length === 0)
+      messageList.append(
+        h('li', { class: 'empty hint' }, 'No messages yet. Say hello, or summon an avatar.'),
+      );
+    if (nearBottom) messageList.scrollTop = messageList.scrollHeight;
+  }
+
+  return { update };
+}

@@ -1,5 +1,5 @@
 // Charts: every machine drawn, the live actors, and the picked actor's state, context and events.
-import { formatTime, h, prettyJson, replaceChildren } from './dom.js';
+import { formatStateValue, formatTime, h, prettyJson, replaceChildren } from './dom.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const ACTIVE = 'active-state';
@@ -24,20 +24,6 @@ function parseChartSvg(markup) {
   }
   root.setAttribute('role', 'img');
   return document.importNode(root, true);
-}
-
-/** The state value as one line: `responding.reviewing`, or `{a: x, b: y}` for parallel states. */
-export function formatStateValue(value) {
-  if (typeof value === 'string') return value;
-  if (value && typeof value === 'object') {
-    return Object.entries(value)
-      .map(([key, inner]) => {
-        const rest = formatStateValue(inner);
-        return rest === '' ? key : `${key}.${rest}`;
-      })
-      .join(' | ');
-  }
-  return '';
 }
 
 export function createChartsView({ api, onProblem, onUnauthorized }) {

@@ -63,3 +63,17 @@ export function prettyJson(value) {
     return String(value);
   }
 }
+
+/** The state value as one line: `responding.reviewing`, or `{a: x, b: y}` for parallel states. */
+export function formatStateValue(value) {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    return Object.entries(value)
+      .map(([key, inner]) => {
+        const rest = formatStateValue(inner);
+        return rest === '' ? key : `${key}.${rest}`;
+      })
+      .join(' | ');
+  }
+  return '';
+}

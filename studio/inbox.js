@@ -1,5 +1,5 @@
 // Inbox: the pending interrupts with exactly the answers each allows, and what the answers did.
-import { formatTime, h, replaceChildren } from './dom.js';
+import { formatStateValue, formatTime, h, replaceChildren } from './dom.js';
 
 /** A value from a datetime field as the `datetime-local` input shows it (local time, to the minute). */
 function toLocalInput(value) {
@@ -97,7 +97,7 @@ export function createInboxView({ api, onUnauthorized }) {
       status.classList.remove('error');
       try {
         const result = await api.post(`/api/inbox/${encodeURIComponent(interrupt.id)}/answer`, body);
-        status.textContent = `Answered. The email is now ${result?.emailState ?? 'moving on'}.`;
+        status.textContent = `Answered. The email is now ${formatStateValue(result?.emailState) || 'moving on'}.`;
       } catch (error) {
         if (error?.name === 'UnauthorizedError') onUnauthorized(error);
         status.textContent = `Not answered: ${error.message}`;
@@ -239,7 +239,7 @@ export function createInboxView({ api, onUnauthorized }) {
       ' email ',
       h('strong', {}, a.emailId),
       ' → ',
-      h('span', { class: 'email-state' }, a.emailState),
+      h('span', { class: 'email-state' }, formatStateValue(a.emailState) || 'unknown'),
       a.memory
         ? h(
             'span',

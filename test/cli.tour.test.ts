@@ -44,6 +44,8 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(/Threads: 1 opened — concluded 1/);
     expect(stdout).toMatch(/ {2}th1 {2}summon .+ concluded — .+\(Rex, Luna, Pip\)/);
     expect(stdout).toContain('`npm run chat` (or `npx troupe chat`)');
+    // It ends by pointing at the studio.
+    expect(stdout.trimEnd().split('\n').at(-1)).toContain('`npm run studio` (or `npx troupe studio`)');
     // Rungs follow the numbering: every avatar line carries one.
     // A message may span lines (a composed lookup reply): split at each timestamp.
     const avatarLines = stdout

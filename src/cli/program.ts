@@ -193,7 +193,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       io.stdout(
         '\nNow talk to the avatars yourself: `npm run chat` (or `npx troupe chat`); type /help once inside.\n' +
           `Next: run another scenario with \`npx troupe simulate examples/<file>\` (${others.join(', ')}).\n` +
-          'Add --verbose to see suppressed candidates, or --json for machine-readable output.\n',
+          'Add --verbose to see suppressed candidates, or --json for machine-readable output.\n' +
+          'See it all in the browser: `npm run studio` (or `npx troupe studio`) — the state charts, live actors, the inbox and a playground.\n',
       );
     });
 

@@ -26,6 +26,26 @@ function parseChartSvg(markup) {
   return document.importNode(root, true);
 }
 
+/** Recent events, newest first; with `actors`, each names the actor it is about. */
+function eventList(events, actors) {
+  return h(
+    'ol',
+    { class: 'event-list', id: 'actor-events' },
+    events.map((e) =>
+      h(
+        'li',
+        {},
+        h('time', {}, formatTime(e.at)),
+        ' ',
+        h('code', {}, e.type),
+        actors && e.actorId ? h('span', { class: 'muted' }, ` ${e.actorId}`) : null,
+        ' ',
+        e.summary ?? '',
+      ),
+    ),
+  );
+}
+
 export function createChartsView({ api, onProblem, onUnauthorized }) {
   const list = document.getElementById('actor-list');
   const detail = document.getElementById('actor-detail');
@@ -129,9 +149,12 @@ export function createChartsView({ api, onProblem, onUnauthorized }) {
   function renderDetail(state) {
     const actor = state.actors.find((a) => a.id === selected);
     if (!actor) {
+      const recent = state.events.slice(-EVENTS_SHOWN).reverse();
       replaceChildren(
         detail,
         h('p', { class: 'hint' }, selected ? `${selected} is no longer listed.` : 'No actor picked.'),
+        h('h4', {}, 'Recent events of all actors'),
+        recent.length === 0 ? h('p', { class: 'hint' }, 'No events yet.') : eventList(recent, true),
       );
       return;
     }
@@ -166,15 +189,7 @@ export function createChartsView({ api, onProblem, onUnauthorized }) {
       h('h4', {}, 'Context'),
       h('pre', { class: 'json', id: 'actor-context', tabindex: '0' }, prettyJson(actor.context)),
       h('h4', {}, 'Recent events'),
-      events.length === 0
-        ? h('p', { class: 'hint' }, 'No events yet.')
-        : h(
-            'ol',
-            { class: 'event-list', id: 'actor-events' },
-            events.map((e) =>
-              h('li', {}, h('time', {}, formatTime(e.at)), ' ', h('code', {}, e.type), ' ', e.summary ?? ''),
-            ),
-          ),
+      events.length === 0 ? h('p', { class: 'hint' }, 'No events yet.') : eventList(events, false),
     );
   }
 

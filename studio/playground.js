@@ -12,7 +12,7 @@ export function createPlaygroundView({ api, onUnauthorized }) {
   const input = document.getElementById('message-text');
   const replyBox = document.getElementById('reply-to');
   const heading = document.getElementById('channel-heading');
-  /** message id → its <li> */
+  /** message id → its <li> and the message it shows (as JSON) */
   const shown = new Map();
   let latest;
   let replyTo;
@@ -172,17 +172,22 @@ export function createPlaygroundView({ api, onUnauthorized }) {
 
     const byId = new Map(messages.map((m) => [m.id, m]));
     const nearBottom = messageList.scrollHeight - messageList.scrollTop - messageList.clientHeight < 40;
-    for (const [id, li] of shown) {
+    for (const [id, { li }] of shown) {
       if (!byId.has(id)) {
         li.remove();
         shown.delete(id);
       }
     }
+    // A message may come back with more to say (the reason for an avatar's turn arrives with its
+    // delivery): it is drawn again in place; unchanged ones are left alone.
     for (const message of messages) {
-      if (shown.has(message.id)) continue;
+      const key = JSON.stringify(message);
+      const old = shown.get(message.id);
+      if (old?.key === key) continue;
       const li = messageItem(message, byId);
-      shown.set(message.id, li);
-      messageList.append(li);
+      shown.set(message.id, { li, key });
+      if (old) old.li.replaceWith(li);
+      else messageList.append(li);
     }
     messageList.querySelector('.empty')?.remove();
     if (messages.length === 0)

@@ -58,6 +58,26 @@ const HELP = [
 ];
 
 /**
+ * Avatar ids written as `@Name` (or `@alias`, `@id`) in a message, for the platform-style
+ * `mentions` of a `channel.message` (a name without `@` is found by the floor itself).
+ */
+export function atMentions(text: string, avatars: readonly AvatarDefinition[]): string[] {
+  const ids = new Set<string>();
+  const lower = text.toLocaleLowerCase('en');
+  for (let at = lower.indexOf('@'); at >= 0; at = lower.indexOf('@', at + 1)) {
+    const rest = lower.slice(at + 1);
+    for (const a of avatars) {
+      const hit = [a.id, a.name, ...(a.aliases ?? [])].some((label) => {
+        const l = label.toLocaleLowerCase('en');
+        return rest.startsWith(l) && !/^[\p{L}\p{N}_]/u.test(rest.slice(l.length));
+      });
+      if (hit) ids.add(a.id);
+    }
+  }
+  return [...ids];
+}
+
+/**
  * `troupe chat`: the person at the keyboard in `terminal:<channel>` with the avatars of a file,
  * on the real runtime and the system clock, with the model from the environment (or offline
  * scripted replies). Reads one line at a time, waits until the runtime is idle before the next,
@@ -188,23 +208,6 @@ export async function runChat(options: ChatOptions): Promise<number> {
       ).test(text),
     );
 
-  /** Avatar ids written as `@Name` (or an alias or id), for the platform-style `mentions`. */
-  const atMentions = (text: string): string[] => {
-    const ids = new Set<string>();
-    const lower = text.toLocaleLowerCase('en');
-    for (let at = lower.indexOf('@'); at >= 0; at = lower.indexOf('@', at + 1)) {
-      const rest = lower.slice(at + 1);
-      for (const a of avatars) {
-        const hit = [a.id, a.name, ...(a.aliases ?? [])].some((label) => {
-          const l = label.toLocaleLowerCase('en');
-          return rest.startsWith(l) && !/^[\p{L}\p{N}_]/u.test(rest.slice(l.length));
-        });
-        if (hit) ids.add(a.id);
-      }
-    }
-    return [...ids];
-  };
-
   const post = (text: string, replyToNumber?: string) => {
     let replyTo: { messageId: string; avatarId?: string } | undefined;
     if (replyToNumber !== undefined) {
@@ -222,7 +225,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
       };
     }
     if (interactive) stdout('\u001b[1A\u001b[2K'); // the typed line is reprinted with its number
-    const mentions = atMentions(text);
+    const mentions = atMentions(text, avatars);
     const message = transport.recordInbound({
       channelId: channel.id,
       author: { kind: 'human', ...human },

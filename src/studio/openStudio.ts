@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SimulatedClock, systemClock } from '../actors/clock.js';
 import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
-import { channelKey } from '../actors/runtime.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { createMemoryStore } from '../adapters/store/memoryStore.js';
@@ -116,12 +115,8 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
     playground: { transport, channelId: channel.id },
   });
   await projection.ready;
-  // The playground's residents are there from the start (the floor's first view, before any event).
-  studioStore.send({
-    type: 'floorViewed',
-    channelKey: channelKey(channel),
-    view: await runtime.open(channel),
-  });
+  // The playground's residents are in the store from the start.
+  await projection.open(channel);
   const mailbox = await readFile(
     options.mailboxFile ?? fileURLToPath(new URL('email/sample-mailbox.jsonl', examplesDir)),
     'utf8',

@@ -5,7 +5,9 @@ import type { Runtime } from '../actors/runtimeOptions.js';
 import { AGENT_EVENT_LOGS } from '../actors/tools/lookupDesk.js';
 import type { TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { composerCounters } from '../composer/telemetry.js';
+import type { FloorView } from '../machines/channelFloor.js';
 import type { Clock } from '../ports/clock.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
 import { STUDIO_LIMITS, type StudioTelemetry } from './studioState.js';
 import type { StudioStore } from './studioStore.js';
 
@@ -25,6 +27,11 @@ export interface StudioProjectionOptions {
 export interface StudioProjection {
   /** Resolves once the first reads (the inbox as it stands, telemetry) are in the store. */
   readonly ready: Promise<void>;
+  /**
+   * Opens a channel in the runtime (loading it from the store) and puts its floor in the store:
+   * who is there from the start, before any event (a channel's load itself tells nothing).
+   */
+  open(channel: ChannelRef): Promise<FloorView>;
   detach(): void;
 }
 
@@ -180,6 +187,11 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
 
   return {
     ready,
+    async open(channel) {
+      const view = await runtime.open(channel);
+      if (!detached) store.send({ type: 'floorViewed', channelKey: channelKey(channel), view });
+      return view;
+    },
     detach() {
       detached = true;
       for (const s of subscriptions) s.unsubscribe();

@@ -1,3 +1,4 @@
+import { type Observable, Subject } from 'rxjs';
 import type { StateValue } from 'xstate';
 import {
   disallowed,
@@ -107,6 +108,16 @@ export interface InboxItem {
   memory?: { namespace: string; version: number; summary: string };
 }
 
+/**
+ * What changed in the assistant's store, told after the write (see {@link EmailAssistant.changes$}):
+ * an email's record, an interrupt raised or answered (with the memory version its answer made),
+ * or an interrupt taken back.
+ */
+export type EmailAssistantChange =
+  | { type: 'record'; record: EmailRecord }
+  | { type: 'interrupt'; item: InboxItem }
+  | { type: 'interrupt.removed'; interruptId: string };
+
 /** How an {@link EmailAssistant} is made. */
 export interface EmailAssistantOptions {
   store: TroupeStore;
@@ -130,9 +141,22 @@ export interface EmailAssistantOptions {
  */
 export class EmailAssistant {
   private readonly log: Logger;
+  private readonly changes = new Subject<EmailAssistantChange>();
+
+  /**
+   * Every stored change this assistant made, right after it was written: for live views (the
+   * studio) that follow the inbox without polling. Changes made by other processes sharing the
+   * store are not seen here.
+   */
+  readonly changes$: Observable<EmailAssistantChange> = this.changes.asObservable();
 
   constructor(private readonly options: EmailAssistantOptions) {
     this.log = options.logger ?? silentLogger();
+  }
+
+  /** Tells observers of {@link changes$}, only when someone listens (copies cost nothing then). */
+  private changed(change: EmailAssistantChange): void {
+    if (this.changes.observed) this.changes.next(change);
   }
 
   /**
@@ -174,6 +198,7 @@ export class EmailAssistant {
         if (item?.answer && (item.answeredAt ?? 0) + CARRY_THROUGH_AFTER_MS <= this.now()) {
           // A copy left pending by a stop between the two writes of an answer goes now.
           await documents.delete(INBOX, item.id);
+          this.changed({ type: 'interrupt.removed', interruptId: item.id });
           out.push(await this.proceed(item, record, true));
         } else out.push(record);
         continue;
@@ -277,6 +302,7 @@ export class EmailAssistant {
       );
     }
     await documents.delete(INBOX, interruptId);
+    this.changed({ type: 'interrupt', item: answered });
     const next = await this.proceed(answered, record, false);
     return { item: answered, record: next };
   }
@@ -326,6 +352,7 @@ export class EmailAssistant {
         });
         answered.memory = { namespace: result.namespace, version: result.version, summary: result.summary };
         await this.options.store.documents.put(ANSWERED, answered.id, answered);
+        this.changed({ type: 'interrupt', item: { ...answered } });
       } catch (error) {
         // Learning failed; the email still goes on (the answer is stored and acted on).
         this.log.warn({ err: error, namespace: update.namespace }, 'could not update the preferences');
@@ -553,6 +580,7 @@ export class EmailAssistant {
     };
     try {
       await documents.put(INBOX, id, item, { expectedVersion: 0 });
+      this.changed({ type: 'interrupt', item });
       // Should this record be behind another process's (which answered this id already), save()
       // finds out and takes this interrupt back.
       return { ...waiting, raisedNow: id };
@@ -599,15 +627,19 @@ export class EmailAssistant {
         expectedVersion: record.stored,
       });
       const { raisedNow: _raised, ...written } = toWrite;
-      return { ...written, stored: version };
+      const saved = { ...written, stored: version };
+      this.changed({ type: 'record', record: saved });
+      return saved;
     } catch (error) {
       if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
       // Another process wrote this email since it was read here: its write stands.
       const theirs = await this.record(record.email.id);
       if (!theirs) throw error;
       // An interrupt raised here from the stale record is not one the email waits on: taken back.
-      if (raisedNow && theirs.interruptId !== raisedNow)
+      if (raisedNow && theirs.interruptId !== raisedNow) {
         await this.options.store.documents.delete(INBOX, raisedNow);
+        this.changed({ type: 'interrupt.removed', interruptId: raisedNow });
+      }
       this.log.info(
         { emailId: record.email.id },
         'another process moved this email on first; its state stands',

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { nameProblem } from '../actors/avatarNames.js';
+import { systemClock } from '../actors/clock.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
@@ -12,8 +13,11 @@ import { replySettingsFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
+import type { FloorView } from '../machines/channelFloor.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
+import { attachStudioProjection } from '../studio/studioProjection.js';
+import { createStudioStore } from '../studio/studioStore.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { attachConversationPrinter, bolder, dimmer, shortThreadId } from './conversationPrinter.js';
 
@@ -40,6 +44,9 @@ export interface ChatOptions {
   color: boolean;
 }
 
+type PresenceView = FloorView['present'][number];
+type ThreadView = FloorView['threads'][number];
+
 /** The id the person at the keyboard has in the runtime. */
 export const TERMINAL_USER_ID = 'terminal-user';
 
@@ -56,6 +63,26 @@ const HELP = [
   '  /help               this list',
   '  /quit               leave (Ctrl+D works too)',
 ];
+
+/**
+ * Avatar ids written as `@Name` (or `@alias`, `@id`) in a message, for the platform-style
+ * `mentions` of a `channel.message` (a name without `@` is found by the floor itself).
+ */
+export function atMentions(text: string, avatars: readonly AvatarDefinition[]): string[] {
+  const ids = new Set<string>();
+  const lower = text.toLocaleLowerCase('en');
+  for (let at = lower.indexOf('@'); at >= 0; at = lower.indexOf('@', at + 1)) {
+    const rest = lower.slice(at + 1);
+    for (const a of avatars) {
+      const hit = [a.id, a.name, ...(a.aliases ?? [])].some((label) => {
+        const l = label.toLocaleLowerCase('en');
+        return rest.startsWith(l) && !/^[\p{L}\p{N}_]/u.test(rest.slice(l.length));
+      });
+      if (hit) ids.add(a.id);
+    }
+  }
+  return [...ids];
+}
 
 /**
  * `troupe chat`: the person at the keyboard in `terminal:<channel>` with the avatars of a file,
@@ -134,6 +161,13 @@ export async function runChat(options: ChatOptions): Promise<number> {
     lookup: { tool: lookupTool, composer: { env } },
   });
 
+  // The studio's projection of this runtime: /who reads it, as the studio's page would.
+  const studioStore = createStudioStore({
+    now: Date.now(),
+    avatarNames: new Map(avatars.map((a) => [a.id, a.name])),
+  });
+  const projection = attachStudioProjection({ store: studioStore, runtime, clock: systemClock });
+
   const input = options.input;
   const interactive = options.isTTY && (input as { isTTY?: boolean }).isTTY === true;
   const rl = createInterface({
@@ -188,23 +222,6 @@ export async function runChat(options: ChatOptions): Promise<number> {
       ).test(text),
     );
 
-  /** Avatar ids written as `@Name` (or an alias or id), for the platform-style `mentions`. */
-  const atMentions = (text: string): string[] => {
-    const ids = new Set<string>();
-    const lower = text.toLocaleLowerCase('en');
-    for (let at = lower.indexOf('@'); at >= 0; at = lower.indexOf('@', at + 1)) {
-      const rest = lower.slice(at + 1);
-      for (const a of avatars) {
-        const hit = [a.id, a.name, ...(a.aliases ?? [])].some((label) => {
-          const l = label.toLocaleLowerCase('en');
-          return rest.startsWith(l) && !/^[\p{L}\p{N}_]/u.test(rest.slice(l.length));
-        });
-        if (hit) ids.add(a.id);
-      }
-    }
-    return [...ids];
-  };
-
   const post = (text: string, replyToNumber?: string) => {
     let replyTo: { messageId: string; avatarId?: string } | undefined;
     if (replyToNumber !== undefined) {
@@ -222,7 +239,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
       };
     }
     if (interactive) stdout('\u001b[1A\u001b[2K'); // the typed line is reprinted with its number
-    const mentions = atMentions(text);
+    const mentions = atMentions(text, avatars);
     const message = transport.recordInbound({
       channelId: channel.id,
       author: { kind: 'human', ...human },
@@ -244,38 +261,47 @@ export async function runChat(options: ChatOptions): Promise<number> {
     for (const a of absent) say(dim(`  (${a.name} is not here and cannot hear you: /summon ${a.name})`));
   };
 
+  /** Who is here, their threads and turns: the studio store's projection, as `troupe studio` shows it. */
   const showWho = () => {
-    const view = runtime.view(channel);
-    const here = presentIds();
-    const present = avatars.filter((a) => here.includes(a.id));
-    const away = avatars.filter((a) => !here.includes(a.id));
+    const studio = studioStore.getSnapshot().context;
+    const mine = studio.actors.filter((a) => a.channelKey === channelKey && a.status === 'active');
+    const presences = new Map(
+      mine
+        .filter((a) => a.kind === 'presence')
+        .map((a) => [String(a.context.id), a.context as Partial<PresenceView>]),
+    );
+    const threads = mine.filter((a) => a.kind === 'thread').map((a) => a.context as Partial<ThreadView>);
+    const present = avatars.filter((a) => presences.has(a.id));
+    const away = avatars.filter((a) => !presences.has(a.id));
     const describe = (a: AvatarDefinition) => {
-      const state = view?.present.find((p) => p.id === a.id);
+      const state = presences.get(a.id);
       const notes: string[] = [];
       if (resident(a)) notes.push('lives here');
       else if (state) notes.push('summoned');
-      const threads =
-        view?.threads.filter((t) => t.status === 'active' && t.participants.includes(a.id)) ?? [];
-      if (threads.length > 0)
-        notes.push(`in ${threads.map((t) => `thread ${t.id.split(':').pop()}`).join(', ')}`);
+      const inThreads = threads.filter((t) => t.participants?.includes(a.id));
+      if (inThreads.length > 0)
+        notes.push(`in ${inThreads.map((t) => `thread ${String(t.id).split(':').pop()}`).join(', ')}`);
       const now = Date.now();
-      const conversing = state !== undefined && state.conversingUntil > now;
-      if (conversing) notes.push(`conversing for ${formatDuration(state.conversingUntil - now)} more`);
+      const until = state?.conversingUntil ?? 0;
+      const conversing = state !== undefined && until > now;
+      if (conversing) notes.push(`conversing for ${formatDuration(until - now)} more`);
       // A summon's guaranteed turns, while its conversation lasts.
-      if (state && conversing && state.summonTurns > 0)
-        notes.push(`${state.summonTurns} guaranteed turn${state.summonTurns === 1 ? '' : 's'} left`);
-      if (state && state.turn !== 'ready') notes.push('speaking');
+      const turns = state?.summonTurns ?? 0;
+      if (conversing && turns > 0) notes.push(`${turns} guaranteed turn${turns === 1 ? '' : 's'} left`);
+      if (state?.turn !== undefined && state.turn !== 'ready') notes.push('speaking');
       return `${who(a)}${notes.length > 0 ? ` ${dim(`(${notes.join(', ')})`)}` : ''}`;
     };
     say(
       `Here in #${channel.id}: ${present.length > 0 ? present.map(describe).join(', ') : 'no avatars'}; and you, ${human.name}.`,
     );
     if (away.length > 0) say(`Not here: ${away.map(who).join(', ')} ${dim('— /summon <name>')}`);
-    for (const t of view?.threads ?? []) {
-      const names = t.participants.map((id) => avatars.find((a) => a.id === id)?.name ?? id).join(', ');
-      const left = formatDuration(Math.max(0, t.expiresAt - Date.now()));
+    for (const t of threads) {
+      const names = (t.participants ?? [])
+        .map((id) => avatars.find((a) => a.id === id)?.name ?? id)
+        .join(', ');
+      const left = formatDuration(Math.max(0, (t.expiresAt ?? 0) - Date.now()));
       say(
-        `🧵 thread ${shortThreadId(t.id)} (${t.mode}: ${names}) ${dim(`${t.turnCount}/${t.maxTurns} turns, ends within ${left} unless active`)}`,
+        `🧵 thread ${shortThreadId(String(t.id))} (${t.mode}: ${names}) ${dim(`${t.turnCount}/${t.maxTurns} turns, ends within ${left} unless active`)}`,
       );
     }
   };
@@ -348,7 +374,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     say(`Model: ${terminalText(model.description)}`);
   }
   // Load the channel now: who is here may have been kept from an earlier session.
-  const opened = await runtime.open(channel);
+  const opened = await projection.open(channel);
   const kept = avatars.filter((a) => !resident(a) && opened.present.some((p) => p.id === a.id));
   if (kept.length > 0) say(`Still here from last time: ${kept.map(who).join(', ')}.`);
   const where = (store as { path?: string }).path;
@@ -401,6 +427,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     await store.close();
     await lookupTool.close();
     printer.detach();
+    projection.detach();
   }
   if (interactive) stdout('\r\u001b[2K'); // the prompt left behind by Ctrl+D
   say(dim(`Bye, ${human.name}.`));

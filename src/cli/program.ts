@@ -22,6 +22,7 @@ import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
 import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from './email.js';
 import { preferenceProfiles, runPreferences } from './emailPreferences.js';
+import { runStudio } from './studio.js';
 import { formatPlaySummary, playScenario } from './tour.js';
 import { playEmailAct } from './tourEmail.js';
 import { runTriageEval } from './triageEval.js';
@@ -224,6 +225,27 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         env: io.env,
         isTTY: io.isTTY,
         color: useColor,
+      });
+    });
+
+  program
+    .command('studio')
+    .description(
+      'Troupe Studio in the browser: the statecharts with the live actors, the email inbox, a playground channel with the avatars, telemetry. Served on 127.0.0.1 with a token; embedded defaults (the tour’s avatars, the demo ERP, the sample mailbox).',
+    )
+    .option(
+      '--host <host>',
+      'the address to listen on (default 127.0.0.1; another exposes the studio to the network)',
+    )
+    .option('--port <port>', 'the port (default 4319; 0 picks a free one)')
+    .action(async (flags: { host?: string; port?: string }) => {
+      exitCode = await runStudio({
+        ...(flags.host !== undefined ? { host: flags.host } : {}),
+        ...(flags.port !== undefined ? { port: flags.port } : {}),
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
+        stopSignal: io.stopSignal?.() ?? new Promise<string>(() => undefined),
       });
     });
 

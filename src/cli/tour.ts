@@ -56,16 +56,13 @@ function withLatency(model: TurnModel, clock: () => Clock | undefined, latencyMs
 }
 
 /**
- * Plays a scenario through the real Troupe runtime (channel actors, floor, turn pipeline,
- * routing, a {@link TerminalTransport}) on a simulated clock with the offline scripted model.
- * Each script step becomes a runtime event at its time; the clock then moves timer by timer, the
- * runtime settling in between, so the run finishes at once but prints simulated timestamps.
- * Everything the runtime delivers is printed as it is delivered.
+ * A scenario's avatars as runtime definitions, in the channel `terminal:<scenario.channel>`:
+ * those marked `present` live there. `troupe tour` plays them; `troupe studio` puts them in its
+ * playground.
  */
-export async function playScenario(scenario: Scenario, options: PlayOptions): Promise<PlayResult> {
-  const channel = { kind: 'terminal', id: scenario.channel };
-  const channelKey = `${channel.kind}:${channel.id}`;
-  const avatars: AvatarDefinitionInput[] = scenario.avatars.map((a) => ({
+export function scenarioAvatars(scenario: Scenario): AvatarDefinitionInput[] {
+  const channelKey = `terminal:${scenario.channel}`;
+  return scenario.avatars.map((a) => ({
     id: a.id,
     name: a.name,
     ...(a.emoji !== undefined ? { emoji: a.emoji } : {}),
@@ -75,6 +72,18 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
     residentIn: a.present ? [channelKey] : [],
     ...(a.tools ? { tools: a.tools } : {}),
   }));
+}
+
+/**
+ * Plays a scenario through the real Troupe runtime (channel actors, floor, turn pipeline,
+ * routing, a {@link TerminalTransport}) on a simulated clock with the offline scripted model.
+ * Each script step becomes a runtime event at its time; the clock then moves timer by timer, the
+ * runtime settling in between, so the run finishes at once but prints simulated timestamps.
+ * Everything the runtime delivers is printed as it is delivered.
+ */
+export async function playScenario(scenario: Scenario, options: PlayOptions): Promise<PlayResult> {
+  const channel = { kind: 'terminal', id: scenario.channel };
+  const avatars = scenarioAvatars(scenario);
   // The demo ERP starts only if an avatar with the lookup tool is asked something.
   const lookupTool = scenario.avatars.some((a) => a.tools?.includes('entity_lookup'))
     ? lazyEntityLookup({}, { logger: silentLogger() })

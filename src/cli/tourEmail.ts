@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { SimulatedClock } from '../actors/clock.js';
-import { EmailAssistant, type EmailRecord } from '../actors/emailAssistant.js';
-import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
+import type { EmailRecord } from '../actors/emailAssistant.js';
 import { createMemoryStore } from '../adapters/store/memoryStore.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import { bolder, dimmer } from './conversationPrinter.js';
+import { createLocalEmailAssistant } from './openEmailAssistant.js';
 
 /** How the tour's email act is played. */
 export interface EmailActOptions {
@@ -32,15 +32,7 @@ export async function playEmailAct(options: EmailActOptions): Promise<void> {
   const out = options.write;
   const store = createMemoryStore();
   const clock = new SimulatedClock(Date.parse('2026-11-25T09:00:00Z'));
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar: createLocalCalendar(store.documents),
-    clock,
-    userName: 'Sam',
-    timeZone: 'UTC',
-  });
+  const { assistant, mailbox } = createLocalEmailAssistant(store, clock);
   try {
     const lines = (await readFile(options.mailboxFile, 'utf8')).split('\n').filter((l) => l.trim() !== '');
     out(bold('▶ email act — the email assistant triages four emails and asks you about two'));

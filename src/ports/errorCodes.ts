@@ -162,6 +162,22 @@ export const chartErrorCodes = {
   invalid: 'TROUPE_CHARTS_INVALID',
 } as const;
 
+/** `troupe studio`: the local web studio's API. */
+export const studioErrorCodes = {
+  /** An /api request without the studio's token, or with a wrong one. */
+  unauthorized: 'TROUPE_STUDIO_UNAUTHORIZED',
+  /** A request from a page of another origin (a browser's `Origin` header that is not the studio's). */
+  origin: 'TROUPE_STUDIO_ORIGIN',
+  /** A request whose `Host` header names another host (DNS rebinding). */
+  host: 'TROUPE_STUDIO_HOST',
+  /** A body that is not JSON, too large, or not the shape the route takes; the message names the field. */
+  badRequest: 'TROUPE_STUDIO_BAD_REQUEST',
+  /** No such route (or method). */
+  notFound: 'TROUPE_STUDIO_NOT_FOUND',
+  /** The studio failed on a request (a bug); its log has the cause. */
+  failed: 'TROUPE_STUDIO_FAILED',
+} as const;
+
 /** `troupe/testing`. */
 export const testingErrorCodes = {
   /** A test runtime's work did not settle within its bound. */
@@ -194,6 +210,7 @@ export type TroupeErrorCode =
   | CodesOf<typeof emailErrorCodes>
   | ScenarioErrorCode
   | CodesOf<typeof chartErrorCodes>
+  | CodesOf<typeof studioErrorCodes>
   | CodesOf<typeof testingErrorCodes>;
 
 /** Every code, for docs and for checking a code read from outside (a stored outcome, a log). */
@@ -209,5 +226,6 @@ export const troupeErrorCodes: readonly TroupeErrorCode[] = [
   emailErrorCodes,
   scenarioErrorCodes,
   chartErrorCodes,
+  studioErrorCodes,
   testingErrorCodes,
 ].flatMap((codes) => Object.values(codes) as TroupeErrorCode[]);

@@ -1,5 +1,6 @@
 import { type APIModalInteractionResponseCallbackData, ComponentType, TextInputStyle } from 'discord.js';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { humanName, toolFields } from '../../email/toolFields.js';
 
 /** Discord's limits for a modal: five components, labels of 45 characters, values of 4,000. */
 const MAX_FIELDS = 5;
@@ -25,13 +26,11 @@ export interface ModalField {
 /** The modal's fields: the first five of the schema's (Discord allows five); the rest keep their values. */
 export function editFields(schema: z.ZodObject, proposed: Record<string, unknown>): ModalField[] {
   const fields: ModalField[] = [];
-  for (const [name, raw] of Object.entries(schema.shape)) {
+  for (const field of toolFields(schema, proposed)) {
     if (fields.length === MAX_FIELDS) break;
-    const field = unwrap(raw as z.ZodType);
-    const label = clip(humanName(name), MAX_LABEL);
-    const required = !(raw instanceof z.ZodOptional);
-    const current = proposed[name];
-    if (field instanceof z.ZodString) {
+    const { name, required, value: current } = field;
+    const label = clip(field.label, MAX_LABEL);
+    if (field.kind === 'text') {
       const max = Math.min(field.maxLength ?? MAX_VALUE, MAX_VALUE);
       const value = typeof current === 'string' ? current : '';
       fields.push({
@@ -43,22 +42,20 @@ export function editFields(schema: z.ZodObject, proposed: Record<string, unknown
         maxLength: max,
         value: value.slice(0, max),
       });
-    } else if (field instanceof z.ZodNumber) {
+    } else if (field.kind === 'number') {
       const range =
-        field.minValue !== null && field.maxValue !== null
-          ? ` from ${field.minValue} to ${field.maxValue}`
-          : '';
+        field.min !== undefined && field.max !== undefined ? ` from ${field.min} to ${field.max}` : '';
       fields.push({
         name,
         kind: 'number',
         label,
-        description: `${field.isInt ? 'A whole number' : 'A number'}${range}`,
+        description: `${field.int ? 'A whole number' : 'A number'}${range}`,
         paragraph: false,
         required,
         maxLength: 20,
         value: typeof current === 'number' ? String(current) : '',
       });
-    } else if (field instanceof z.ZodArray) {
+    } else if (field.kind === 'list') {
       const value = Array.isArray(current) ? current.map(String).join(', ') : '';
       fields.push({
         name,
@@ -142,19 +139,6 @@ export function argsFromModal(
     return `**${field?.label ?? humanName(name)}** (\`${name}\`): ${what}${shown}`;
   });
   return { ok: false, problems };
-}
-
-/** `duration_minutes` as “Duration minutes”. */
-function humanName(name: string): string {
-  const words = name.replace(/_/gu, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-function unwrap(schema: z.ZodType): z.ZodType {
-  let inner = schema;
-  while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault || inner instanceof z.ZodNullable)
-    inner = inner.unwrap() as z.ZodType;
-  return inner;
 }
 
 function clip(text: string, max: number): string {

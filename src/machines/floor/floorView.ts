@@ -1,3 +1,4 @@
+import type { StateValue } from 'xstate';
 import { guaranteedTurns } from '../avatarPresence.machine.js';
 import type { ThreadMode, ThreadOutcome, TurnClaim } from '../floorTypes.js';
 import { type FloorSetup, nameOf } from './floorSetup.js';
@@ -19,6 +20,8 @@ export interface FloorView {
     cooldownUntil: number;
     lastSpokeAt: number | null;
     turn: TurnState;
+    /** The presence machine's state value (its active states are what a statechart highlights). */
+    state: StateValue;
   }[];
   threads: {
     id: string;
@@ -30,6 +33,8 @@ export interface FloorView {
     lastSpeakerId?: string;
     status: 'active' | ThreadOutcome;
     detail?: string;
+    /** The thread machine's state value. */
+    state: StateValue;
   }[];
   inFlight: TurnClaim[];
   budget: { anchorMessageId?: string; main: number; cascade: number };
@@ -51,6 +56,7 @@ export function viewOf(state: FloorState, setup: FloorSetup): FloorView {
       cooldownUntil: snap.context.cooldownUntil,
       lastSpokeAt: snap.context.lastSpokeAt,
       turn: presenceTurnState(state, id) ?? 'ready',
+      state: snap.value,
     })),
     threads: [...state.threads.values()].map((snap) => {
       const c = snap.context;
@@ -64,6 +70,7 @@ export function viewOf(state: FloorState, setup: FloorSetup): FloorView {
         ...(c.lastSpeakerId ? { lastSpeakerId: c.lastSpeakerId } : {}),
         status: snap.status === 'done' ? (snap.value as ThreadOutcome) : 'active',
         ...(c.detail ? { detail: c.detail } : {}),
+        state: snap.value,
       };
     }),
     inFlight: [...state.inFlight.values()],

@@ -1,0 +1,266 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { SimulatedClock, systemClock } from '../actors/clock.js';
+import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
+import type { Runtime } from '../actors/runtimeOptions.js';
+import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
+import { createMemoryStore } from '../adapters/store/memoryStore.js';
+import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import { atMentions } from '../cli/chat.js';
+import { createLocalEmailAssistant } from '../cli/openEmailAssistant.js';
+import { scenarioAvatars } from '../cli/tour.js';
+import type { CoordinationConfigInput } from '../config/coordinationConfig.js';
+import { createRuntime } from '../createRuntime.js';
+import { type Logger, silentLogger } from '../logging/logger.js';
+import type { Clock } from '../ports/clock.js';
+import { configErrorCodes, emailErrorCodes, testingErrorCodes } from '../ports/errorCodes.js';
+import type { TroupeStore } from '../ports/store.js';
+import { isTroupeError, TroupeError } from '../ports/troupeError.js';
+import { loadScenarioFile } from '../simulator/scenario.js';
+import { renderStudioCharts } from './studioCharts.js';
+import { attachStudioProjection } from './studioProjection.js';
+import { type StudioActions, startStudioServer } from './studioServer.js';
+import { createStudioStore, type StudioStore } from './studioStore.js';
+
+// Two levels below the package root from src/studio and dist/studio alike.
+const examplesDir = new URL('../../examples/', import.meta.url);
+
+/** How {@link openStudio} starts. Everything has an embedded default. */
+export interface OpenStudioOptions {
+  /** Default: the system clock. Tests pass a SimulatedClock and move it with `advance`. */
+  clock?: Clock;
+  /** Default: a memory store (closed with the studio; a store given here is left open). */
+  store?: TroupeStore;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 4319; 0 picks a free port. */
+  port?: number;
+  /** Default: 32 random bytes. */
+  token?: string;
+  /** Default: silent. */
+  logger?: Logger;
+  /** Coordination settings for the playground's floor (default: the defaults). */
+  config?: CoordinationConfigInput;
+  /** Where the page's files are (default: the package's `studio/`). */
+  staticDir?: string;
+  /** The mailbox the assistant starts with, one email per line (default: the sample mailbox). */
+  mailboxFile?: string;
+}
+
+/** A running studio. */
+export interface OpenedStudio {
+  /** The page's address without the token; open `${url}#token=${token}`. */
+  url: string;
+  token: string;
+  port: number;
+  clock: Clock;
+  runtime: Runtime;
+  assistant: EmailAssistant;
+  studioStore: StudioStore;
+  /**
+   * With a SimulatedClock: moves time by `ms`, firing due timers in order (threads expiring,
+   * follow-ups), the runtime settling after each. Throws on the system clock.
+   */
+  advance(ms: number): Promise<void>;
+  /** Stops the server, the runtime, the demo ERP and (when it made it) the store. */
+  close(): Promise<void>;
+}
+
+/** The person in the playground (the tour's human). */
+const PERSON = { id: 'studio-user', name: 'Sam' };
+
+/**
+ * Troupe Studio on embedded defaults: the runtime with the tour's avatars in its channel (the
+ * playground, a terminal channel), Luna's lookups on the demo ERP, the email assistant offline on
+ * the sample mailbox, one studio store fed by the projection, and the server. Nothing to set up:
+ * `troupe studio` runs this.
+ */
+export async function openStudio(options: OpenStudioOptions = {}): Promise<OpenedStudio> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger();
+  const ownStore = options.store === undefined;
+  const store = options.store ?? createMemoryStore();
+  const scenario = await loadScenarioFile(fileURLToPath(new URL('tour.yaml', examplesDir)));
+  const channel = { kind: 'terminal', id: scenario.channel };
+  const person = scenario.humans[0] ? { id: PERSON.id, name: scenario.humans[0].name } : PERSON;
+  const lookup = lazyEntityLookup({}, { logger });
+  const transport = new TerminalTransport();
+  const runtime = createRuntime({
+    avatars: scenarioAvatars(scenario),
+    ...(options.config ? { config: options.config } : {}),
+    transports: [transport],
+    store,
+    clock,
+    logger,
+    lookup: { tool: lookup },
+  });
+  const { assistant } = createLocalEmailAssistant(store, clock, logger);
+  const studioStore = createStudioStore({
+    now: clock.now(),
+    avatarNames: new Map(runtime.avatars.map((a) => [a.id, a.name])),
+    playground: {
+      channel: { platform: channel.kind, id: channel.id },
+      avatars: runtime.avatars.map((a) => ({
+        id: a.id,
+        name: a.name,
+        ...(a.emoji ? { emoji: a.emoji } : {}),
+      })),
+    },
+  });
+  const projection = attachStudioProjection({
+    store: studioStore,
+    runtime,
+    clock,
+    emailAssistant: assistant,
+    playground: { transport, channelId: channel.id },
+  });
+  await projection.ready;
+  // The playground's residents are in the store from the start.
+  await projection.open(channel);
+  const mailbox = await readFile(
+    options.mailboxFile ?? fileURLToPath(new URL('email/sample-mailbox.jsonl', examplesDir)),
+    'utf8',
+  );
+  for (const line of mailbox.split('\n').filter((l) => l.trim() !== '')) {
+    const received = await assistant.receive(JSON.parse(line));
+    if (isTroupeError(received)) logger.warn({ err: received }, 'an email of the mailbox was not taken');
+  }
+
+  const refuse = (code: TroupeError['code'], message: string, status: number): never => {
+    throw new TroupeError(code, message, { details: { status } });
+  };
+  const sendOrRefuse = (event: unknown) => {
+    const result = runtime.send(event);
+    if (!result.accepted) refuse(result.error.code, result.error.message, 400);
+  };
+  const actions: StudioActions = {
+    async answer(interruptId, answer) {
+      const known: InboxItem | undefined = await assistant.interrupt(interruptId);
+      if (!known) refuse(emailErrorCodes.inboxInvalid, `No interrupt ${interruptId} in the inbox.`, 404);
+      if (known?.status === 'answered')
+        refuse(
+          emailErrorCodes.inboxInvalid,
+          `Interrupt ${interruptId} was already answered (${known.answer?.type}).`,
+          409,
+        );
+      try {
+        const { item, record } = await assistant.answer(interruptId, answer);
+        return { item, emailState: record.state.value };
+      } catch (error) {
+        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
+          refuse(
+            error.code,
+            error.message,
+            /already answered|at the same time/u.test(error.message) ? 409 : 400,
+          );
+        throw error;
+      }
+    },
+    post({ text, replyTo }) {
+      const target = replyTo !== undefined ? transport.lookup(replyTo) : undefined;
+      if (replyTo !== undefined && !target)
+        refuse(
+          'TROUPE_STUDIO_BAD_REQUEST',
+          `replyTo: there is no message ${replyTo} in the playground.`,
+          400,
+        );
+      const message = transport.recordInbound({
+        channelId: channel.id,
+        author: { kind: 'human', ...person },
+        text,
+        ...(target ? { replyTo: { messageId: target.messageId } } : {}),
+      });
+      const mentions = atMentions(text, runtime.avatars);
+      sendOrRefuse({
+        type: 'channel.message',
+        channel,
+        messageId: message.messageId,
+        author: { kind: 'human', ...person },
+        text,
+        ...(mentions.length > 0 ? { mentions } : {}),
+        ...(target
+          ? {
+              replyTo: {
+                messageId: target.messageId,
+                ...(target.author.kind === 'avatar' ? { avatarId: target.author.id } : {}),
+              },
+            }
+          : {}),
+      });
+      return { id: message.messageId };
+    },
+    summon(avatarId) {
+      sendOrRefuse({ type: 'avatar.summon', channel, avatarId, by: person });
+    },
+    dismiss(avatarId) {
+      sendOrRefuse({ type: 'avatar.dismiss', channel, avatarId });
+    },
+  };
+
+  let server: Awaited<ReturnType<typeof startStudioServer>>;
+  try {
+    server = await startStudioServer({
+      store: studioStore,
+      ...(options.host !== undefined ? { host: options.host } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      actions,
+      charts: renderStudioCharts,
+      logger,
+      ...(options.staticDir !== undefined ? { staticDir: options.staticDir } : {}),
+    });
+  } catch (error) {
+    projection.detach();
+    await runtime.stop();
+    await lookup.close();
+    if (ownStore) await store.close();
+    throw error;
+  }
+
+  /** Lets the runtime finish what it can without time moving (the test runtime's settle). */
+  const settle = async (simulated: SimulatedClock) => {
+    const giveUpAt = Date.now() + 10_000;
+    for (let quiet = 0; quiet < 2; ) {
+      if (Date.now() > giveUpAt)
+        throw new TroupeError(
+          testingErrorCodes.notSettled,
+          `${runtime.inFlight - simulated.parked} piece(s) of work were still in flight after 10 s of real time.`,
+        );
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      quiet = runtime.inFlight <= simulated.parked ? quiet + 1 : 0;
+    }
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: server.url,
+    token: server.token,
+    port: server.port,
+    clock,
+    runtime,
+    assistant,
+    studioStore,
+    async advance(ms) {
+      if (!(clock instanceof SimulatedClock))
+        throw new TroupeError(
+          configErrorCodes.invalid,
+          'advance() moves a SimulatedClock; this studio runs on the system clock (pass clock: new SimulatedClock()).',
+        );
+      const target = clock.now() + ms;
+      await settle(clock);
+      while (clock.fireNext(target)) await settle(clock);
+      clock.setNow(target);
+      await settle(clock);
+    },
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        await runtime.stop();
+        projection.detach();
+        await lookup.close();
+        if (ownStore) await store.close();
+      })();
+      return closing;
+    },
+  };
+}

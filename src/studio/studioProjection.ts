@@ -1,0 +1,212 @@
+import type { Subscription } from 'rxjs';
+import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
+import { channelFromKey, channelKey } from '../actors/runtime.js';
+import type { Runtime } from '../actors/runtimeOptions.js';
+import { AGENT_EVENT_LOGS } from '../actors/tools/lookupDesk.js';
+import type { TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import { composerCounters } from '../composer/telemetry.js';
+import type { FloorView } from '../machines/channelFloor.js';
+import type { Clock } from '../ports/clock.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
+import { STUDIO_LIMITS, type StudioTelemetry } from './studioState.js';
+import type { StudioStore } from './studioStore.js';
+
+/** What a projection follows. */
+export interface StudioProjectionOptions {
+  store: StudioStore;
+  runtime: Runtime;
+  /** The runtime's clock: the state's `now` follows it. */
+  clock: Clock;
+  /** The email assistant whose records and inbox the studio shows. */
+  emailAssistant?: EmailAssistant;
+  /** The playground channel's transport: its messages are the playground's. */
+  playground?: { transport: TerminalTransport; channelId: string };
+}
+
+/** A projection attached to a runtime. */
+export interface StudioProjection {
+  /** Resolves once the first reads (the inbox as it stands, telemetry) are in the store. */
+  readonly ready: Promise<void>;
+  /**
+   * Opens a channel in the runtime (loading it from the store) and puts its floor in the store:
+   * who is there from the start, before any event (a channel's load itself tells nothing).
+   */
+  open(channel: ChannelRef): Promise<FloorView>;
+  detach(): void;
+}
+
+/** How many turn reasons are remembered until their reply is delivered. */
+const CLAIMS_REMEMBERED = 200;
+
+/**
+ * Keeps a studio store up to date with a runtime: every inspection event is sent to it; after a
+ * burst of events about a channel its floor view is read once (so presences and threads show the
+ * machine state they are in, a thread that expired on a clock wakeup included); the email
+ * assistant's changes (pushed after each write) move the emails and the inbox; the playground's
+ * messages carry the reason the floor gave for each avatar turn; telemetry is read again from the
+ * store's event log after a response was prepared. Nothing polls.
+ */
+export function attachStudioProjection(options: StudioProjectionOptions): StudioProjection {
+  const { store, runtime, clock, emailAssistant, playground } = options;
+  const subscriptions: Subscription[] = [];
+  let detached = false;
+
+  // Floor views, read once per channel after the events of one synchronous burst.
+  const dirty = new Set<string>();
+  let flushQueued = false;
+  const flushViews = () => {
+    flushQueued = false;
+    if (detached) return;
+    for (const key of dirty) {
+      const view = runtime.view(channelFromKey(key));
+      if (view) store.send({ type: 'floorViewed', channelKey: key, view });
+    }
+    dirty.clear();
+    store.send({ type: 'ticked', now: clock.now() });
+  };
+  const viewLater = (key: string) => {
+    dirty.add(key);
+    if (!flushQueued) {
+      flushQueued = true;
+      queueMicrotask(flushViews);
+    }
+  };
+
+  // Telemetry: read again after responses; one read at a time, the next one after it if asked.
+  let afterSeq = 0;
+  let telemetry: StudioTelemetry = { modes: {}, total: 0, recent: [] };
+  let reading: Promise<void> | undefined;
+  let readAgain = false;
+  const readTelemetry = async () => {
+    const events = runtime.store.events;
+    for (;;) {
+      const batch = await events.read(AGENT_EVENT_LOGS, { afterSeq, limit: 500 });
+      if (batch.length === 0) break;
+      const modes = { ...telemetry.modes };
+      const recent = [...telemetry.recent];
+      for (const e of batch) {
+        const mode = typeof e.data.response_mode === 'string' ? e.data.response_mode : 'unknown';
+        modes[mode] = (modes[mode] ?? 0) + 1;
+        recent.push({ at: e.at, mode, origin: e.stream });
+        afterSeq = e.seq;
+      }
+      telemetry = {
+        modes,
+        total: telemetry.total + batch.length,
+        recent: recent.slice(-STUDIO_LIMITS.telemetryRecent),
+      };
+    }
+    const counters: Record<string, number> = {};
+    for (const name of Object.values(composerCounters)) counters[name] = await events.counter(name);
+    if (!detached) store.send({ type: 'telemetryRead', telemetry, counters });
+  };
+  const refreshTelemetry = (): Promise<void> => {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = readTelemetry()
+      .catch(() => undefined)
+      .finally(() => {
+        reading = undefined;
+        if (readAgain && !detached) {
+          readAgain = false;
+          void refreshTelemetry();
+        }
+      });
+    return reading;
+  };
+
+  // The floor's reason for each turn, until its reply is delivered.
+  const reasons = new Map<string, string>();
+  const playgroundKey = playground ? channelKey({ kind: 'terminal', id: playground.channelId }) : undefined;
+
+  subscriptions.push(
+    runtime.inspection$.subscribe((event) => {
+      store.send({ type: 'inspected', event });
+      if (event.type === 'routing.outcome') {
+        const key = channelKey(event.outcome.channel);
+        viewLater(key);
+        const turnId = event.outcome.origin.turnId;
+        const why = turnId !== undefined ? reasons.get(turnId) : undefined;
+        if (turnId !== undefined) reasons.delete(turnId);
+        if (why && key === playgroundKey && playground)
+          for (const part of event.outcome.parts) {
+            const message = playground.transport.lookup(part.messageId);
+            if (message)
+              store.send({ type: 'playgroundPosted', message: { ...messageOf(message, clock), why } });
+          }
+        return;
+      }
+      viewLater(event.channelKey);
+      if (event.type === 'floor.effect' && event.effect.type === 'turn.claimed') {
+        reasons.set(event.effect.turn.turnId, event.effect.turn.reason);
+        if (reasons.size > CLAIMS_REMEMBERED) reasons.delete(reasons.keys().next().value as string);
+      }
+      if (event.type === 'response.prepared') void refreshTelemetry();
+    }),
+  );
+
+  if (playground) {
+    const off = playground.transport.onMessage((message) => {
+      if (!detached && message.channelId === playground.channelId)
+        store.send({ type: 'playgroundPosted', message: messageOf(message, clock) });
+    });
+    subscriptions.push({ unsubscribe: off } as Subscription);
+  }
+
+  // The inbox as this process sees it: what waits, by id, updated from the assistant's changes.
+  const pending = new Map<string, InboxItem>();
+  const sendInbox = (answered: InboxItem[]) =>
+    store.send({ type: 'inboxChanged', pending: [...pending.values()], answered });
+  let ready: Promise<void> = refreshTelemetry();
+  if (emailAssistant) {
+    subscriptions.push(
+      emailAssistant.changes$.subscribe((change) => {
+        if (change.type === 'record') store.send({ type: 'emailChanged', record: change.record });
+        else if (change.type === 'interrupt.removed') {
+          pending.delete(change.interruptId);
+          sendInbox([]);
+        } else if (change.item.status === 'pending') {
+          pending.set(change.item.id, change.item);
+          sendInbox([]);
+        } else {
+          pending.delete(change.item.id);
+          sendInbox([change.item]);
+        }
+      }),
+    );
+    ready = Promise.all([
+      ready,
+      emailAssistant.pending().then((items) => {
+        for (const item of items) if (!pending.has(item.id)) pending.set(item.id, item);
+        if (!detached) sendInbox([]);
+      }),
+    ]).then(() => undefined);
+  }
+
+  return {
+    ready,
+    async open(channel) {
+      const view = await runtime.open(channel);
+      if (!detached) store.send({ type: 'floorViewed', channelKey: channelKey(channel), view });
+      return view;
+    },
+    detach() {
+      detached = true;
+      for (const s of subscriptions) s.unsubscribe();
+    },
+  };
+}
+
+/** A terminal message as the playground shows it. */
+function messageOf(message: TerminalMessage, clock: Clock) {
+  const { author } = message;
+  return {
+    id: message.messageId,
+    at: clock.now(),
+    author: { kind: author.kind, id: author.id, name: author.name },
+    text: message.text,
+    ...(message.replyTo ? { replyTo: message.replyTo.messageId } : {}),
+  };
+}

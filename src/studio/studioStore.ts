@@ -1,0 +1,367 @@
+import { createStore } from '@xstate/store';
+import type { StateValue } from 'xstate';
+import type { EmailRecord, InboxItem } from '../actors/emailAssistant.js';
+import type { InspectionEvent } from '../actors/inspectionEvent.js';
+import type { FloorView } from '../machines/channelFloor.js';
+import { activeStateIds } from './chartStateIds.js';
+import { emailActorId, eventLine, presenceActorId, threadActorId } from './eventSummary.js';
+import { studioInterrupt } from './studioInterrupt.js';
+import {
+  type PlaygroundAvatar,
+  type PlaygroundMessage,
+  STUDIO_LIMITS,
+  type StudioActor,
+  type StudioAnswer,
+  type StudioState,
+  type StudioTelemetry,
+} from './studioState.js';
+
+/** How a studio store starts. */
+export interface StudioStoreOptions {
+  /** The clock's time at the start. */
+  now: number;
+  /** Avatars by id, to name them in events (id → name). */
+  avatarNames?: ReadonlyMap<string, string>;
+  /** The playground channel and its avatars (none: an empty playground). */
+  playground?: {
+    channel: { platform: string; id: string };
+    avatars: readonly Omit<PlaygroundAvatar, 'present'>[];
+  };
+}
+
+/** Lifecycle states an email does not leave. */
+const FINISHED_EMAIL = new Set(['done', 'invalid', 'failed']);
+
+/** Counter names by triage classification. */
+const CLASSIFIED: Record<string, string> = { ignore: 'ignored', notify: 'notified', respond: 'responded' };
+
+/** The store's initial state. */
+export function emptyStudioState(options: StudioStoreOptions): StudioState {
+  return {
+    version: 0,
+    now: options.now,
+    actors: [],
+    events: [],
+    interrupts: [],
+    answered: [],
+    playground: {
+      channel: options.playground?.channel ?? { platform: 'terminal', id: 'playground' },
+      avatars: (options.playground?.avatars ?? []).map((a) => ({ ...a, present: false })),
+      messages: [],
+    },
+    counters: {},
+    telemetry: { modes: {}, total: 0, recent: [] },
+  };
+}
+
+/** The channel key of the playground (`platform:id`). */
+export function playgroundKey(state: StudioState): string {
+  return `${state.playground.channel.platform}:${state.playground.channel.id}`;
+}
+
+/** Active actors all stay; of the finished ones, the latest {@link STUDIO_LIMITS.finishedActors}. */
+function bounded(actors: StudioActor[]): StudioActor[] {
+  const finished = actors.filter((a) => a.status === 'done');
+  if (finished.length <= STUDIO_LIMITS.finishedActors) return actors;
+  const keep = new Set(
+    finished
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .slice(0, STUDIO_LIMITS.finishedActors)
+      .map((a) => a.id),
+  );
+  return actors.filter((a) => a.status === 'active' || keep.has(a.id));
+}
+
+/** The actors with `actor` put in (replacing the one of the same id, keeping its place). */
+function upsert(actors: readonly StudioActor[], actor: StudioActor): StudioActor[] {
+  const i = actors.findIndex((a) => a.id === actor.id);
+  if (i < 0) return [...actors, actor];
+  const next = [...actors];
+  next[i] = actor;
+  return next;
+}
+
+function withValue(actor: Omit<StudioActor, 'stateIds'>): StudioActor {
+  return { ...actor, stateIds: activeStateIds(actor.machine, actor.value) };
+}
+
+function bump(counters: Record<string, number>, name: string, by = 1): Record<string, number> {
+  return { ...counters, [name]: (counters[name] ?? 0) + by };
+}
+
+/** A JSON-safe copy (drops functions and undefined, turns Maps and Sets into nothing surprising). */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value ?? null)) as T;
+}
+
+/** The state after an inspection event: the event line, counters, threads opening and ending. */
+function inspected(
+  state: StudioState,
+  event: InspectionEvent,
+  name: (id: string) => string,
+): Omit<StudioState, 'version'> {
+  const last = state.events.at(-1)?.seq ?? 0;
+  const events = [...state.events, { seq: last + 1, ...eventLine(event, name) }].slice(-STUDIO_LIMITS.events);
+  let { actors, counters } = state;
+  if (event.type === 'turn.generated') counters = bump(counters, 'turnsGenerated');
+  if (event.type === 'turn.generation-failed') counters = bump(counters, 'turnsFailed');
+  if (event.type === 'response.prepared') counters = bump(counters, 'responsesPrepared');
+  if (event.type === 'floor.effect') {
+    const { effect, channelKey } = event;
+    if (effect.type === 'candidate.suppressed') counters = bump(counters, 'suppressed');
+    if (effect.type === 'presence.summoned') counters = bump(counters, 'summoned');
+    if (effect.type === 'thread.opened') {
+      counters = bump(counters, 'threadsOpened');
+      actors = upsert(
+        actors,
+        withValue({
+          id: threadActorId(effect.threadId),
+          kind: 'thread',
+          machine: 'conversationThread',
+          label: `thread ${effect.threadId.slice(effect.threadId.lastIndexOf(':') + 1)} (${effect.participants.map(name).join(', ')})`,
+          channelKey,
+          status: 'active',
+          value: 'active',
+          context: {
+            mode: effect.mode,
+            participants: [...effect.participants],
+            turnCount: 0,
+            maxTurns: effect.maxTurns,
+            expiresAt: effect.expiresAt,
+          },
+          updatedAt: effect.at,
+        }),
+      );
+    }
+    if (effect.type === 'thread.ended') {
+      const outcome = effect.outcome;
+      counters = bump(counters, `threads${outcome.charAt(0).toUpperCase()}${outcome.slice(1)}`);
+      const id = threadActorId(effect.threadId);
+      const before = actors.find((a) => a.id === id);
+      actors = upsert(
+        actors,
+        withValue({
+          id,
+          kind: 'thread',
+          machine: 'conversationThread',
+          label: before?.label ?? `thread ${effect.threadId}`,
+          channelKey,
+          status: 'done',
+          value: outcome,
+          context: {
+            ...(before?.context ?? {}),
+            turnCount: effect.turns,
+            outcome,
+            detail: effect.detail,
+            ...(effect.sentiment !== undefined ? { sentiment: effect.sentiment } : {}),
+          },
+          updatedAt: effect.at,
+        }),
+      );
+    }
+    if (effect.type === 'presence.dismissed') {
+      const id = presenceActorId(channelKey, effect.avatarId);
+      const before = actors.find((a) => a.id === id);
+      if (before)
+        actors = upsert(
+          actors,
+          withValue({ ...before, status: 'done', value: 'dismissed', updatedAt: effect.at }),
+        );
+    }
+  }
+  return { ...state, now: Math.max(state.now, event.at), events, actors: bounded(actors), counters };
+}
+
+/** The state after a fresh view of a channel's floor: its presences and threads as they are. */
+function floorViewed(state: StudioState, channelKey: string, view: FloorView, name: (id: string) => string) {
+  let actors = [...state.actors];
+  const present = new Set<string>();
+  for (const p of view.present) {
+    const { state: value, ...context } = p;
+    const id = presenceActorId(channelKey, p.id);
+    present.add(id);
+    actors = upsert(
+      actors,
+      withValue({
+        id,
+        kind: 'presence',
+        machine: 'avatarPresence',
+        label: `${p.name} in ${channelKey}`,
+        channelKey,
+        status: 'active',
+        value: plain(value),
+        context: plain(context),
+        updatedAt: view.now,
+      }),
+    );
+  }
+  // Present before and not now: dismissed (the floor forgets a presence when it leaves).
+  actors = actors.map((a) =>
+    a.kind === 'presence' && a.channelKey === channelKey && a.status === 'active' && !present.has(a.id)
+      ? withValue({ ...a, status: 'done', value: 'dismissed', updatedAt: view.now })
+      : a,
+  );
+  for (const t of view.threads) {
+    const { state: value, status, ...context } = t;
+    actors = upsert(
+      actors,
+      withValue({
+        id: threadActorId(t.id),
+        kind: 'thread',
+        machine: 'conversationThread',
+        label: `thread ${t.id.slice(t.id.lastIndexOf(':') + 1)} (${t.participants.map(name).join(', ')})`,
+        channelKey,
+        status: status === 'active' ? 'active' : 'done',
+        value: plain(value),
+        context: plain(context),
+        updatedAt: view.now,
+      }),
+    );
+  }
+  const here = new Set(view.present.map((p) => p.id));
+  const playground =
+    channelKey === playgroundKey(state)
+      ? {
+          ...state.playground,
+          avatars: state.playground.avatars.map((a) => ({ ...a, present: here.has(a.id) })),
+        }
+      : state.playground;
+  return { ...state, now: Math.max(state.now, view.now), actors: bounded(actors), playground };
+}
+
+/** The state after an email's record was written. */
+function emailChanged(state: StudioState, record: EmailRecord) {
+  const id = emailActorId(record.email.id);
+  const before = state.actors.find((a) => a.id === id);
+  let { counters } = state;
+  if (!before) counters = bump(counters, 'emailsReceived');
+  const classification = record.decision?.classification;
+  if (classification && before?.context.classification === undefined)
+    counters = bump(counters, CLASSIFIED[classification] ?? classification);
+  const value = plain(record.state.value) as StateValue;
+  const at = record.state.context.now;
+  const actor = withValue({
+    id,
+    kind: 'email',
+    machine: 'emailLifecycle',
+    label: record.email.subject || `(no subject) from ${record.email.from}`,
+    status: FINISHED_EMAIL.has(String(value)) ? 'done' : 'active',
+    value,
+    context: plain({
+      emailId: record.email.id,
+      from: record.email.from,
+      subject: record.email.subject,
+      ...(classification ? { classification, reasoning: record.decision?.reasoning } : {}),
+      ...(record.interruptId ? { interruptId: record.interruptId } : {}),
+      ...(record.proposed ? { proposed: record.proposed } : {}),
+      steps: record.steps.map((s) => s.call.tool),
+      lifecycle: record.state.context,
+    }),
+    updatedAt: at,
+  });
+  const last = state.events.at(-1)?.seq ?? 0;
+  const line = {
+    seq: last + 1,
+    at,
+    actorId: id,
+    type: 'email.changed',
+    summary: `“${record.email.subject}” is ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  };
+  // The latest answer about this email shows where it left the email (earlier answers keep theirs).
+  const latest = state.answered.findIndex((a) => a.emailId === record.email.id);
+  const answered = state.answered.map((a, i) => (i === latest ? { ...a, emailState: value } : a));
+  return {
+    ...state,
+    actors: bounded(upsert(state.actors, actor)),
+    counters,
+    answered,
+    events: [...state.events, line].slice(-STUDIO_LIMITS.events),
+  };
+}
+
+/** The state after the inbox changed: what waits now, and answers given. */
+function inboxChanged(state: StudioState, pending: readonly InboxItem[], answeredNow: readonly InboxItem[]) {
+  let answered = [...state.answered];
+  let { counters } = state;
+  for (const item of answeredNow) {
+    if (!item.answer) continue;
+    const email = state.actors.find((a) => a.id === emailActorId(item.emailId));
+    const entry: StudioAnswer = {
+      interruptId: item.id,
+      emailId: item.emailId,
+      at: item.answeredAt ?? state.now,
+      type: item.answer.type,
+      emailState: email ? email.value : null,
+      ...(item.memory ? { memory: { ...item.memory } } : {}),
+    };
+    const i = answered.findIndex((a) => a.interruptId === item.id);
+    if (i >= 0) answered[i] = entry;
+    else {
+      answered = [entry, ...answered];
+      counters = bump(counters, 'interruptsAnswered');
+    }
+  }
+  const gone = new Set(answeredNow.map((a) => a.id));
+  return {
+    ...state,
+    interrupts: [...pending]
+      .filter((p) => !gone.has(p.id))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map(studioInterrupt),
+    answered: answered.slice(0, STUDIO_LIMITS.answered),
+    counters,
+  };
+}
+
+/** The state with a playground message added (or replaced, when it is one seen before). */
+function playgroundPosted(state: StudioState, message: PlaygroundMessage) {
+  const messages = [...state.playground.messages];
+  const i = messages.findIndex((m) => m.id === message.id);
+  const before = messages[i];
+  if (before) messages[i] = { ...before, ...message, at: before.at };
+  else messages.push(message);
+  return {
+    ...state,
+    playground: { ...state.playground, messages: messages.slice(-STUDIO_LIMITS.messages) },
+  };
+}
+
+/**
+ * The studio's store: an `@xstate/store` whose context is the {@link StudioState}, changed only by
+ * these events (pure reducers, no I/O; {@link attachStudioProjection} sends them):
+ * - `inspected`: an event of the runtime's `inspection$`;
+ * - `floorViewed`: a channel's {@link FloorView} after it changed;
+ * - `emailChanged`: an email's record after it was written;
+ * - `inboxChanged`: the pending interrupts, and interrupts answered since;
+ * - `playgroundPosted`: a message of the playground channel;
+ * - `telemetryRead`: composed-response telemetry and counters read from the store;
+ * - `ticked`: the clock's time.
+ * Every event moves `version` up by one.
+ */
+export function createStudioStore(options: StudioStoreOptions) {
+  const names = options.avatarNames ?? new Map<string, string>();
+  const name = (id: string) => names.get(id) ?? id;
+  const next = (state: StudioState, changed: Omit<StudioState, 'version'>): StudioState => ({
+    ...changed,
+    version: state.version + 1,
+  });
+  return createStore({
+    context: emptyStudioState(options),
+    on: {
+      inspected: (state, e: { event: InspectionEvent }) => next(state, inspected(state, e.event, name)),
+      floorViewed: (state, e: { channelKey: string; view: FloorView }) =>
+        next(state, floorViewed(state, e.channelKey, e.view, name)),
+      emailChanged: (state, e: { record: EmailRecord }) => next(state, emailChanged(state, e.record)),
+      inboxChanged: (state, e: { pending: readonly InboxItem[]; answered: readonly InboxItem[] }) =>
+        next(state, inboxChanged(state, e.pending, e.answered)),
+      playgroundPosted: (state, e: { message: PlaygroundMessage }) =>
+        next(state, playgroundPosted(state, e.message)),
+      telemetryRead: (state, e: { telemetry: StudioTelemetry; counters: Record<string, number> }) =>
+        next(state, { ...state, telemetry: e.telemetry, counters: { ...state.counters, ...e.counters } }),
+      ticked: (state, e: { now: number }) => next(state, { ...state, now: Math.max(state.now, e.now) }),
+    },
+  });
+}
+
+/** A studio store (see {@link createStudioStore}). */
+export type StudioStore = ReturnType<typeof createStudioStore>;

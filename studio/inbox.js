@@ -85,7 +85,7 @@ export function createInboxView({ api, onUnauthorized }) {
   /** interrupt id → its <li>, kept across updates so a half-typed answer survives a live update. */
   const items = new Map();
 
-  function interruptItem(interrupt) {
+  function interruptItem(interrupt, subject) {
     const base = `interrupt-${interrupt.id.replace(/[^\w-]/gu, '_')}`;
     const headingId = `${base}-heading`;
     const status = h('p', { class: 'item-status', role: 'status' });
@@ -216,7 +216,7 @@ export function createInboxView({ api, onUnauthorized }) {
           'h3',
           { id: headingId },
           interrupt.action,
-          h('span', { class: 'muted' }, ` · email ${interrupt.emailId}`),
+          h('span', { class: 'muted' }, subject ? ` · “${subject}”` : '', ` · email ${interrupt.emailId}`),
         ),
         h('p', { class: 'muted' }, `waiting since ${formatTime(interrupt.createdAt)}`),
         h(
@@ -269,7 +269,8 @@ export function createInboxView({ api, onUnauthorized }) {
     for (const interrupt of pending) {
       let li = items.get(interrupt.id);
       if (!li) {
-        li = interruptItem(interrupt);
+        const email = state.actors.find((a) => a.id === `email:${interrupt.emailId}`);
+        li = interruptItem(interrupt, email?.label);
         items.set(interrupt.id, li);
       }
       if (cursor === li) cursor = cursor.nextElementSibling;

@@ -49,13 +49,20 @@ export function useStudioBrowser(): StudioBrowser {
   let contexts: BrowserContext[] = [];
   let pageErrors: string[] = [];
 
+  // A browser that cannot start fails every test of the file (each says why), rather than the file's hook alone.
+  let launchError: Error | undefined;
   beforeAll(async () => {
     if (!existsSync(CHROMIUM_PATH)) {
-      throw new Error(
+      launchError = new Error(
         `The studio's browser tests need Debian's chromium at ${CHROMIUM_PATH}; CI installs it in .ci/run (apt-get install chromium).`,
       );
+      return;
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: LAUNCH_ARGS });
+    try {
+      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: LAUNCH_ARGS });
+    } catch (error) {
+      launchError = new Error(`chromium (${CHROMIUM_PATH}) did not start: ${(error as Error).message}`);
+    }
   }, 60_000);
 
   afterEach(async () => {
@@ -72,7 +79,7 @@ export function useStudioBrowser(): StudioBrowser {
 
   return {
     async newPage() {
-      if (!browser) throw new Error('chromium did not start (see the error of beforeAll)');
+      if (!browser) throw launchError ?? new Error('chromium did not start');
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       contexts.push(context);
       const page = await context.newPage();

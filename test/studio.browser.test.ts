@@ -224,6 +224,14 @@ describe.skipIf(browserSkipReason !== undefined)(
       await browser.screenshot(page, 'telemetry');
     });
 
+    it('says "reconnecting" when the live stream is lost', async () => {
+      const page = await open();
+      expect(await page.locator('#connection-text').textContent()).toBe('live');
+      await studio.close();
+      await expect.poll(() => page.locator('#connection').getAttribute('data-status')).toBe('reconnecting');
+      expect(await page.locator('#connection-text').textContent()).toBe('reconnecting…');
+    });
+
     it('refuses a page and requests without the token, and the page says what to do', async () => {
       for (const path of ['api/state', 'api/charts', 'api/events']) {
         const response = await fetch(new URL(path, studio.url));

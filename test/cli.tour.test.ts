@@ -44,6 +44,7 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(/Threads: 1 opened — concluded 1/);
     expect(stdout).toMatch(/ {2}th1 {2}summon .+ concluded — .+\(Rex, Luna, Pip\)/);
     expect(stdout).toContain('`npm run chat` (or `npx troupe chat`)');
+    expect(stdout).toContain('`npm run studio` (or `npx troupe studio`)');
     // Rungs follow the numbering: every avatar line carries one.
     // A message may span lines (a composed lookup reply): split at each timestamp.
     const avatarLines = stdout
@@ -92,9 +93,10 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(/ {2}· suppressed \w+/);
   });
 
-  it('npm start runs the tour and npm run chat the chat', () => {
+  it('npm start runs the tour, npm run chat the chat and npm run studio the studio', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.start).toBe('tsx src/cli/main.ts tour');
     expect(pkg.scripts.chat).toBe('tsx src/cli/main.ts chat');
+    expect(pkg.scripts.studio).toBe('tsx src/cli/main.ts studio');
   });
 });

@@ -150,6 +150,37 @@ describe('the studio store: one projection of the runtime', () => {
   });
 });
 
+describe('the studio store: telemetry', () => {
+  it('counts the composed-response modes the lookups wrote to agent_event_logs, read through the store port', async () => {
+    const s = await studio();
+    expect(state(s).telemetry).toEqual({ modes: {}, total: 0, recent: [] });
+    const ask = (text: string, id: string) =>
+      s.runtime.send({
+        type: 'channel.message',
+        channel: { kind: 'terminal', id: 'observatory' },
+        messageId: id,
+        author: { kind: 'human', id: 'u', name: 'Sam' },
+        text,
+      });
+    ask("Luna, what's the status of PO-1001?", 'h1');
+    await s.advance(0);
+    await s.advance(60_000);
+    ask('Luna, find vendor Zzyzx Nonexistent', 'h2');
+    await s.advance(0);
+    // What the store holds is what the studio shows.
+    const logged = await s.runtime.store.events.read('agent_event_logs');
+    expect(logged.length).toBeGreaterThanOrEqual(2);
+    const modes: Record<string, number> = {};
+    for (const e of logged)
+      modes[String(e.data.response_mode)] = (modes[String(e.data.response_mode)] ?? 0) + 1;
+    const { telemetry } = state(s);
+    expect(telemetry.total).toBe(logged.length);
+    expect(telemetry.modes).toEqual(modes);
+    expect(telemetry.modes.success).toBeGreaterThanOrEqual(1);
+    expect(telemetry.recent.at(-1)?.mode).toBe(String(logged.at(-1)?.data.response_mode));
+  }, 60_000);
+});
+
 describe('the studio store keeps bounded lists', () => {
   it('the last 200 events, 200 playground messages and 100 finished actors', () => {
     const store = createStudioStore({ now: 0 });

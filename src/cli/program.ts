@@ -193,6 +193,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         .sort();
       io.stdout(
         '\nNow talk to the avatars yourself: `npm run chat` (or `npx troupe chat`); type /help once inside.\n' +
+          'Or watch it all in the browser — the statecharts with the live actors, the email inbox, a playground: `npm run studio` (or `npx troupe studio`).\n' +
           `Next: run another scenario with \`npx troupe simulate examples/<file>\` (${others.join(', ')}).\n` +
           'Add --verbose to see suppressed candidates, or --json for machine-readable output.\n',
       );

@@ -26,6 +26,16 @@ const actor = (s: OpenedStudio, id: string): StudioActor | undefined =>
   state(s).actors.find((a) => a.id === id);
 const key = 'terminal:observatory';
 
+async function summonRex(s: OpenedStudio): Promise<void> {
+  s.runtime.send({
+    type: 'avatar.summon',
+    channel: { kind: 'terminal', id: 'observatory' },
+    avatarId: 'rex',
+    by: { id: 'u', name: 'Sam' },
+  });
+  await s.advance(0);
+}
+
 describe('the studio store: one projection of the runtime', () => {
   it('shows the residents from the start, and a summoned avatar as a presence actor with its machine state ids', async () => {
     const s = await studio();
@@ -37,13 +47,7 @@ describe('the studio store: one projection of the runtime', () => {
       ['rex', false],
     ]);
 
-    s.runtime.send({
-      type: 'avatar.summon',
-      channel: { kind: 'terminal', id: 'observatory' },
-      avatarId: 'rex',
-      by: { id: 'u', name: 'Sam' },
-    });
-    await s.advance(0);
+    await summonRex(s);
     const rex = actor(s, `presence:${key}:rex`);
     expect(rex).toMatchObject({
       kind: 'presence',
@@ -64,13 +68,7 @@ describe('the studio store: one projection of the runtime', () => {
   it('a thread opens, and when the clock reaches its deadline the projection shows it ended (done) with its final state', async () => {
     // Quiet threads conclude after 45 s by default; with that long, the thread runs to its deadline.
     const s = await studio({ threadQuietMs: '1h', threadTtlMs: '3m' });
-    s.runtime.send({
-      type: 'avatar.summon',
-      channel: { kind: 'terminal', id: 'observatory' },
-      avatarId: 'rex',
-      by: { id: 'u', name: 'Sam' },
-    });
-    await s.advance(0);
+    await summonRex(s);
     const thread = state(s).actors.find((a) => a.kind === 'thread');
     expect(thread).toMatchObject({
       status: 'active',

@@ -335,6 +335,18 @@ describe('the studio server serves', () => {
     expect(stream.closed).toBe(true);
   });
 
+  it('the live stream coalesces a burst of changes into one update', async () => {
+    const s = await studio();
+    const stream = openStream(`${s.url}api/events`, bearer(s.token));
+    const first = await stream.until(() => true);
+    for (let i = 1; i <= 100; i += 1) s.studioStore.send({ type: 'ticked', now: first.now + i });
+    const last = await stream.until((st) => st.version === first.version + 100);
+    expect(last.now).toBe(first.now + 100);
+    // The first state, then one state for the whole burst.
+    expect(stream.states).toHaveLength(2);
+    stream.close();
+  });
+
   it('an answer posted moves the email on, and a second answer is refused with 409', async () => {
     const s = await studio();
     const answer = (body: string) =>

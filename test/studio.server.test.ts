@@ -264,6 +264,11 @@ describe('the studio server refuses what it must', () => {
     expect(wrongMethod.status).toBe(404);
     const noInterrupt = await post('api/inbox/nope%231/answer', '{"type":"ignore"}');
     expect([noInterrupt.status, noInterrupt.json().error?.code]).toEqual([404, 'TROUPE_INBOX_INVALID']);
+    const badId = await post('api/inbox/%E0%A4%A/answer', '{"type":"ignore"}');
+    expect([badId.status, badId.json().error?.code]).toEqual([404, 'TROUPE_STUDIO_NOT_FOUND']);
+    expect(
+      (await request(`http://127.0.0.1:${s.port}//api/state`, { headers: bearer(s.token) })).status,
+    ).toBe(404);
     expect((await request(`${s.url}missing.js`)).status).toBe(404);
     expect((await request(`${s.url}..%2f..%2fpackage.json`)).status).toBe(404);
     expect((await request(`${s.url}%2e%2e/%2e%2e/package.json`)).status).toBe(404);

@@ -24,6 +24,7 @@
 export { SimulatedClock, systemClock } from './actors/clock.js';
 export {
   EmailAssistant,
+  type EmailAssistantChange,
   type EmailAssistantOptions,
   type EmailRecord,
   type InboxItem,

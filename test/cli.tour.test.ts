@@ -94,9 +94,10 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(/ {2}· suppressed \w+/);
   });
 
-  it('npm start runs the tour and npm run chat the chat', () => {
+  it('npm start runs the tour, npm run chat the chat and npm run studio the studio', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.start).toBe('tsx src/cli/main.ts tour');
     expect(pkg.scripts.chat).toBe('tsx src/cli/main.ts chat');
+    expect(pkg.scripts.studio).toBe('tsx src/cli/main.ts studio');
   });
 });

@@ -264,6 +264,11 @@ describe('the studio server refuses what it must', () => {
     expect(wrongMethod.status).toBe(404);
     const noInterrupt = await post('api/inbox/nope%231/answer', '{"type":"ignore"}');
     expect([noInterrupt.status, noInterrupt.json().error?.code]).toEqual([404, 'TROUPE_INBOX_INVALID']);
+    const badId = await post('api/inbox/%E0%A4%A/answer', '{"type":"ignore"}');
+    expect([badId.status, badId.json().error?.code]).toEqual([404, 'TROUPE_STUDIO_NOT_FOUND']);
+    expect(
+      (await request(`http://127.0.0.1:${s.port}//api/state`, { headers: bearer(s.token) })).status,
+    ).toBe(404);
     expect((await request(`${s.url}missing.js`)).status).toBe(404);
     expect((await request(`${s.url}..%2f..%2fpackage.json`)).status).toBe(404);
     expect((await request(`${s.url}%2e%2e/%2e%2e/package.json`)).status).toBe(404);
@@ -333,6 +338,18 @@ describe('the studio server serves', () => {
     await s.close();
     await stream.ended();
     expect(stream.closed).toBe(true);
+  });
+
+  it('the live stream coalesces a burst of changes into one update', async () => {
+    const s = await studio();
+    const stream = openStream(`${s.url}api/events`, bearer(s.token));
+    const first = await stream.until(() => true);
+    for (let i = 1; i <= 100; i += 1) s.studioStore.send({ type: 'ticked', now: first.now + i });
+    const last = await stream.until((st) => st.version === first.version + 100);
+    expect(last.now).toBe(first.now + 100);
+    // The first state, then one state for the whole burst.
+    expect(stream.states).toHaveLength(2);
+    stream.close();
   });
 
   it('an answer posted moves the email on, and a second answer is refused with 409', async () => {

@@ -26,6 +26,16 @@ const actor = (s: OpenedStudio, id: string): StudioActor | undefined =>
   state(s).actors.find((a) => a.id === id);
 const key = 'terminal:observatory';
 
+async function summonRex(s: OpenedStudio): Promise<void> {
+  s.runtime.send({
+    type: 'avatar.summon',
+    channel: { kind: 'terminal', id: 'observatory' },
+    avatarId: 'rex',
+    by: { id: 'u', name: 'Sam' },
+  });
+  await s.advance(0);
+}
+
 describe('the studio store: one projection of the runtime', () => {
   it('shows the residents from the start, and a summoned avatar as a presence actor with its machine state ids', async () => {
     const s = await studio();
@@ -37,13 +47,7 @@ describe('the studio store: one projection of the runtime', () => {
       ['rex', false],
     ]);
 
-    s.runtime.send({
-      type: 'avatar.summon',
-      channel: { kind: 'terminal', id: 'observatory' },
-      avatarId: 'rex',
-      by: { id: 'u', name: 'Sam' },
-    });
-    await s.advance(0);
+    await summonRex(s);
     const rex = actor(s, `presence:${key}:rex`);
     expect(rex).toMatchObject({
       kind: 'presence',
@@ -64,13 +68,7 @@ describe('the studio store: one projection of the runtime', () => {
   it('a thread opens, and when the clock reaches its deadline the projection shows it ended (done) with its final state', async () => {
     // Quiet threads conclude after 45 s by default; with that long, the thread runs to its deadline.
     const s = await studio({ threadQuietMs: '1h', threadTtlMs: '3m' });
-    s.runtime.send({
-      type: 'avatar.summon',
-      channel: { kind: 'terminal', id: 'observatory' },
-      avatarId: 'rex',
-      by: { id: 'u', name: 'Sam' },
-    });
-    await s.advance(0);
+    await summonRex(s);
     const thread = state(s).actors.find((a) => a.kind === 'thread');
     expect(thread).toMatchObject({
       status: 'active',
@@ -148,6 +146,37 @@ describe('the studio store: one projection of the runtime', () => {
     expect(after.answered[0]?.emailState).toEqual(email?.value);
     expect(after.counters.interruptsAnswered).toBe(1);
   });
+});
+
+describe('the studio store: telemetry', () => {
+  it('counts the composed-response modes the lookups wrote to agent_event_logs, read through the store port', async () => {
+    const s = await studio();
+    expect(state(s).telemetry).toEqual({ modes: {}, total: 0, recent: [] });
+    const ask = (text: string, id: string) =>
+      s.runtime.send({
+        type: 'channel.message',
+        channel: { kind: 'terminal', id: 'observatory' },
+        messageId: id,
+        author: { kind: 'human', id: 'u', name: 'Sam' },
+        text,
+      });
+    ask("Luna, what's the status of PO-1001?", 'h1');
+    await s.advance(0);
+    await s.advance(60_000);
+    ask('Luna, find vendor Zzyzx Nonexistent', 'h2');
+    await s.advance(0);
+    // What the store holds is what the studio shows.
+    const logged = await s.runtime.store.events.read('agent_event_logs');
+    expect(logged.length).toBeGreaterThanOrEqual(2);
+    const modes: Record<string, number> = {};
+    for (const e of logged)
+      modes[String(e.data.response_mode)] = (modes[String(e.data.response_mode)] ?? 0) + 1;
+    const { telemetry } = state(s);
+    expect(telemetry.total).toBe(logged.length);
+    expect(telemetry.modes).toEqual(modes);
+    expect(telemetry.modes.success).toBeGreaterThanOrEqual(1);
+    expect(telemetry.recent.at(-1)?.mode).toBe(String(logged.at(-1)?.data.response_mode));
+  }, 60_000);
 });
 
 describe('the studio store keeps bounded lists', () => {

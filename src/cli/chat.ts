@@ -2,10 +2,11 @@ import { createInterface } from 'node:readline';
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { nameProblem } from '../actors/avatarNames.js';
 import { systemClock } from '../actors/clock.js';
+import type { Runtime, SendResult } from '../actors/runtimeOptions.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
-import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import { type TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { formatDuration } from '../config/duration.js';
@@ -14,6 +15,7 @@ import { createRuntime } from '../createRuntime.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
 import type { FloorView } from '../machines/channelFloor.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { attachStudioProjection } from '../studio/studioProjection.js';
@@ -82,6 +84,48 @@ export function atMentions(text: string, avatars: readonly AvatarDefinition[]): 
     }
   }
   return [...ids];
+}
+
+/**
+ * A person's message in a terminal channel: numbered by the transport (so it can be replied to),
+ * then sent to the runtime with its `@` mentions and, for a reply, the message (and avatar) it
+ * answers. `troupe chat` and the studio's playground post this way.
+ */
+export function postTerminalMessage(
+  runtime: Runtime,
+  transport: TerminalTransport,
+  input: {
+    channel: ChannelRef;
+    author: { id: string; name: string };
+    text: string;
+    replyTo?: TerminalMessage;
+  },
+): { message: TerminalMessage; mentions: string[]; result: SendResult } {
+  const { channel, author, text, replyTo } = input;
+  const mentions = atMentions(text, runtime.avatars);
+  const message = transport.recordInbound({
+    channelId: channel.id,
+    author: { kind: 'human', ...author },
+    text,
+    ...(replyTo ? { replyTo: { messageId: replyTo.messageId } } : {}),
+  });
+  const result = runtime.send({
+    type: 'channel.message',
+    channel,
+    messageId: message.messageId,
+    author: { kind: 'human', ...author },
+    text,
+    ...(mentions.length > 0 ? { mentions } : {}),
+    ...(replyTo
+      ? {
+          replyTo: {
+            messageId: replyTo.messageId,
+            ...(replyTo.author.kind === 'avatar' ? { avatarId: replyTo.author.id } : {}),
+          },
+        }
+      : {}),
+  });
+  return { message, mentions, result };
 }
 
 /**
@@ -223,9 +267,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
     );
 
   const post = (text: string, replyToNumber?: string) => {
-    let replyTo: { messageId: string; avatarId?: string } | undefined;
+    let target: TerminalMessage | undefined;
     if (replyToNumber !== undefined) {
-      const target = transport.lookup(replyToNumber);
+      target = transport.lookup(replyToNumber);
       if (!target) {
         const kept = transport.recent();
         const range =
@@ -233,31 +277,17 @@ export async function runChat(options: ChatOptions): Promise<number> {
         oops(`There is no message [${replyToNumber}] to reply to (${range}).`);
         return;
       }
-      replyTo = {
-        messageId: target.messageId,
-        ...(target.author.kind === 'avatar' ? { avatarId: target.author.id } : {}),
-      };
     }
     if (interactive) stdout('\u001b[1A\u001b[2K'); // the typed line is reprinted with its number
-    const mentions = atMentions(text, avatars);
-    const message = transport.recordInbound({
-      channelId: channel.id,
-      author: { kind: 'human', ...human },
-      text,
-      ...(replyTo ? { replyTo: { messageId: replyTo.messageId } } : {}),
-    });
-    // A rejection (too long, runtime stopping) is reported on errors$, which the printer shows.
     const here = presentIds();
-    const absent = avatars.filter((a) => !here.includes(a.id) && (mentions.includes(a.id) || named(a, text)));
-    runtime.send({
-      type: 'channel.message',
+    // A rejection (too long, runtime stopping) is reported on errors$, which the printer shows.
+    const { mentions } = postTerminalMessage(runtime, transport, {
       channel,
-      messageId: message.messageId,
-      author: { kind: 'human', ...human },
+      author: human,
       text,
-      ...(mentions.length > 0 ? { mentions } : {}),
-      ...(replyTo ? { replyTo } : {}),
+      ...(target ? { replyTo: target } : {}),
     });
+    const absent = avatars.filter((a) => !here.includes(a.id) && (mentions.includes(a.id) || named(a, text)));
     for (const a of absent) say(dim(`  (${a.name} is not here and cannot hear you: /summon ${a.name})`));
   };
 

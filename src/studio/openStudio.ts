@@ -6,7 +6,7 @@ import type { Runtime } from '../actors/runtimeOptions.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { createMemoryStore } from '../adapters/store/memoryStore.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
-import { atMentions } from '../cli/chat.js';
+import { postTerminalMessage } from '../cli/chat.js';
 import { createLocalEmailAssistant } from '../cli/openEmailAssistant.js';
 import { scenarioAvatars } from '../cli/tour.js';
 import type { CoordinationConfigInput } from '../config/coordinationConfig.js';
@@ -164,29 +164,13 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
           `replyTo: there is no message ${replyTo} in the playground.`,
           400,
         );
-      const message = transport.recordInbound({
-        channelId: channel.id,
-        author: { kind: 'human', ...person },
-        text,
-        ...(target ? { replyTo: { messageId: target.messageId } } : {}),
-      });
-      const mentions = atMentions(text, runtime.avatars);
-      sendOrRefuse({
-        type: 'channel.message',
+      const { message, result } = postTerminalMessage(runtime, transport, {
         channel,
-        messageId: message.messageId,
-        author: { kind: 'human', ...person },
+        author: person,
         text,
-        ...(mentions.length > 0 ? { mentions } : {}),
-        ...(target
-          ? {
-              replyTo: {
-                messageId: target.messageId,
-                ...(target.author.kind === 'avatar' ? { avatarId: target.author.id } : {}),
-              },
-            }
-          : {}),
+        ...(target ? { replyTo: target } : {}),
       });
+      if (!result.accepted) refuse(result.error.code, result.error.message, 400);
       return { id: message.messageId };
     },
     summon(avatarId) {

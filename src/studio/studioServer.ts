@@ -272,7 +272,12 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     }
     const answer = /^\/api\/inbox\/([^/]+)\/answer$/u.exec(url.pathname);
     if (req.method === 'POST' && answer?.[1]) {
-      const id = decodeURIComponent(answer[1]);
+      let id: string;
+      try {
+        id = decodeURIComponent(answer[1]);
+      } catch {
+        throw failure(studioErrorCodes.notFound, 'No interrupt with that id.', 404);
+      }
       const body = parse(humanResponseSchema, await readJson(req));
       return send(res, 200, await options.actions.answer(id, body));
     }
@@ -321,7 +326,11 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
           isApi,
         );
     }
-    const url = new URL(req.url ?? '/', 'http://studio.invalid');
+    // Only origin-form targets (`/path?query`); `//x` is a path here, never another host.
+    const target = req.url ?? '/';
+    if (!target.startsWith('/'))
+      return sendError(res, failure(studioErrorCodes.notFound, 'Nothing there.', 404), isApi);
+    const url = new URL(`http://studio.invalid${target}`);
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url);
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendError(

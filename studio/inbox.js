@@ -15,8 +15,12 @@ function toLocalInput(value) {
 function fieldInput(field, inputId) {
   const common = { id: inputId, name: field.name, required: field.required || undefined };
   switch (field.type) {
-    case 'text':
-      return h('textarea', { ...common, rows: '8' }, typeof field.value === 'string' ? field.value : '');
+    case 'text': {
+      const text = typeof field.value === 'string' ? field.value : '';
+      // As tall as the proposed text, within reason (a short value gets a small box).
+      const rows = Math.min(12, Math.max(2, text.split('\n').length + 1));
+      return h('textarea', { ...common, rows: String(rows) }, text);
+    }
     case 'number':
       return h('input', {
         ...common,

@@ -1,4 +1,4 @@
-import type { Subscription } from 'rxjs';
+import { Subscription } from 'rxjs';
 import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
 import { channelFromKey, channelKey } from '../actors/runtime.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
@@ -48,7 +48,7 @@ const CLAIMS_REMEMBERED = 200;
  */
 export function attachStudioProjection(options: StudioProjectionOptions): StudioProjection {
   const { store, runtime, clock, emailAssistant, playground } = options;
-  const subscriptions: Subscription[] = [];
+  const subscriptions = new Subscription();
   let detached = false;
 
   // Floor views, read once per channel after the events of one synchronous burst.
@@ -121,7 +121,7 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
   const reasons = new Map<string, string>();
   const playgroundKey = playground ? channelKey({ kind: 'terminal', id: playground.channelId }) : undefined;
 
-  subscriptions.push(
+  subscriptions.add(
     runtime.inspection$.subscribe((event) => {
       store.send({ type: 'inspected', event });
       if (event.type === 'routing.outcome') {
@@ -152,7 +152,7 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
       if (!detached && message.channelId === playground.channelId)
         store.send({ type: 'playgroundPosted', message: messageOf(message, clock) });
     });
-    subscriptions.push({ unsubscribe: off } as Subscription);
+    subscriptions.add(off);
   }
 
   // The inbox as this process sees it: what waits, by id, updated from the assistant's changes.
@@ -161,7 +161,7 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
     store.send({ type: 'inboxChanged', pending: [...pending.values()], answered });
   let ready: Promise<void> = refreshTelemetry();
   if (emailAssistant) {
-    subscriptions.push(
+    subscriptions.add(
       emailAssistant.changes$.subscribe((change) => {
         if (change.type === 'record') store.send({ type: 'emailChanged', record: change.record });
         else if (change.type === 'interrupt.removed') {
@@ -194,7 +194,7 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
     },
     detach() {
       detached = true;
-      for (const s of subscriptions) s.unsubscribe();
+      subscriptions.unsubscribe();
     },
   };
 }

@@ -64,6 +64,24 @@ describe.skipIf(browserSkipReason !== undefined)(
     const answered = (page: Page, id: string): Locator =>
       page.locator(`li.answered[data-answered-interrupt="${id}"]`);
 
+    it('keeps the token out of the address bar and in the tab (a reload stays signed in); the keyboard moves between the views', async () => {
+      const page = await open();
+      expect(page.url()).toBe(studio.url);
+      expect(await page.evaluate("sessionStorage.getItem('troupe-studio-token')")).toBe(studio.token);
+      await page.reload();
+      await expect.poll(() => page.locator('#connection').getAttribute('data-status')).toBe('live');
+      await expect.poll(() => page.locator('#chart-list svg').count()).toBe(4);
+
+      await page.getByRole('tab', { name: 'Charts' }).focus();
+      await page.keyboard.press('ArrowRight');
+      expect(await page.getByRole('tab', { name: /^Inbox/ }).getAttribute('aria-selected')).toBe('true');
+      expect(await page.locator('#view-inbox').isVisible()).toBe(true);
+      expect(await page.locator('#view-charts').isVisible()).toBe(false);
+      await page.keyboard.press('End');
+      expect(await page.evaluate('document.activeElement?.textContent')).toBe('Telemetry');
+      expect(await page.locator('#view-telemetry').isVisible()).toBe(true);
+    });
+
     it('answers a notify interrupt with feedback: the email moves on and the answer shows the memory version it produced', async () => {
       const notify = state().interrupts.find((i) => i.action === 'Email Assistant: notify');
       if (!notify) throw new Error('the sample mailbox raised no notify interrupt');

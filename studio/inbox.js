@@ -82,6 +82,25 @@ function fieldValue(field, input) {
   }
 }
 
+/**
+ * The little markdown an interrupt's description uses (headings, `**bold**`, `---`), drawn with
+ * DOM nodes: every piece of text goes in as text, so nothing in an email can become markup.
+ */
+export function markdownLines(markdown) {
+  return markdown.split('\n').map((line) => {
+    const heading = /^(#{1,6})\s+(.*)$/u.exec(line);
+    if (heading) return h('p', { class: `md-heading md-h${heading[1].length}` }, heading[2]);
+    if (/^\s*(-{3,}|\*{3,})\s*$/u.test(line)) return h('hr', {});
+    if (line.trim() === '') return h('div', { class: 'md-gap' });
+    const parts = line.split(/\*\*(.+?)\*\*/u);
+    return h(
+      'p',
+      { class: 'md-line' },
+      parts.map((part, i) => (i % 2 === 1 ? h('strong', {}, part) : part)),
+    );
+  });
+}
+
 export function createInboxView({ api, onUnauthorized }) {
   const pendingList = document.getElementById('interrupt-list');
   const answeredList = document.getElementById('answered-list');
@@ -226,7 +245,7 @@ export function createInboxView({ api, onUnauthorized }) {
         h(
           'div',
           { class: 'description', tabindex: '0', 'aria-label': 'The email and the proposal' },
-          interrupt.description,
+          markdownLines(interrupt.description),
         ),
         actions,
         forms,

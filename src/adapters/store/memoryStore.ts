@@ -3,6 +3,7 @@ import type { ImmediateOutboxWrites, Outbox, OutboxEntry, OutboxSettlement } fro
 import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
 import type { SentPart } from '../../ports/routingOutcome.js';
 import type {
+  DocumentOperation,
   DocumentStore,
   DocumentWrite,
   EventLog,
@@ -117,6 +118,50 @@ class MemoryDocuments implements DocumentStore {
   ): Promise<number[]> {
     ensureOpen(this.state);
     return this.write(collection, writes, at);
+  }
+
+  /** Checks every operation against the documents as the earlier ones leave them, then applies all. */
+  async batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
+    ensureOpen(this.state);
+    checkNumber(at, 'at', 'documents batch');
+    const when = at ?? this.state.now();
+    // Staged rows by "collection\0key"; null: deleted by an earlier operation of the batch.
+    const staged = new Map<string, { collection: string; key: string; row: DocumentRow | null }>();
+    const results = operations.map((o) => {
+      const place = `documents "${o.collection}/${o.key}"`;
+      checkNumber(o.expectedVersion, 'expectedVersion', place);
+      const id = `${o.collection}\0${o.key}`;
+      const earlier = staged.get(id);
+      const current = earlier ? earlier.row : this.collections.get(o.collection)?.get(o.key);
+      const actual = current?.version ?? 0;
+      if (o.op === 'delete') {
+        if (!current || (o.expectedVersion !== undefined && o.expectedVersion !== actual)) return false;
+        staged.set(id, { collection: o.collection, key: o.key, row: null });
+        return true;
+      }
+      const json = encodeJson(o.value, place);
+      if (o.expectedVersion !== undefined && o.expectedVersion !== actual)
+        throw conflict('documents', `${o.collection}/${o.key}`, o.expectedVersion, actual);
+      staged.set(id, {
+        collection: o.collection,
+        key: o.key,
+        row: { json, version: actual + 1, updatedAt: when },
+      });
+      return actual + 1;
+    });
+    for (const { collection, key, row } of staged.values()) {
+      let rows = this.collections.get(collection);
+      if (row === null) {
+        rows?.delete(key);
+        continue;
+      }
+      if (!rows) {
+        rows = new Map();
+        this.collections.set(collection, rows);
+      }
+      rows.set(key, row);
+    }
+    return results;
   }
 
   async delete(

@@ -256,6 +256,11 @@ interface MemoryRow {
   json: string | undefined;
   /** An older version kept as its difference from the next version's JSON. */
   delta?: DeltaOp[];
+  /**
+   * The latest version's value as read once (profiles are read far more often than written);
+   * handed out as copies, dropped when a newer version comes.
+   */
+  parsed?: { value: unknown };
   version: number;
   at: number;
   source: string | undefined;
@@ -273,7 +278,7 @@ class MemoryVersions implements VersionedMemory {
     ensureOpen(this.state);
     const versions = this.namespaces.get(namespace)?.get(key);
     const latest = versions?.[versions.length - 1];
-    return latest ? toRecord<T>(namespace, key, latest, latest.json as string) : undefined;
+    return latest ? latestRecord<T>(namespace, key, latest) : undefined;
   }
 
   async put<T = unknown>(
@@ -300,6 +305,7 @@ class MemoryVersions implements VersionedMemory {
     };
     // The version this one replaces is kept as its difference from it, when that is much smaller.
     const previous = versions[versions.length - 1];
+    if (previous) previous.parsed = undefined;
     if (previous?.json !== undefined && previous.version % WHOLE_EVERY !== 0) {
       const delta = deltaBetween(json, previous.json);
       if (deltaSize(delta) * 2 < previous.json.length) {
@@ -333,9 +339,23 @@ class MemoryVersions implements VersionedMemory {
     return [...keys.keys()].sort(compareKeys).flatMap((key) => {
       const versions = keys.get(key) ?? [];
       const latest = versions[versions.length - 1];
-      return latest ? [toRecord<T>(namespace, key, latest, latest.json as string)] : [];
+      return latest ? [latestRecord<T>(namespace, key, latest)] : [];
     });
   }
+}
+
+/** The latest version of a key, its value parsed once and copied out. */
+function latestRecord<T>(namespace: string, key: string, row: MemoryRow): MemoryRecord<T> {
+  const place = `memory "${namespace}/${key}" version ${row.version}`;
+  row.parsed ??= { value: decodeJson<unknown>(row.json, place) };
+  return {
+    namespace,
+    key,
+    value: copyJson(row.parsed.value, place) as T,
+    version: row.version,
+    at: row.at,
+    ...(row.source !== undefined ? { source: row.source } : {}),
+  };
 }
 
 function toRecord<T>(namespace: string, key: string, row: MemoryRow, json: string): MemoryRecord<T> {

@@ -52,13 +52,32 @@ const engine = compileMachine(emailLifecycleMachine);
 const FINISHED = new Set(['done', 'invalid', 'failed']);
 
 /**
- * An interrupt's description without the email's body (kept once it is answered): the heading,
- * the header lines and any proposal after the `---` rule.
+ * An interrupt's description as kept once it is answered: the heading and the header lines. The
+ * email's body stays in the mailbox, and the proposal after the `---` rule is the call's arguments
+ * written out (the request keeps them).
  */
 function withoutBody(description: string): string {
-  const [heading = '', headers = '', ...rest] = description.split('\n\n');
-  const proposal = rest.indexOf('---');
-  return [heading, headers, ...(proposal >= 0 ? rest.slice(proposal) : [])].join('\n\n');
+  const [heading = '', headers = ''] = description.split('\n\n');
+  return `${heading}\n\n${headers}`;
+}
+
+/**
+ * A finished email's record as kept: the body cut to its first {@link KEPT_BODY} characters, the
+ * agent's steps without their results (read only while drafting), and the triage reasoning once
+ * (in `decision`, not again in the lifecycle's context).
+ */
+function compacted(record: EmailRecord): EmailRecord {
+  const { context } = record.state;
+  return {
+    ...record,
+    email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
+    state: {
+      value: record.state.value,
+      context: record.decision ? { ...context, reasoning: null } : context,
+    },
+    steps: record.steps.map((s) => ({ call: s.call })),
+    compacted: true,
+  };
 }
 
 /** Whether a state value is `state`, or the `responding` sub-state `sub`. */
@@ -85,7 +104,11 @@ export interface EmailRecord {
    * record only if no other process did, which is how an email is claimed.
    */
   stored: number;
-  /** Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters. */
+  /**
+   * Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters, its
+   * steps keep their calls but not their results, and the triage reasoning is kept in `decision`
+   * only (the lifecycle's context has it null).
+   */
   compacted?: true;
   /**
    * The interrupt raised since the record was read, written with it (never stored in it): the
@@ -597,14 +620,7 @@ export class EmailAssistant {
   private async save(record: EmailRecord, answered?: InboxItem): Promise<EmailRecord> {
     const { documents } = this.options.store;
     const finished = FINISHED.has(String(record.state.value));
-    const toWrite: EmailRecord =
-      finished && !record.compacted
-        ? {
-            ...record,
-            email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
-            compacted: true,
-          }
-        : record;
+    const toWrite = finished && !record.compacted ? compacted(record) : record;
     const { stored: _version, raising, ...value } = toWrite;
     const key = record.email.id;
     try {

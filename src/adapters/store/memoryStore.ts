@@ -52,14 +52,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): TroupeStore
 }
 
 /**
- * JSON text as the store keeps it: in one piece. `JSON.stringify` returns its text as a tree of
- * parts with room to spare, which a store holding it for long would keep; reading a character
- * makes V8 join a string into one piece in place (a stored email record takes about a fifth less
- * heap).
+ * Text as the store keeps it (JSON, a memory version's source, a delta's literal text): in one
+ * piece. `JSON.stringify` and concatenation give a tree of parts (with room to spare), which a
+ * store holding the text for long would keep; reading a character makes V8 join a string into one
+ * piece in place (a stored email record takes about a fifth less heap).
  */
-function kept(json: string): string {
-  json.charCodeAt(0);
-  return json;
+function kept(text: string): string {
+  text.charCodeAt(0);
+  return text;
 }
 
 /** What a write that gives nothing back resolves with (one promise for all of them). */
@@ -312,7 +312,7 @@ class MemoryVersions implements VersionedMemory {
       json,
       version: actual + 1,
       at: options.at ?? this.state.now(),
-      source: options.source,
+      source: options.source === undefined ? undefined : kept(options.source),
     };
     // The version this one replaces is kept as its difference from it, when that is much smaller.
     const previous = versions[versions.length - 1];
@@ -320,7 +320,7 @@ class MemoryVersions implements VersionedMemory {
     if (previous?.json !== undefined && previous.version % WHOLE_EVERY !== 0) {
       const delta = deltaBetween(json, previous.json);
       if (deltaSize(delta) * 2 < previous.json.length) {
-        previous.delta = delta;
+        previous.delta = delta.map((op) => (typeof op === 'string' ? kept(op) : op));
         previous.json = undefined;
       }
     }

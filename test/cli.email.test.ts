@@ -73,6 +73,12 @@ describe('troupe email and troupe inbox, on the sample mailbox', () => {
       env,
     );
     expect(edited.stdout).toContain('Sent to dana@acme.dev: “Q3 budget: approved”');
+    // Answered: the email's heading and headers and the call as proposed, without the body.
+    const answeredShown = await troupe(['inbox', 'show', 'sample-08#1'], env);
+    expect(answeredShown.stdout).toContain('sample-08#1 — send_email_tool — answered');
+    expect(answeredShown.stdout).toMatch(
+      /## Email: Approval needed: Q3 budget[\s\S]*# Proposed: send_email_tool\n[\s\S]*\*\*subject\*\*: Re: Approval needed: Q3 budget[\s\S]*Answered with edit\./u,
+    );
     // What was learned, and from which answer; every version readable.
     const learned = await troupe(['preferences', 'triage', '--history'], env);
     expect(learned.code).toBe(0);

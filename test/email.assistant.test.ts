@@ -42,6 +42,13 @@ function dyingAt(store: TroupeStore, collection: string, nth: number): TroupeSto
         if (dead) return Promise.reject(new Error('the process died'));
         return store.documents.put(c, key, value, options);
       },
+      // A batch is written whole or not at all: one that holds the deadly write is not written.
+      batch: (operations, at) => {
+        for (const o of operations)
+          if (o.op === 'put' && o.collection === collection && ++seen === nth) dead = true;
+        if (dead) return Promise.reject(new Error('the process died'));
+        return store.documents.batch(operations, at);
+      },
     },
   };
 }
@@ -277,6 +284,13 @@ describe('the email assistant, end to end on the local mailbox', () => {
           }
           return store.documents.put(collection, key, value, options);
         },
+        batch: (operations, at) => {
+          if (crashNextWrite && operations.some((o) => o.collection === 'email-lifecycle')) {
+            crashNextWrite = false;
+            return Promise.reject(new Error('the process died'));
+          }
+          return store.documents.batch(operations, at);
+        },
       },
     };
     const clock = new SimulatedClock(START);
@@ -353,15 +367,32 @@ describe('the email assistant, end to end on the local mailbox', () => {
     ).toBe('answered');
   });
 
-  it('the process died after the interrupt was put in the inbox: the email delivered again waits on that same interrupt', async () => {
+  it('the process died writing an email that waits: its interrupt was not kept either, and the email delivered again waits on interrupt #1', async () => {
     const store = createMemoryStore();
     const clock = new SimulatedClock(START);
     const dying = assistantOn(dyingAt(store, 'email-lifecycle', 1), clock);
     await expect(dying.assistant.receive(statusUpdate)).rejects.toThrow('the process died');
     const restarted = assistantOn(store, clock);
+    expect(await restarted.assistant.pending()).toEqual([]);
+    expect(await restarted.assistant.record('s1')).toBeUndefined();
     const again = await restarted.assistant.receive(statusUpdate);
     expect(!isTroupeError(again) && again.interruptId).toBe('s1#1');
     expect((await restarted.assistant.pending()).map((p) => p.id)).toEqual(['s1#1']);
+  });
+
+  it('an interrupt left in the inbox without its email (written apart by an earlier version): the email delivered again waits on that same interrupt', async () => {
+    const earlier = createMemoryStore();
+    const clock = new SimulatedClock(START);
+    await assistantOn(earlier, clock).assistant.receive(statusUpdate);
+    const left = await earlier.documents.get('email-inbox', 's1#1');
+    const store = createMemoryStore();
+    await store.documents.put('email-inbox', 's1#1', left?.value);
+    clock.setNow(START + 5_000);
+    const restarted = assistantOn(store, clock);
+    const again = await restarted.assistant.receive(statusUpdate);
+    expect(!isTroupeError(again) && again.interruptId).toBe('s1#1');
+    const pending = await restarted.assistant.pending();
+    expect(pending.map((p) => [p.id, p.createdAt])).toEqual([['s1#1', START]]);
   });
 
   it('two processes given the same email at once process it once: one interrupt waits, both see the same record', async () => {

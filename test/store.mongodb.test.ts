@@ -181,6 +181,41 @@ describe('MongoDB store against the fake wire server (standalone)', () => {
       }
     });
 
+    it('batch: restores a document it deleted and removes one it created when a later write loses', async () => {
+      const store = await open();
+      const inbox = `inbox-${randomUUID()}`;
+      const emails = `emails-${randomUUID()}`;
+      try {
+        await store.documents.put(inbox, 'i1', { status: 'pending' }, { at: 1 });
+        await store.documents.put(emails, 'e1', 'v1', { at: 1 });
+        // After the batch read versions, someone else writes e1.
+        interfereBefore('delete', () =>
+          raw({
+            update: 'documents',
+            updates: [{ q: { collection: emails, key: 'e1' }, u: { $inc: { version: 1 } } }],
+          }),
+        );
+        const error = await rejection(
+          store.documents.batch([
+            { op: 'put', collection: inbox, key: 'answered', value: 'yes', expectedVersion: 0 },
+            { op: 'delete', collection: inbox, key: 'i1' },
+            { op: 'put', collection: emails, key: 'e1', value: 'v2', expectedVersion: 1 },
+          ]),
+        );
+        expect(error.code).toBe('TROUPE_STORE_CONFLICT');
+        expect(error.message).toContain(`${emails}/e1`);
+        expect(await store.documents.get(inbox, 'answered')).toBeUndefined();
+        expect(await store.documents.get(inbox, 'i1')).toMatchObject({
+          value: { status: 'pending' },
+          version: 1,
+          updatedAt: 1,
+        });
+        expect((await store.documents.get(emails, 'e1'))?.version).toBe(2);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('says which documents stayed written when a rollback is impossible', async () => {
       const store = await open();
       const c = `batch-${randomUUID()}`;

@@ -22,7 +22,7 @@ export function settledHeap(): number {
 
 /** Keeps a value reachable up to this call (so a measurement cannot see it collected early). */
 let _sink: unknown;
-const keep = (value: unknown) => {
+export const keep = (value: unknown) => {
   _sink = value;
   _sink = undefined;
 };

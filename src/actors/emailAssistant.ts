@@ -33,7 +33,7 @@ import {
 import type { Clock } from '../ports/clock.js';
 import type { Calendar, Mailbox } from '../ports/mailbox.js';
 import type { ObjectModel } from '../ports/objectModel.js';
-import type { TroupeStore } from '../ports/store.js';
+import type { DocumentOperation, TroupeStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
 
 const EMAILS = 'email-lifecycle';
@@ -53,13 +53,32 @@ const engine = compileMachine(emailLifecycleMachine);
 const FINISHED = new Set(['done', 'invalid', 'failed']);
 
 /**
- * An interrupt's description without the email's body (kept once it is answered): the heading,
- * the header lines and any proposal after the `---` rule.
+ * An interrupt's description as kept once it is answered: the heading and the header lines. The
+ * email's body stays in the mailbox, and the proposal after the `---` rule is the call's arguments
+ * written out (the request keeps them).
  */
 function withoutBody(description: string): string {
-  const [heading = '', headers = '', ...rest] = description.split('\n\n');
-  const proposal = rest.indexOf('---');
-  return [heading, headers, ...(proposal >= 0 ? rest.slice(proposal) : [])].join('\n\n');
+  const [heading = '', headers = ''] = description.split('\n\n');
+  return `${heading}\n\n${headers}`;
+}
+
+/**
+ * A finished email's record as kept: the body cut to its first {@link KEPT_BODY} characters, the
+ * agent's steps without their results (read only while drafting), and the triage reasoning once
+ * (in `decision`, not again in the lifecycle's context).
+ */
+function compacted(record: EmailRecord): EmailRecord {
+  const { context } = record.state;
+  return {
+    ...record,
+    email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
+    state: {
+      value: record.state.value,
+      context: record.decision ? { ...context, reasoning: null } : context,
+    },
+    steps: record.steps.map((s) => ({ call: s.call })),
+    compacted: true,
+  };
 }
 
 /** Whether a state value is `state`, or the `responding` sub-state `sub`. */
@@ -86,10 +105,17 @@ export interface EmailRecord {
    * record only if no other process did, which is how an email is claimed.
    */
   stored: number;
-  /** Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters. */
+  /**
+   * Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters, its
+   * steps keep their calls but not their results, and the triage reasoning is kept in `decision`
+   * only (the lifecycle's context has it null).
+   */
   compacted?: true;
-  /** The interrupt this process raised since the record was read (never stored). */
-  raisedNow?: string;
+  /**
+   * The interrupt raised since the record was read, written with it (never stored in it): the
+   * two are written together or not at all.
+   */
+  raising?: InboxItem;
 }
 
 /** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
@@ -292,8 +318,12 @@ export class EmailAssistant {
       answeredAt: this.now(),
     };
     try {
-      // Created once: of two answers at the same time, one is written and the other refused.
-      await documents.put(ANSWERED, interruptId, answered, { expectedVersion: 0 });
+      // Created once (of two answers at the same time, one is written and the other refused),
+      // and taken out of what waits in the same write.
+      await documents.batch([
+        { op: 'put', collection: ANSWERED, key: interruptId, value: answered, expectedVersion: 0 },
+        { op: 'delete', collection: INBOX, key: interruptId },
+      ]);
     } catch (error) {
       if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
       throw new TroupeError(
@@ -301,7 +331,6 @@ export class EmailAssistant {
         `Interrupt ${interruptId} was answered at the same time elsewhere; that answer stands.`,
       );
     }
-    await documents.delete(INBOX, interruptId);
     this.changed({ type: 'interrupt', item: answered });
     const next = await this.proceed(answered, record, false);
     return { item: answered, record: next };
@@ -325,6 +354,7 @@ export class EmailAssistant {
     }
     const update = memoryUpdateFor(answered.request.action_request.action, answer);
     const origin = `inbox ${answered.id}`;
+    let learnedNow = false;
     const learned =
       answered.memory !== undefined ||
       (replay &&
@@ -350,9 +380,10 @@ export class EmailAssistant {
           origin,
           logger: this.log,
         });
+        // Written with the email's next record (a stop before that: the memory's source says it
+        // was learned, so a replay does not learn it again).
         answered.memory = { namespace: result.namespace, version: result.version, summary: result.summary };
-        await this.options.store.documents.put(ANSWERED, answered.id, answered);
-        this.changed({ type: 'interrupt', item: { ...answered } });
+        learnedNow = true;
       } catch (error) {
         // Learning failed; the email still goes on (the answer is stored and acted on).
         this.log.warn({ err: error, namespace: update.namespace }, 'could not update the preferences');
@@ -366,7 +397,7 @@ export class EmailAssistant {
       answer: answer.type,
       ...(answer.type === 'response' ? { feedback: answer.args } : {}),
     });
-    return this.advance(record);
+    return this.advance(record, learnedNow ? answered : undefined);
   }
 
   /**
@@ -374,32 +405,34 @@ export class EmailAssistant {
    * human, or done. Steps in between are not written one by one: what follows the last write is
    * worked out again from it after a crash (the human's answers are stored before they act, and
    * a send or booking carries a key made from the written state, so a repeat returns the first).
+   * `answered`: an answered interrupt to rewrite with the record (what its answer taught).
    */
-  private async advance(start: EmailRecord): Promise<EmailRecord> {
+  private async advance(start: EmailRecord, answered?: InboxItem): Promise<EmailRecord> {
+    const save = (record: EmailRecord) => this.save(record, answered);
     let record = start;
     for (let guard = 0; guard < 50; guard += 1) {
       const value = record.state.value;
       if (isIn(value, 'triaging')) {
         record = await this.triage(record);
         // Still triaging: it failed and is tried again on a later pass, not at once.
-        if (isIn(record.state.value, 'triaging')) return this.save(record);
+        if (isIn(record.state.value, 'triaging')) return save(record);
       } else if (isIn(value, 'notifying')) {
-        return this.save(await this.ask(record, notifyInterrupt(record.email)));
+        return save(this.ask(record, notifyInterrupt(record.email)));
       } else if (isIn(value, 'responding', 'drafting')) {
         record = await this.draft(record);
-        if (isIn(record.state.value, 'responding', 'drafting')) return this.save(record);
+        if (isIn(record.state.value, 'responding', 'drafting')) return save(record);
       } else if (isIn(value, 'responding', 'reviewing')) {
         const call = record.proposed;
         if (!call || !isReviewed(call.tool)) throw new Error('reviewing without a reviewed call');
-        return this.save(
-          await this.ask(
+        return save(
+          this.ask(
             record,
             toolInterrupt(record.email, call.tool as ReviewedTool, call.args as Record<string, unknown>),
           ),
         );
       } else if (isIn(value, 'responding', 'executing')) {
         record = await this.execute(record);
-        if (isIn(record.state.value, 'responding', 'executing')) return this.save(record);
+        if (isIn(record.state.value, 'responding', 'executing')) return save(record);
       } else if (isIn(value, 'closing')) {
         try {
           await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done');
@@ -410,7 +443,7 @@ export class EmailAssistant {
             'could not close the email; tried again later',
           );
           const troupe = TroupeError.isInstance(error) ? error : undefined;
-          return this.save(
+          return save(
             this.step(record, {
               type: 'email.close-failed',
               at: this.now(),
@@ -420,7 +453,7 @@ export class EmailAssistant {
         }
         record = this.step(record, { type: 'email.closed', at: this.now() });
       } else {
-        return this.save(record);
+        return save(record);
       }
     }
     throw new Error(`email ${record.email.id} did not settle`);
@@ -562,37 +595,35 @@ export class EmailAssistant {
   }
 
   /**
-   * Puts an interrupt in the inbox and leaves the email waiting for the human. The interrupt's id
-   * comes from the written record, so working it out again after a crash rewrites the same one.
+   * Raises an interrupt and leaves the email waiting for the human; save() writes the two together.
+   * The interrupt's id comes from the written record, so working it out again after a crash raises
+   * the same one.
    */
-  private async ask(record: EmailRecord, request: InterruptRequest): Promise<EmailRecord> {
+  private ask(record: EmailRecord, request: InterruptRequest): EmailRecord {
     if (record.interruptId) return record;
-    const { documents } = this.options.store;
     const asked = (record.asked ?? 0) + 1;
     const id = `${record.email.id}#${asked}`;
-    const waiting = { ...record, interruptId: id, asked };
-    const item: InboxItem = {
+    const raising: InboxItem = {
       id,
       emailId: record.email.id,
       request,
       status: 'pending',
       createdAt: this.now(),
     };
-    try {
-      await documents.put(INBOX, id, item, { expectedVersion: 0 });
-      this.changed({ type: 'interrupt', item });
-      // Should this record be behind another process's (which answered this id already), save()
-      // finds out and takes this interrupt back.
-      return { ...waiting, raisedNow: id };
-    } catch (error) {
-      if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
-    }
-    // Raised before (this email worked out again after a stop, or by another process at the same
-    // time): the one the human may already be reading stands, with the call it shows.
-    const shown = (await documents.get<InboxItem>(INBOX, id))?.value;
+    return { ...record, interruptId: id, asked, raising };
+  }
+
+  /**
+   * The email waiting on an interrupt raised before (this email worked out again after a stop, or
+   * by another process at the same time): the one the human may already be reading stands, with
+   * the call it shows.
+   */
+  private async raisedBefore(waiting: EmailRecord): Promise<EmailRecord> {
+    const shown = (await this.options.store.documents.get<InboxItem>(INBOX, waiting.interruptId as string))
+      ?.value;
     const call = shown?.request.action_request;
-    if (call && record.proposed && call.action === record.proposed.tool)
-      return { ...waiting, proposed: { tool: record.proposed.tool, args: call.args } as ResponseToolCall };
+    if (call && waiting.proposed && call.action === waiting.proposed.tool)
+      return { ...waiting, proposed: { tool: waiting.proposed.tool, args: call.args } as ResponseToolCall };
     return waiting;
   }
 
@@ -606,45 +637,60 @@ export class EmailAssistant {
 
   /**
    * Writes the record, only if no other process wrote it since it was read here (the first write
-   * of an email creates it): otherwise that process's record stands and is returned (nothing this
-   * one did meanwhile left the process unless it was idempotent: an interrupt's id, a close, a
-   * reply or booking under its key). A finished email keeps only the start of its body, so the
-   * inbox's footprint stays small.
+   * of an email creates it), in one atomic write with the interrupt it raises and the answered
+   * interrupt it carries (`answered`, what the answer taught). Otherwise that process's record
+   * stands and is returned, and nothing of this write was made (nothing this one did meanwhile
+   * left the process unless it was idempotent: a close, a reply or booking under its key). A
+   * finished email keeps only the start of its body, so the inbox's footprint stays small.
    */
-  private async save(record: EmailRecord): Promise<EmailRecord> {
+  private async save(record: EmailRecord, answered?: InboxItem): Promise<EmailRecord> {
+    const { documents } = this.options.store;
     const finished = FINISHED.has(String(record.state.value));
-    const toWrite: EmailRecord =
-      finished && !record.compacted
-        ? {
-            ...record,
-            email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
-            compacted: true,
-          }
-        : record;
-    const { stored: _version, raisedNow, ...value } = toWrite;
+    const toWrite = finished && !record.compacted ? compacted(record) : record;
+    const { stored: _version, raising, ...value } = toWrite;
+    const key = record.email.id;
     try {
-      const version = await this.options.store.documents.put(EMAILS, record.email.id, value, {
-        expectedVersion: record.stored,
-      });
-      const { raisedNow: _raised, ...written } = toWrite;
+      let version: number;
+      if (!raising && !answered)
+        version = await documents.put(EMAILS, key, value, { expectedVersion: record.stored });
+      else {
+        const operations: DocumentOperation[] = [];
+        if (raising)
+          operations.push({
+            op: 'put',
+            collection: INBOX,
+            key: raising.id,
+            value: raising,
+            expectedVersion: 0,
+          });
+        if (answered) operations.push({ op: 'put', collection: ANSWERED, key: answered.id, value: answered });
+        operations.push({ op: 'put', collection: EMAILS, key, value, expectedVersion: record.stored });
+        version = (await documents.batch(operations)).at(-1) as number;
+      }
+      const { raising: _raised, ...written } = toWrite;
       const saved = { ...written, stored: version };
+      if (raising) this.changed({ type: 'interrupt', item: raising });
+      if (answered) this.changed({ type: 'interrupt', item: { ...answered } });
       this.changed({ type: 'record', record: saved });
       return saved;
     } catch (error) {
       if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
-      // Another process wrote this email since it was read here: its write stands.
-      const theirs = await this.record(record.email.id);
-      if (!theirs) throw error;
-      // An interrupt raised here from the stale record is not one the email waits on: taken back.
-      if (raisedNow && theirs.interruptId !== raisedNow) {
-        await this.options.store.documents.delete(INBOX, raisedNow);
-        this.changed({ type: 'interrupt.removed', interruptId: raisedNow });
+      const theirs = await this.record(key);
+      if (!theirs && record.stored !== 0) throw error;
+      if (theirs && theirs.stored !== record.stored) {
+        // Another process wrote this email since it was read here: its write stands.
+        if (answered) {
+          await documents.put(ANSWERED, answered.id, answered);
+          this.changed({ type: 'interrupt', item: { ...answered } });
+        }
+        this.log.info({ emailId: key }, 'another process moved this email on first; its state stands');
+        return theirs;
       }
-      this.log.info(
-        { emailId: record.email.id },
-        'another process moved this email on first; its state stands',
-      );
-      return theirs;
+      if (!raising) throw error;
+      // The interrupt was raised before (and the record not written with it: a store written by
+      // an earlier version, which wrote the two apart).
+      const { raising: _raised, ...waiting } = record;
+      return this.save(await this.raisedBefore(waiting), answered);
     }
   }
 

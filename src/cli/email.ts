@@ -234,6 +234,14 @@ export async function runInboxShow(options: EmailCommandOptions & { id: string }
     out(`${item.id} — ${item.request.action_request.action} — ${item.status}`);
     out('');
     for (const line of item.request.description.split('\n')) out(`  ${line}`);
+    // An answered interrupt keeps the call's arguments, not their written-out copy.
+    const args = Object.entries(item.request.action_request.args as Record<string, unknown>);
+    if (item.status === 'answered' && args.length > 0) {
+      out('');
+      out(`  # Proposed: ${item.request.action_request.action}`);
+      out('');
+      for (const [k, v] of args) out(`  **${k}**: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    }
     out('');
     if (item.status === 'pending')
       out(`Answer with: troupe inbox answer ${item.id} <${ALLOWED(item).join('|')}> [text]`);

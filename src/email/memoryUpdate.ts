@@ -203,13 +203,18 @@ function updatePrompt(profile: string, request: MemoryUpdateRequest, interaction
 
 /** Share of the profile's non-empty lines missing from the update. */
 function droppedShare(before: string, after: string): number {
-  const lines = before
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-  if (lines.length === 0) return 0;
-  const kept = new Set(after.split('\n').map((l) => l.trim()));
-  return lines.filter((l) => !kept.has(l)).length / lines.length;
+  // One pass over each text (this runs on every update the model makes).
+  const kept = new Set<string>();
+  for (const line of after.split('\n')) kept.add(line.trim());
+  let lines = 0;
+  let dropped = 0;
+  for (const raw of before.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    lines++;
+    if (!kept.has(line)) dropped++;
+  }
+  return lines === 0 ? 0 : dropped / lines;
 }
 
 /** One line describing the user's choice, under the section it belongs to. */

@@ -45,6 +45,7 @@ export {
 export type { RoutingOutcome, SentPart } from './routingOutcome.js';
 export type { SpeechRequest, SpeechSynthesizer, SynthesizedSpeech } from './speech.js';
 export type {
+  DocumentOperation,
   DocumentStore,
   DocumentWrite,
   EventLog,

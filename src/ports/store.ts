@@ -21,6 +21,15 @@ export interface DocumentWrite<T = unknown> {
 }
 
 /**
+ * One operation of a {@link DocumentStore.batch}: a write (compare-and-set with
+ * `expectedVersion`, as in {@link DocumentStore.put}) or a delete (only of that version, with
+ * `expectedVersion`, as in {@link DocumentStore.delete}).
+ */
+export type DocumentOperation<T = unknown> =
+  | { op: 'put'; collection: string; key: string; value: T; expectedVersion?: number }
+  | { op: 'delete'; collection: string; key: string; expectedVersion?: number };
+
+/**
  * Documents by collection and key. Values are JSON (objects, arrays, strings, numbers, booleans,
  * null). Writes that name an `expectedVersion` are compare-and-set and throw a `TroupeError`
  * `TROUPE_STORE_CONFLICT` when someone else wrote first; nothing is written then.
@@ -43,6 +52,15 @@ export interface DocumentStore {
     writes: readonly DocumentWrite<T>[],
     at?: number,
   ): Promise<number[]>;
+  /**
+   * Writes and deletes documents of any collections atomically, in order: all or none. A write
+   * whose `expectedVersion` does not hold throws `TROUPE_STORE_CONFLICT` (naming it) and nothing
+   * is applied; a delete that finds no document (or another version) changes nothing and does not
+   * fail the batch. Returns, in order, each write's new version and whether each delete removed a
+   * document. (MongoDB without transactions — a standalone server — applies the operations one by
+   * one with compare-and-set and rolls back on a conflict; see the adapter.)
+   */
+  batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]>;
   /** Deletes a document; returns whether it existed (and, with `expectedVersion`, matched). */
   delete(collection: string, key: string, options?: { expectedVersion?: number }): Promise<boolean>;
   /** Documents of a collection in key order, `limit` at a time after `afterKey` (for paging). */

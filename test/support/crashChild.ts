@@ -37,7 +37,13 @@ import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
 import { createRuntime } from '../../src/createRuntime.js';
 import type { FloorView } from '../../src/machines/channelFloor.js';
 import type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from '../../src/ports/model.js';
-import type { DocumentStore, DocumentWrite, StoredDocument, TroupeStore } from '../../src/ports/store.js';
+import type {
+  DocumentOperation,
+  DocumentStore,
+  DocumentWrite,
+  StoredDocument,
+  TroupeStore,
+} from '../../src/ports/store.js';
 import type {
   Transport,
   TransportLimits,
@@ -227,6 +233,13 @@ class MarkedDocuments implements DocumentStore {
     return this.inner.putMany(
       collection,
       writes.map((w) => ({ ...w, value: this.mark(collection, w.value) })),
+      at,
+    );
+  }
+
+  batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
+    return this.inner.batch(
+      operations.map((o) => (o.op === 'put' ? { ...o, value: this.mark(o.collection, o.value) } : o)),
       at,
     );
   }

@@ -300,6 +300,91 @@ export function describeStoreContract(
       });
     });
 
+    describe('documents: batch', () => {
+      it('writes and deletes across collections at once, returning versions and deletions in order', async () => {
+        const inbox = uniqueName('inbox');
+        const answered = uniqueName('answered');
+        await store.documents.put(inbox, 'i1', { status: 'pending' });
+        await store.documents.put(answered, 'old', 'x');
+        const results = await store.documents.batch(
+          [
+            { op: 'put', collection: answered, key: 'i1', value: { status: 'answered' }, expectedVersion: 0 },
+            { op: 'delete', collection: inbox, key: 'i1' },
+            { op: 'delete', collection: inbox, key: 'never-there' },
+            { op: 'put', collection: answered, key: 'old', value: 'y', expectedVersion: 1 },
+          ],
+          55,
+        );
+        expect(results).toEqual([1, true, false, 2]);
+        expect(await store.documents.get(inbox, 'i1')).toBeUndefined();
+        expect(await store.documents.get(answered, 'i1')).toMatchObject({
+          value: { status: 'answered' },
+          version: 1,
+          updatedAt: 55,
+        });
+        expect(await store.documents.get(answered, 'old')).toMatchObject({ value: 'y', version: 2 });
+        expect(await store.documents.batch([])).toEqual([]);
+      });
+
+      it('sees its own earlier operations: a delete then a create starts again at version 1', async () => {
+        const c = uniqueName('batch');
+        await store.documents.put(c, 'k', 'a');
+        await store.documents.put(c, 'k', 'b');
+        const results = await store.documents.batch([
+          { op: 'delete', collection: c, key: 'k', expectedVersion: 2 },
+          { op: 'put', collection: c, key: 'k', value: 'c', expectedVersion: 0 },
+        ]);
+        expect(results).toEqual([true, 1]);
+        expect(await store.documents.get(c, 'k')).toMatchObject({ value: 'c', version: 1 });
+      });
+
+      it('skips a delete of another version without failing the batch', async () => {
+        const c = uniqueName('batch');
+        await store.documents.put(c, 'k', 'a');
+        expect(
+          await store.documents.batch([
+            { op: 'delete', collection: c, key: 'k', expectedVersion: 7 },
+            { op: 'put', collection: c, key: 'other', value: 1 },
+          ]),
+        ).toEqual([false, 1]);
+        expect(await store.documents.get(c, 'k')).toMatchObject({ value: 'a', version: 1 });
+      });
+
+      it('applies nothing when one write conflicts, deletes included', async () => {
+        const inbox = uniqueName('inbox');
+        const emails = uniqueName('emails');
+        await store.documents.put(inbox, 'i1', 'pending', { at: 1 });
+        await store.documents.put(emails, 'e1', 'v1', { at: 1 });
+        await store.documents.put(emails, 'e1', 'v2', { at: 1 });
+        const error = await rejectionOf(
+          store.documents.batch([
+            { op: 'delete', collection: inbox, key: 'i1' },
+            { op: 'put', collection: inbox, key: 'i2', value: 'new', expectedVersion: 0 },
+            { op: 'put', collection: emails, key: 'e1', value: 'stale', expectedVersion: 1 },
+          ]),
+        );
+        expect(error.code).toBe('TROUPE_STORE_CONFLICT');
+        expect(error.message).toContain('e1');
+        expect(await store.documents.get(inbox, 'i1')).toMatchObject({ value: 'pending', version: 1 });
+        expect(await store.documents.get(inbox, 'i2')).toBeUndefined();
+        expect(await store.documents.get(emails, 'e1')).toMatchObject({ value: 'v2', version: 2 });
+      });
+
+      it('applies nothing when one value is not JSON', async () => {
+        const c = uniqueName('batch');
+        await store.documents.put(c, 'x', 'x1');
+        const code = await codeOf(
+          store.documents.batch([
+            { op: 'delete', collection: c, key: 'x' },
+            { op: 'put', collection: c, key: 'bad', value: { when: Number.NaN } },
+          ]),
+        );
+        expect(code).toBe('TROUPE_STORE_INVALID_VALUE');
+        expect(await store.documents.get(c, 'x')).toMatchObject({ value: 'x1', version: 1 });
+        expect(await store.documents.get(c, 'bad')).toBeUndefined();
+      });
+    });
+
     describe('documents: delete', () => {
       it('deletes and reports whether the document existed', async () => {
         const c = uniqueName('del');
@@ -966,6 +1051,10 @@ export function describeStoreContract(
           ['documents.get', () => store.documents.get(c, 'k')],
           ['documents.put', () => store.documents.put(c, 'k', 2)],
           ['documents.putMany', () => store.documents.putMany(c, [{ key: 'k', value: 2 }])],
+          [
+            'documents.batch',
+            () => store.documents.batch([{ op: 'put', collection: c, key: 'k', value: 2 }]),
+          ],
           ['documents.delete', () => store.documents.delete(c, 'k')],
           ['documents.list', () => store.documents.list(c)],
           ['documents.expireIdle', () => store.documents.expireIdle(c, 1)],

@@ -1,5 +1,5 @@
 import type { ClientSession, Collection } from 'mongodb';
-import type { DocumentStore, DocumentWrite, StoredDocument } from '../../ports/store.js';
+import type { DocumentOperation, DocumentStore, DocumentWrite, StoredDocument } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
 import { checkNumber, decodeJson, encodeJson } from './jsonValue.js';
 import { type Context, checkName, conflict, limitOf, numberOf } from './mongoContext.js';
@@ -33,6 +33,13 @@ interface Step {
   json: string;
   before: DocumentRow | undefined;
   version: number;
+}
+
+/** One planned operation of a cross-collection batch: a write, or a delete of what was read. */
+interface BatchStep extends Step {
+  collection: string;
+  /** A delete: `before` is the document it removes (none: it removes nothing). */
+  deletes: boolean;
 }
 
 /** Documents with compare-and-set: one MongoDB document per (collection, key). */
@@ -124,6 +131,65 @@ export class MongoDocuments implements DocumentStore {
     });
   }
 
+  /**
+   * In a multi-document transaction where the server runs them; on a standalone server, planned
+   * against one read, applied one by one with compare-and-set and rolled back on a conflict (as
+   * {@link putMany} is: readers may see part of the batch meanwhile).
+   */
+  async batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
+    return this.ctx.run(`write a batch of ${operations.length} documents`, async () => {
+      checkNumber(at, 'at', 'documents batch');
+      const encoded = operations.map((o) => {
+        checkName('collection', o.collection);
+        checkName('document key', o.key);
+        checkNumber(o.expectedVersion, 'expectedVersion', `documents "${o.collection}/${o.key}"`);
+        return o.op === 'put' ? encodeJson(o.value, `documents "${o.collection}/${o.key}"`) : '';
+      });
+      if (operations.length === 0) return [];
+      const updatedAt = at ?? Date.now();
+      const results = (steps: BatchStep[]) =>
+        steps.map((s) => (s.deletes ? s.before !== undefined : s.version));
+      if (this.ctx.transactions) {
+        const session = this.ctx.client.startSession();
+        try {
+          return await session.withTransaction(async () => {
+            const current = await this.currentOf(operations, session);
+            const steps = this.planBatch(operations, encoded, current);
+            for (const step of steps) await this.applyBatchStep(step, updatedAt, session);
+            return results(steps);
+          });
+        } finally {
+          await session.endSession();
+        }
+      }
+      const steps = this.planBatch(operations, encoded, await this.currentOf(operations));
+      const applied: BatchStep[] = [];
+      try {
+        for (const step of steps) {
+          await this.applyBatchStep(step, updatedAt);
+          applied.push(step);
+        }
+        return results(steps);
+      } catch (error) {
+        const stuck: string[] = [];
+        for (const step of applied.reverse())
+          if (!(await this.undo(step))) stuck.push(`"${step.collection}/${step.key}"`);
+        if (stuck.length === 0) throw error;
+        this.ctx.logger.error({ documents: stuck }, 'MongoDB batch could not roll back a partial batch');
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new TroupeError(
+          TroupeError.isInstance(error) ? error.code : 'TROUPE_STORE_UNAVAILABLE',
+          `${reason} The batch was partly written and ${stuck.join(', ')} could not be rolled back (written again meanwhile, or the server went away).`,
+          {
+            retryable: TroupeError.isInstance(error) ? error.retryable : true,
+            cause: error,
+            details: { partiallyWritten: stuck },
+          },
+        );
+      }
+    });
+  }
+
   async delete(
     collection: string,
     key: string,
@@ -201,6 +267,80 @@ export class MongoDocuments implements DocumentStore {
   ): Promise<Map<string, DocumentRow>> {
     const rows = await this.rows.find({ collection, key: { $in: keys } }, { session }).toArray();
     return new Map(rows.map((row) => [row.key, row]));
+  }
+
+  /** The documents a batch touches, by `collection\0key`. */
+  private async currentOf(
+    operations: readonly DocumentOperation[],
+    session?: ClientSession,
+  ): Promise<Map<string, DocumentRow>> {
+    const keys = new Map<string, Set<string>>();
+    for (const o of operations) keys.set(o.collection, (keys.get(o.collection) ?? new Set()).add(o.key));
+    const filter = {
+      $or: [...keys].map(([collection, set]) => ({ collection, key: { $in: [...set] } })),
+    };
+    const rows = await this.rows.find(filter, { session }).toArray();
+    return new Map(rows.map((row) => [`${row.collection}\0${row.key}`, row]));
+  }
+
+  /** A batch's operations against the documents as the earlier ones leave them; a failed expectation refuses all. */
+  private planBatch(
+    operations: readonly DocumentOperation[],
+    encoded: string[],
+    current: Map<string, DocumentRow>,
+  ): BatchStep[] {
+    // What each document is once the earlier operations applied (null: deleted).
+    const staged = new Map<string, DocumentRow | null>();
+    return operations.map((o, i) => {
+      const id = `${o.collection}\0${o.key}`;
+      const earlier = staged.get(id);
+      const before = (earlier === undefined ? current.get(id) : earlier) ?? undefined;
+      const actual = before?.version ?? 0;
+      const base = { collection: o.collection, key: o.key, json: encoded[i] as string };
+      if (o.op === 'delete') {
+        const matches = before !== undefined && (o.expectedVersion ?? actual) === actual;
+        if (matches) staged.set(id, null);
+        return { ...base, deletes: true, before: matches ? before : undefined, version: actual };
+      }
+      if (o.expectedVersion !== undefined && o.expectedVersion !== actual)
+        throw conflict('documents', `${o.collection}/${o.key}`, o.expectedVersion, actual);
+      staged.set(id, {
+        collection: o.collection,
+        key: o.key,
+        json: base.json,
+        version: actual + 1,
+        updatedAt: 0,
+      });
+      return { ...base, deletes: false, before, version: actual + 1 };
+    });
+  }
+
+  /** One planned operation, compare-and-set against the version it was planned from. */
+  private async applyBatchStep(step: BatchStep, updatedAt: number, session?: ClientSession): Promise<void> {
+    if (!step.deletes) return this.apply(step.collection, step, updatedAt, session);
+    if (!step.before) return;
+    const { collection, key } = step;
+    const result = await this.rows.deleteOne({ collection, key, version: step.version }, { session });
+    if (result.deletedCount !== 1)
+      throw conflict(
+        'documents',
+        `${collection}/${key}`,
+        step.version,
+        session ? undefined : await this.versionOf(collection, key),
+      );
+  }
+
+  /** Undoes one applied operation (compare-and-set); false when it could not be. */
+  private async undo(step: BatchStep): Promise<boolean> {
+    if (!step.deletes) return (await this.rollBack(step.collection, [step])).length === 0;
+    if (!step.before) return true;
+    try {
+      const { _id: _ignored, ...row } = step.before as DocumentRow & { _id?: unknown };
+      await this.rows.insertOne(row);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The writes of a batch against the current state, in order; a failed expectation refuses all. */

@@ -7,6 +7,7 @@ import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.j
 import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
 import type { SentPart } from '../../ports/routingOutcome.js';
 import type {
+  DocumentOperation,
   DocumentStore,
   DocumentWrite,
   EventLog,
@@ -421,6 +422,27 @@ class SqliteDocuments implements DocumentStore {
     });
   }
 
+  /** One transaction: a conflict rolls back what the batch wrote before it. */
+  async batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
+    checkNumber(at, 'at', 'documents batch');
+    const encoded = operations.map((o) => {
+      const place = `documents "${o.collection}/${o.key}"`;
+      checkNumber(o.expectedVersion, 'expectedVersion', place);
+      return o.op === 'put' ? encodeJson(o.value, place) : undefined;
+    });
+    return this.c.run('documents.batch', () => {
+      if (operations.length === 0) return [];
+      const when = at ?? this.c.now();
+      return this.c.transaction(() =>
+        operations.map((o, i) =>
+          o.op === 'put'
+            ? this.writeOne(o.collection, o.key, encoded[i] as string, o.expectedVersion, when)
+            : this.deleteOne(o.collection, o.key, o.expectedVersion),
+        ),
+      );
+    });
+  }
+
   /** One write: a single statement, compare-and-set in its WHERE clause. */
   private writeOne(
     collection: string,
@@ -443,16 +465,18 @@ class SqliteDocuments implements DocumentStore {
     key: string,
     options: { expectedVersion?: number } = {},
   ): Promise<boolean> {
-    return this.c.run('documents.delete', () =>
-      options.expectedVersion === undefined
-        ? this.c.change('DELETE FROM documents WHERE collection = ? AND key = ?', collection, key) > 0
-        : this.c.change(
-            'DELETE FROM documents WHERE collection = ? AND key = ? AND version = ?',
-            collection,
-            key,
-            options.expectedVersion,
-          ) > 0,
-    );
+    return this.c.run('documents.delete', () => this.deleteOne(collection, key, options.expectedVersion));
+  }
+
+  private deleteOne(collection: string, key: string, expected: number | undefined): boolean {
+    return expected === undefined
+      ? this.c.change('DELETE FROM documents WHERE collection = ? AND key = ?', collection, key) > 0
+      : this.c.change(
+          'DELETE FROM documents WHERE collection = ? AND key = ? AND version = ?',
+          collection,
+          key,
+          expected,
+        ) > 0;
   }
 
   async list<T = unknown>(

@@ -35,6 +35,22 @@ function piecesOf(text: string): string[] {
 export function deltaBetween(newer: string, older: string): DeltaOp[] {
   const source = piecesOf(newer);
   const target = piecesOf(older);
+  // A profile usually changes in one place: the pieces shared at the start and at the end are
+  // taken as they are, and only those in between are searched for.
+  const most = Math.min(source.length, target.length);
+  let head = 0;
+  while (head < most && source[head] === target[head]) head++;
+  let tail = 0;
+  while (tail < most - head && source[source.length - 1 - tail] === target[target.length - 1 - tail]) tail++;
+  const ops: DeltaOp[] = head > 0 ? [[0, head]] : [];
+  const end = target.length - tail;
+  if (head < end) searchPieces(source, target, head, end, ops);
+  if (tail > 0) ops.push([source.length - tail, tail]);
+  return ops;
+}
+
+/** Adds to `ops` the pieces `target[from..to)` as runs of `source` where found, literal text elsewhere. */
+function searchPieces(source: string[], target: string[], from: number, to: number, ops: DeltaOp[]): void {
   // Pieces as numbers, so runs compare cheaply.
   const ids = new Map<string, number>();
   const idOf = (piece: string) => {
@@ -53,23 +69,18 @@ export function deltaBetween(newer: string, older: string): DeltaOp[] {
     if (!at) where.set(id, [i]);
     else if (at.length < MAX_CANDIDATES) at.push(i);
   }
-  const ops: DeltaOp[] = [];
   let literal = '';
-  for (let i = 0; i < tgt.length; ) {
+  for (let i = from; i < to; ) {
     let best = 0;
     let bestStart = 0;
     for (const start of where.get(tgt[i] as number) ?? []) {
       let length = 0;
-      while (
-        start + length < src.length &&
-        i + length < tgt.length &&
-        src[start + length] === tgt[i + length]
-      )
+      while (start + length < src.length && i + length < to && src[start + length] === tgt[i + length])
         length++;
       if (length > best) {
         best = length;
         bestStart = start;
-        if (i + length === tgt.length) break;
+        if (i + length === to) break;
       }
     }
     if (best === 0) {
@@ -85,7 +96,6 @@ export function deltaBetween(newer: string, older: string): DeltaOp[] {
     i += best;
   }
   if (literal !== '') ops.push(literal);
-  return ops;
 }
 
 /** The older text back from the newer one and their delta. */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { EmailAssistant, EmailRecord, InboxItem } from '../actors/emailAssistant.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
+import { stateValueText } from '../inspect/stateValueText.js';
 import type { Logger } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
 import type { TroupeStore } from '../ports/store.js';
@@ -312,7 +313,7 @@ function describeRecord(record: EmailRecord): string {
   const triage = decision
     ? `\n    ${decision.classification.toUpperCase()} (${decision.decidedBy}): ${decision.reasoning}`
     : '';
-  const where = state.value === 'done' ? `done — ${state.context.outcome}` : dotted(state.value);
+  const where = state.value === 'done' ? `done — ${state.context.outcome}` : stateValueText(state.value);
   const error = state.context.error;
   const problem = !error
     ? ''
@@ -345,13 +346,6 @@ async function printPending(assistant: EmailAssistant, out: (line: string) => vo
     else if (action.action === 'Question') out(`      asks: ${oneLine(String(args.content ?? ''), 100)}`);
   }
   out('  (troupe inbox show <id> prints one whole: the email and the full draft.)');
-}
-
-/** `{ responding: 'reviewing' }` as `responding.reviewing`. */
-function dotted(value: unknown): string {
-  if (typeof value === 'string') return value;
-  const [key, inner] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', ''];
-  return `${key}.${dotted(inner)}`;
 }
 
 /** Text on one line, cut to `max` characters. */

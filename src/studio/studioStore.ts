@@ -2,6 +2,7 @@ import { createStore } from '@xstate/store';
 import type { StateValue } from 'xstate';
 import type { EmailRecord, InboxItem } from '../actors/emailAssistant.js';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
+import { stateValueText } from '../inspect/stateValueText.js';
 import type { FloorView } from '../machines/channelFloor.js';
 import { activeStateIds } from './chartStateIds.js';
 import { emailActorId, eventLine, presenceActorId, threadActorId } from './eventSummary.js';
@@ -265,7 +266,7 @@ function emailChanged(state: StudioState, record: EmailRecord) {
     at,
     actorId: id,
     type: 'email.changed',
-    summary: `“${record.email.subject}” is ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+    summary: `“${record.email.subject}” is ${stateValueText(value)}`,
   };
   // The latest answer about this email shows where it left the email (earlier answers keep theirs).
   const latest = state.answered.findIndex((a) => a.emailId === record.email.id);

@@ -45,6 +45,8 @@ export interface OpenStudioOptions {
   staticDir?: string;
   /** The mailbox the assistant starts with, one email per line (default: the sample mailbox). */
   mailboxFile?: string;
+  /** How long a POST's body may take once its headers came (default 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 /** A running studio. */
@@ -192,6 +194,7 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
       charts: renderStudioCharts,
       logger,
       ...(options.staticDir !== undefined ? { staticDir: options.staticDir } : {}),
+      ...(options.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.bodyTimeoutMs } : {}),
     });
   } catch (error) {
     projection.detach();

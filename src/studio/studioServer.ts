@@ -17,6 +17,8 @@ import type { StudioStore } from './studioStore.js';
 export const DEFAULT_STUDIO_PORT = 4319;
 /** The largest JSON body a POST route reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
+/** How long a POST's body may take to arrive once its headers have. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** The live stream sends at most one state per this many ms. */
 const COALESCE_MS = 100;
 /** A comment line keeps idle streams open through proxies. */
@@ -53,6 +55,8 @@ export interface StudioServerOptions {
   logger?: Logger;
   /** Where the page's files are (default: the package's `studio/` folder). */
   staticDir?: string;
+  /** How long a POST's body may take once its headers came (default {@link DEFAULT_BODY_TIMEOUT_MS}). */
+  bodyTimeoutMs?: number;
 }
 
 /** A running studio server. */
@@ -95,6 +99,9 @@ const avatarBody = z.strictObject({ avatarId: z.string().min(1).max(100) });
 
 const failure = (code: TroupeErrorCode, message: string, status: number) =>
   new TroupeError(code, message, { details: { status } });
+/** A refused body: the rest of it is not read, so the connection closes after the answer. */
+const bodyFailure = (message: string, status: number) =>
+  new TroupeError(studioErrorCodes.badRequest, message, { details: { status, closeConnection: true } });
 
 /** Whether a hostname is a loopback name or address. */
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -144,35 +151,64 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     return buffer.length === expected.length && timingSafeEqual(buffer, expected);
   };
 
-  const send = (res: ServerResponse, status: number, body: unknown, api = true) => {
+  const send = (res: ServerResponse, status: number, body: unknown, api = true, close = false) => {
     const text = JSON.stringify(body);
     res.writeHead(status, {
       ...SECURITY_HEADERS,
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(text),
       ...(api ? { 'Cache-Control': 'no-store' } : {}),
+      // Node ends the socket once this answer is out, instead of reading a body nobody wants.
+      ...(close ? { Connection: 'close' } : {}),
     });
     res.end(text);
   };
   const sendError = (res: ServerResponse, error: TroupeError, api = true) => {
     const status = typeof error.details?.status === 'number' ? error.details.status : 400;
-    send(res, status, { error: { code: error.code, message: error.message } }, api);
+    const close = error.details?.closeConnection === true;
+    send(res, status, { error: { code: error.code, message: error.message } }, api, close);
   };
 
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  /** The body, at most MAX_BODY_BYTES, within bodyTimeoutMs; neither a trickle nor a flood holds on. */
+  const readBody = (req: IncomingMessage): Promise<Buffer> =>
+    new Promise((resolveBody, rejectBody) => {
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > MAX_BODY_BYTES)
+        return rejectBody(bodyFailure(`The body is over ${MAX_BODY_BYTES} bytes.`, 400));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      const stop = (error?: Error) => {
+        if (done) return;
+        done = true;
+        clearTimeout(deadline);
+        req.off('data', onData);
+        req.off('end', onEnd);
+        // onError stays: a client that goes away after the answer is no crash.
+        if (error) rejectBody(error);
+        else resolveBody(Buffer.concat(chunks));
+      };
+      const deadline = setTimeout(
+        () => stop(bodyFailure(`The body did not arrive within ${bodyTimeoutMs} ms.`, 408)),
+        bodyTimeoutMs,
+      );
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) stop(bodyFailure(`The body is over ${MAX_BODY_BYTES} bytes.`, 400));
+        else chunks.push(chunk);
+      };
+      const onEnd = () => stop();
+      const onError = (error: Error) => stop(error);
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+    });
+
   const readJson = async (req: IncomingMessage): Promise<unknown> => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES)
-      throw failure(studioErrorCodes.badRequest, `The body is over ${MAX_BODY_BYTES} bytes.`, 400);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES)
-        throw failure(studioErrorCodes.badRequest, `The body is over ${MAX_BODY_BYTES} bytes.`, 400);
-      chunks.push(chunk as Buffer);
-    }
+    const body = await readBody(req);
     try {
-      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      return JSON.parse(body.toString('utf8'));
     } catch {
       throw failure(studioErrorCodes.badRequest, 'The body is not JSON.', 400);
     }

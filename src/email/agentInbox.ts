@@ -117,6 +117,17 @@ export function editedArgs<Schema extends z.ZodType>(
       return { ok: false, problem: 'the edited arguments are not JSON' };
     }
   }
+  // A field the tool does not have (a typo, `__proto__`) would be dropped silently and the draft
+  // sent without the change the person meant: refuse it, naming the fields there are.
+  if (schema instanceof z.ZodObject && typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    const fields = Object.keys(schema.shape);
+    const unknown = Object.keys(raw).filter((key) => !fields.includes(key));
+    if (unknown.length > 0)
+      return {
+        ok: false,
+        problem: `no field ${unknown.map((k) => `“${k}”`).join(', ')} (the fields are ${fields.join(', ')})`,
+      };
+  }
   // Fields the edit leaves out keep their proposed values (`{"start_time": "11:00"}` moves a meeting).
   if (proposed && typeof raw === 'object' && raw !== null && !Array.isArray(raw))
     raw = { ...proposed, ...(raw as Record<string, unknown>) };

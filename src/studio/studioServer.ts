@@ -207,11 +207,24 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
 
   const readJson = async (req: IncomingMessage): Promise<unknown> => {
     const body = await readBody(req);
+    let value: unknown;
+    let prototypeKey = false;
     try {
-      return JSON.parse(body.toString('utf8'));
+      // zod drops a `__proto__` key without a word (an edit would go out without it): refuse it.
+      value = JSON.parse(body.toString('utf8'), (key, v) => {
+        if (key === '__proto__') prototypeKey = true;
+        return v;
+      });
     } catch {
       throw failure(studioErrorCodes.badRequest, 'The body is not JSON.', 400);
     }
+    if (prototypeKey)
+      throw failure(
+        studioErrorCodes.badRequest,
+        'The body has a “__proto__” key; no field has that name.',
+        400,
+      );
+    return value;
   };
   const parse = <T>(schema: z.ZodType<T>, value: unknown): T => {
     const parsed = schema.safeParse(value);

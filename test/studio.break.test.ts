@@ -19,6 +19,35 @@ function rawExchange(port: number, text: string, chunks: string[] = []): Promise
   });
 }
 
+/** A live stream read as it comes: the versions of the states received, and their bytes. */
+function liveStream(port: number, token: string, read: boolean) {
+  const socket = connect(port, '127.0.0.1');
+  const seen = { versions: [] as number[], bytes: 0 };
+  let buffer = '';
+  const waiting: (() => void)[] = [];
+  socket.setEncoding('utf8');
+  socket.on('data', (d: string) => {
+    seen.bytes += Buffer.byteLength(d);
+    buffer += d;
+    for (let m = /"version":(\d+)/u.exec(buffer); m; m = /"version":(\d+)/u.exec(buffer)) {
+      seen.versions.push(Number(m[1]));
+      buffer = buffer.slice(m.index + m[0].length);
+    }
+    for (const w of waiting.splice(0)) w();
+  });
+  socket.write(`GET /api/events?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+  if (!read) socket.pause();
+  return {
+    seen,
+    resume: () => socket.resume(),
+    close: () => socket.destroy(),
+    /** Resolves once a state of at least `version` has come. */
+    async until(version: number) {
+      while (!seen.versions.some((v) => v >= version)) await new Promise<void>((r) => waiting.push(r));
+    },
+  };
+}
+
 let studio: OpenedStudio | undefined;
 afterEach(async () => {
   await studio?.close();
@@ -87,5 +116,33 @@ describe('Studio against a hostile or careless client', () => {
     const right = await answer(s, 'sample-03#1', { type: 'edit', args: { content: 'Yes, 100 a minute.' } });
     expect(right.status).toBe(200);
     expect((await s.assistant.interrupt('sample-03#1'))?.status).toBe('answered');
+  });
+
+  it('does not pile up states for a live-stream client that stops reading; it gets the newest when it reads again', async () => {
+    const s = await open();
+    const big = 'x'.repeat(3_900);
+    // A playground of 200 long messages: each state on the stream is about 0.9 MB.
+    for (let i = 0; i < 200; i++)
+      s.studioStore.send({
+        type: 'playgroundPosted',
+        message: { id: `m${i}`, at: i, author: { kind: 'human', id: 'u', name: 'U' }, text: big },
+      });
+    const reader = liveStream(s.port, s.token, true);
+    const stalled = liveStream(s.port, s.token, false);
+    const rounds = 40;
+    for (let i = 1; i <= rounds; i++) {
+      s.studioStore.send({ type: 'ticked', now: s.clock.now() + i });
+      // The reading client got this change, so the server has written it to the stalled one too.
+      await reader.until(s.studioStore.getSnapshot().context.version);
+    }
+    const newest = s.studioStore.getSnapshot().context.version;
+    stalled.resume();
+    await stalled.until(newest);
+    reader.close();
+    stalled.close();
+    expect(reader.seen.versions.length).toBeGreaterThanOrEqual(rounds);
+    // Only what the socket held when it stopped reading, then the newest state: not all 40.
+    expect(stalled.seen.versions.length).toBeLessThan(rounds / 2);
+    expect(stalled.seen.versions.at(-1)).toBe(newest);
   });
 });

@@ -243,7 +243,12 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       'Cache-Control': 'no-store',
       Connection: 'keep-alive',
     });
-    const write = (state: StudioState) => res.write(`event: state\ndata: ${JSON.stringify(state)}\n\n`);
+    // A client that stops reading gets nothing more until it drains, then the newest state only:
+    // each state is whole, so the ones in between need not be kept for it.
+    let blocked = false;
+    const write = (state: StudioState) => {
+      blocked = !res.write(`event: state\ndata: ${JSON.stringify(state)}\n\n`);
+    };
     let sentAt = Date.now();
     let sentVersion = store.getSnapshot().context.version;
     write(store.getSnapshot().context);
@@ -251,7 +256,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     const flush = () => {
       timer = undefined;
       const state = store.getSnapshot().context;
-      if (state.version === sentVersion) return;
+      if (blocked || state.version === sentVersion) return;
       sentVersion = state.version;
       sentAt = Date.now();
       write(state);
@@ -260,7 +265,13 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       if (timer) return;
       timer = setTimeout(flush, Math.max(0, sentAt + COALESCE_MS - Date.now()));
     });
-    const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
+    res.on('drain', () => {
+      blocked = false;
+      if (!timer) flush();
+    });
+    const ping = setInterval(() => {
+      if (!blocked) blocked = !res.write(': ping\n\n');
+    }, PING_MS);
     ping.unref();
     streams.add(res);
     const end = () => {

@@ -1,6 +1,9 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
+import { createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import type { TroupeStore } from '../src/ports/store.js';
 import { type OpenedStudio, openStudio } from '../src/studio/openStudio.js';
 
 /** What a raw TCP client gets back after writing `text` (and nothing more) until the server closes. */
@@ -49,13 +52,17 @@ function liveStream(port: number, token: string, read: boolean) {
 }
 
 let studio: OpenedStudio | undefined;
+let store: TroupeStore | undefined;
 afterEach(async () => {
   await studio?.close();
+  await store?.close();
   studio = undefined;
+  store = undefined;
 });
 
 const open = async (options: { bodyTimeoutMs?: number } = {}) => {
-  studio = await openStudio({ clock: new SimulatedClock(1_795_718_400_000), port: 0, ...options });
+  store = createMemoryStore();
+  studio = await openStudio({ clock: new SimulatedClock(1_795_718_400_000), port: 0, store, ...options });
   return studio;
 };
 
@@ -144,5 +151,59 @@ describe('Studio against a hostile or careless client', () => {
     // Only what the socket held when it stopped reading, then the newest state: not all 40.
     expect(stalled.seen.versions.length).toBeLessThan(rounds / 2);
     expect(stalled.seen.versions.at(-1)).toBe(newest);
+  });
+
+  it('answers one interrupt sent five ways at once exactly once: one 200, the rest 409, one email sent', async () => {
+    const s = await open();
+    const draft = s.studioStore.getSnapshot().context.interrupts.find((i) => i.id === 'sample-08#1');
+    expect(draft?.action).toBe('send_email_tool');
+    const bodies = [
+      { type: 'accept' },
+      { type: 'edit', args: { content: 'Approved.' } },
+      { type: 'accept' },
+      { type: 'ignore' },
+      { type: 'response', args: 'shorter please' },
+    ];
+    const statuses = (await Promise.all(bodies.map((b) => answer(s, 'sample-08#1', b)))).map((r) => r.status);
+    expect(statuses.filter((x) => x === 200)).toHaveLength(1);
+    expect(statuses.filter((x) => x === 409)).toHaveLength(4);
+    const sent = (await createLocalMailbox((store as TroupeStore).documents).sent()).filter((m) =>
+      m.to.includes('dana@acme.dev'),
+    );
+    expect(sent.length).toBeLessThanOrEqual(1);
+    const winner = bodies[statuses.indexOf(200)];
+    expect(sent.length).toBe(winner?.type === 'accept' || winner?.type === 'edit' ? 1 : 0);
+    expect(
+      s.studioStore.getSnapshot().context.answered.filter((a) => a.interruptId === 'sample-08#1'),
+    ).toHaveLength(1);
+  });
+
+  it('refuses a draft edit with bad values, naming the field, and keeps the interrupt and its draft as they were', async () => {
+    const s = await open();
+    const before = s.studioStore.getSnapshot().context.interrupts.find((i) => i.id === 'sample-03#1');
+    for (const args of [{ to: 123 }, { content: '   ' }, '{not json', { to: '' }]) {
+      const reply = await answer(s, 'sample-03#1', { type: 'edit', args });
+      expect(reply.status).toBe(400);
+      const { error } = (await reply.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('TROUPE_INBOX_INVALID');
+      expect(error.message).toMatch(/send_email_tool: (to|content|the edited arguments are not JSON)/u);
+    }
+    const after = s.studioStore.getSnapshot().context.interrupts.find((i) => i.id === 'sample-03#1');
+    expect(after?.args).toEqual(before?.args);
+    expect((await s.assistant.interrupt('sample-03#1'))?.status).toBe('pending');
+    expect(await createLocalMailbox((store as TroupeStore).documents).sent()).toEqual([]);
+  });
+
+  it('closes with live streams open, one of them no longer reading', async () => {
+    const s = await open();
+    const reader = liveStream(s.port, s.token, true);
+    const stalled = liveStream(s.port, s.token, false);
+    await reader.until(s.studioStore.getSnapshot().context.version);
+    s.studioStore.send({ type: 'ticked', now: s.clock.now() + 1 });
+    await reader.until(s.studioStore.getSnapshot().context.version);
+    await s.close();
+    studio = undefined;
+    reader.close();
+    stalled.close();
   });
 });

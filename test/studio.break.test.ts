@@ -206,4 +206,46 @@ describe('Studio against a hostile or careless client', () => {
     reader.close();
     stalled.close();
   });
+
+  it('reads Host variants as a browser would send them: loopback spellings pass, other names and no Host are refused', async () => {
+    const s = await open();
+    const status = async (host: string) =>
+      (
+        await rawExchange(
+          s.port,
+          `GET /api/state HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`,
+        )
+      ).slice(9, 12);
+    for (const host of [`LOCALHOST:${s.port}`, `127.0.0.1.:${s.port}`, `[::1]:${s.port}`])
+      expect(await status(host), host).toBe('200');
+    for (const host of [
+      `evil.example.:${s.port}`,
+      `EVIL.example:${s.port}`,
+      `127.0.0.1:${s.port}@evil.example`,
+      `localhost:${s.port}/x`,
+      `127.0.0.1`,
+      '',
+    ])
+      expect(await status(host), host).toBe('403');
+    // HTTP/1.0 without any Host header.
+    const bare = await rawExchange(
+      s.port,
+      `GET /api/state HTTP/1.0\r\nAuthorization: Bearer ${s.token}\r\n\r\n`,
+    );
+    expect(bare).toMatch(/^HTTP\/1\.1 403 /u);
+    expect(bare).toContain('TROUPE_STUDIO_HOST');
+  });
+
+  it('refuses a cross-site form POST (text/plain, no token, Origin of the other site or null)', async () => {
+    const s = await open();
+    for (const origin of ['http://evil.example', 'null', undefined]) {
+      const reply = await fetch(`${s.url}api/inbox/${encodeURIComponent('sample-02#1')}/answer`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain', ...(origin ? { Origin: origin } : {}) },
+        body: '{"type":"ignore"}',
+      });
+      expect(reply.status, String(origin)).toBe(origin ? 403 : 401);
+    }
+    expect((await s.assistant.interrupt('sample-02#1'))?.status).toBe('pending');
+  });
 });

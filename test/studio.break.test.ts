@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createLogger } from '../src/logging/logger.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { type OpenedStudio, openStudio } from '../src/studio/openStudio.js';
 
@@ -247,5 +248,34 @@ describe('Studio against a hostile or careless client', () => {
       expect(reply.status, String(origin)).toBe(origin ? 403 : 401);
     }
     expect((await s.assistant.interrupt('sample-02#1'))?.status).toBe('pending');
+  });
+
+  it('takes a client that goes away halfway through its body calmly: no error in the log, nothing posted', async () => {
+    const lines: string[] = [];
+    store = createMemoryStore();
+    const s = await openStudio({
+      clock: new SimulatedClock(1_795_718_400_000),
+      port: 0,
+      store,
+      logger: createLogger({
+        level: 'debug',
+        destination: { write: (line: string) => void lines.push(line) },
+      }),
+    });
+    studio = s;
+    const socket = connect(s.port, '127.0.0.1');
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.on('error', () => undefined);
+    // The server answers `100 Continue` as it hands the request on: then the client goes.
+    socket.once('data', () => socket.destroy());
+    socket.write(
+      `POST /api/playground/message HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\n` +
+        `Authorization: Bearer ${s.token}\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    await closed;
+    // The server notes it at debug level, and nothing at warn or above.
+    await expect.poll(() => lines.some((l) => l.includes('went away'))).toBe(true);
+    expect(lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 40)).toEqual([]);
+    expect(s.studioStore.getSnapshot().context.playground.messages).toHaveLength(0);
   });
 });

@@ -199,10 +199,15 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         else chunks.push(chunk);
       };
       const onEnd = () => stop();
-      const onError = (error: Error) => stop(error);
+      // A client gone before its body (a closed tab) is no failure of the studio's.
+      const onError = () => stop(bodyFailure('The client went away before its body arrived.', 400));
+      if (req.destroyed) return onError();
       req.on('data', onData);
       req.on('end', onEnd);
       req.on('error', onError);
+      req.on('close', () => {
+        if (!req.complete) onError();
+      });
     });
 
   const readJson = async (req: IncomingMessage): Promise<unknown> => {
@@ -404,7 +409,8 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (TroupeError.isInstance(error)) {
-        if (!res.headersSent) sendError(res, error);
+        if (req.socket.destroyed) logger.debug({ path: req.url?.split('?')[0] }, error.message);
+        else if (!res.headersSent) sendError(res, error);
         return;
       }
       logger.error({ err: error, path: req.url?.split('?')[0] }, 'studio request failed');

@@ -84,10 +84,13 @@ function fieldValue(field, input) {
 
 /**
  * The little markdown an interrupt's description uses (headings, `**bold**`, `---`), drawn with
- * DOM nodes: every piece of text goes in as text, so nothing in an email can become markup.
+ * DOM nodes: every piece of text goes in as text, so nothing in an email can become markup; a
+ * line escaped with a backslash is drawn as the text after it.
  */
 export function markdownLines(markdown) {
   return markdown.split('\n').map((line) => {
+    // A line the email's text escaped (`\# …`, `\---`) is text, never a heading or a rule.
+    if (line.startsWith('\\')) return h('p', { class: 'md-line' }, line.slice(1));
     const heading = /^(#{1,6})\s+(.*)$/u.exec(line);
     if (heading) return h('p', { class: `md-heading md-h${heading[1].length}` }, heading[2]);
     if (/^\s*(-{3,}|\*{3,})\s*$/u.test(line)) return h('hr', {});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Email } from './emailInput.js';
-import { emailMarkdown } from './emailMarkdown.js';
+import { emailMarkdown, escapedText } from './emailMarkdown.js';
 import { memoryNamespaces } from './triagePreferences.js';
 
 /** What a human may do with an interrupt (Agent Inbox's `config`). */
@@ -49,9 +49,12 @@ export function toolInterrupt(
 ): InterruptRequest {
   const proposal =
     tool === 'Question'
-      ? `# Question for you\n\n${String(args.content ?? '')}`
+      ? `# Question for you\n\n${escapedText(String(args.content ?? ''))}`
       : `# Proposed: ${tool}\n\n${Object.entries(args)
-          .map(([k, v]) => `**${k}**: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+          .map(
+            ([k, v]) =>
+              `**${k}**: ${escapedText(typeof v === 'string' ? v : JSON.stringify(v), { fromLine: 1 })}`,
+          )
           .join('\n')}`;
   return {
     action_request: { action: tool, args },

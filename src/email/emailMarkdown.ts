@@ -15,8 +15,23 @@ export function emailMarkdown(email: Email): string {
   if (email.cc) lines.push(`**Cc**: ${oneLine(email.cc)}`);
   if (email.date) lines.push(`**Date**: ${oneLine(email.date)}`);
   if (email.threadId) lines.push(`**Thread**: ${oneLine(email.threadId)}`);
-  lines.push(`**ID**: ${oneLine(email.id)}`, '', email.body.trim(), '', '---');
+  lines.push(`**ID**: ${oneLine(email.id)}`, '', escapedText(email.body.trim()), '', '---');
   return lines.join('\n');
+}
+
+/**
+ * Text with its structure-making lines escaped (`\# …`, `\---`), so an email (or a draft that
+ * quotes one) cannot end its own section and fake what follows it (a "Proposed" block under a
+ * heading of its own). `fromLine`: lines before it are left as they are (a value that starts after
+ * a label on the same line).
+ */
+export function escapedText(body: string, { fromLine = 0 }: { fromLine?: number } = {}): string {
+  return body
+    .split('\n')
+    .map((line, i) =>
+      i >= fromLine && /^\s*(#|-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|\\)/u.test(line) ? `\\${line}` : line,
+    )
+    .join('\n');
 }
 
 /** Header values stay on one line, whatever the input held. */

@@ -119,7 +119,7 @@ export interface EmailRecord {
 }
 
 /** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
-export const KEPT_BODY = 200;
+export const KEPT_BODY = 100;
 
 /** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
 export interface InboxItem {

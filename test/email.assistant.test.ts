@@ -179,7 +179,8 @@ describe('the email assistant, end to end on the local mailbox', () => {
     });
     expect(read?.email.body).toHaveLength(100);
     expect(record.state.value).not.toBe('done');
-    const stored = (await store.documents.get<{ state: { context: object } }>('email-lifecycle', 's1'))?.value;
+    const stored = (await store.documents.get<{ state: { context: object } }>('email-lifecycle', 's1'))
+      ?.value;
     expect(stored?.state.context).not.toHaveProperty('maxAgentAttempts');
   });
 

@@ -157,6 +157,33 @@ describe('the email assistant, end to end on the local mailbox', () => {
     );
   });
 
+  it('a finished email read back has the context it finished with, though its stored record keeps less', async () => {
+    const store = createMemoryStore();
+    const { assistant } = assistantOn(store);
+    await assistant.receive({ ...statusUpdate, body: 'x'.repeat(500) });
+    const [notify] = await assistant.pending();
+    const { record } = await assistant.answer(notify?.id as string, { type: 'response', args: 'say thanks' });
+    const [review] = await assistant.pending();
+    const { record: finished } = await assistant.answer(review?.id as string, { type: 'accept' });
+    expect(finished.state.value).toBe('done');
+    const read = await assistant.record('s1');
+    expect(read?.state.context).toEqual({ ...finished.state.context, reasoning: null });
+    expect(read?.state.context).toMatchObject({
+      emailId: 's1',
+      classification: 'notify',
+      feedback: ['say thanks'],
+      toolCalls: 1,
+      outcome: 'answered',
+      maxTriageAttempts: 3,
+      error: null,
+    });
+    expect(read?.email.body).toHaveLength(100);
+    expect(record.state.value).not.toBe('done');
+    const stored = (await store.documents.get<{ state: { context: object } }>('email-lifecycle', 's1'))
+      ?.value;
+    expect(stored?.state.context).not.toHaveProperty('maxAgentAttempts');
+  });
+
   it('feedback on a draft brings a new draft as a new interrupt; the answered one stays answered', async () => {
     const store = createMemoryStore();
     const { assistant } = assistantOn(store);

@@ -81,6 +81,44 @@ function compacted(record: EmailRecord): EmailRecord {
   };
 }
 
+/**
+ * What a finished email's lifecycle context holds unless it says otherwise; the stored record
+ * leaves these out ({@link storedContext}) and reading it puts them back ({@link readRecord}).
+ */
+const RESTING_CONTEXT: Omit<EmailLifecycleContext, 'emailId' | 'now'> = {
+  classification: null,
+  reasoning: null,
+  pending: null,
+  feedback: [],
+  triageAttempts: 0,
+  maxTriageAttempts: 3,
+  agentAttempts: 0,
+  maxAgentAttempts: 3,
+  toolCalls: 0,
+  outcome: null,
+  error: null,
+};
+
+/** A finished email's context as stored: `now` and the fields that differ from the resting ones. */
+function storedContext(context: EmailLifecycleContext, emailId: string): Partial<EmailLifecycleContext> {
+  const kept: Record<string, unknown> = { now: context.now };
+  if (context.emailId !== emailId) kept.emailId = context.emailId;
+  for (const [name, resting] of Object.entries(RESTING_CONTEXT)) {
+    const value = context[name as keyof EmailLifecycleContext];
+    if (JSON.stringify(value) !== JSON.stringify(resting)) kept[name] = value;
+  }
+  return kept as Partial<EmailLifecycleContext>;
+}
+
+/** A stored record as read: a compacted one gets its context's left-out fields back. */
+function readRecord(value: EmailRecord, version: number): EmailRecord {
+  if (!value.compacted) return { ...value, stored: version };
+  // Stored without its resting fields (and emailId, the email's own id, unless it differs).
+  const stored: Partial<EmailLifecycleContext> = value.state.context;
+  const context = { ...RESTING_CONTEXT, emailId: value.email.id, ...stored } as EmailLifecycleContext;
+  return { ...value, state: { value: value.state.value, context }, stored: version };
+}
+
 /** Whether a state value is `state`, or the `responding` sub-state `sub`. */
 function isIn(value: StateValue, state: string, sub?: string): boolean {
   if (sub === undefined) return value === state;
@@ -108,7 +146,8 @@ export interface EmailRecord {
   /**
    * Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters, its
    * steps keep their calls but not their results, and the triage reasoning is kept in `decision`
-   * only (the lifecycle's context has it null).
+   * only (the lifecycle's context has it null). Its context is stored without the fields at their
+   * resting values (no feedback, no attempts, ...); reading the record puts them back.
    */
   compacted?: true;
   /**
@@ -119,7 +158,7 @@ export interface EmailRecord {
 }
 
 /** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
-export const KEPT_BODY = 200;
+export const KEPT_BODY = 100;
 
 /** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
 export interface InboxItem {
@@ -217,7 +256,7 @@ export class EmailAssistant {
     const records = await documents.list<EmailRecord>(EMAILS);
     const out: EmailRecord[] = [];
     for (const doc of records) {
-      const record: EmailRecord = { ...doc.value, stored: doc.version };
+      const record = readRecord(doc.value, doc.version);
       if (FINISHED.has(String(record.state.value))) continue;
       if (record.interruptId) {
         const item = (await documents.get<InboxItem>(ANSWERED, record.interruptId))?.value;
@@ -260,7 +299,7 @@ export class EmailAssistant {
   /** An email's record. */
   async record(emailId: string): Promise<EmailRecord | undefined> {
     const stored = await this.options.store.documents.get<EmailRecord>(EMAILS, emailId);
-    return stored ? { ...stored.value, stored: stored.version } : undefined;
+    return stored ? readRecord(stored.value, stored.version) : undefined;
   }
 
   /**
@@ -647,8 +686,14 @@ export class EmailAssistant {
     const { documents } = this.options.store;
     const finished = FINISHED.has(String(record.state.value));
     const toWrite = finished && !record.compacted ? compacted(record) : record;
-    const { stored: _version, raising, ...value } = toWrite;
+    const { stored: _version, raising, ...written } = toWrite;
     const key = record.email.id;
+    const value = written.compacted
+      ? {
+          ...written,
+          state: { value: written.state.value, context: storedContext(written.state.context, key) },
+        }
+      : written;
     try {
       let version: number;
       if (!raising && !answered)
@@ -667,7 +712,6 @@ export class EmailAssistant {
         operations.push({ op: 'put', collection: EMAILS, key, value, expectedVersion: record.stored });
         version = (await documents.batch(operations)).at(-1) as number;
       }
-      const { raising: _raised, ...written } = toWrite;
       const saved = { ...written, stored: version };
       if (raising) this.changed({ type: 'interrupt', item: raising });
       if (answered) this.changed({ type: 'interrupt', item: { ...answered } });

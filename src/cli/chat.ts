@@ -210,7 +210,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     now: Date.now(),
     avatarNames: new Map(avatars.map((a) => [a.id, a.name])),
   });
-  const projection = attachStudioProjection({ store: studioStore, runtime, clock: systemClock });
+  const projection = attachStudioProjection({ store: studioStore, runtime, clock: systemClock, logger });
 
   const input = options.input;
   const interactive = options.isTTY && (input as { isTTY?: boolean }).isTTY === true;

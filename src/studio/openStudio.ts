@@ -113,6 +113,7 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
     store: studioStore,
     runtime,
     clock,
+    logger,
     emailAssistant: assistant,
     playground: { transport, channelId: channel.id },
   });

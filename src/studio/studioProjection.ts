@@ -5,6 +5,7 @@ import type { Runtime } from '../actors/runtimeOptions.js';
 import { AGENT_EVENT_LOGS } from '../actors/tools/lookupDesk.js';
 import type { TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { composerCounters } from '../composer/telemetry.js';
+import { type Logger, silentLogger } from '../logging/logger.js';
 import type { FloorView } from '../machines/channelFloor.js';
 import type { Clock } from '../ports/clock.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
@@ -17,6 +18,8 @@ export interface StudioProjectionOptions {
   runtime: Runtime;
   /** The runtime's clock: the state's `now` follows it. */
   clock: Clock;
+  /** Where a failed telemetry read is told (the studio goes on with the figures it has). */
+  logger?: Logger;
   /** The email assistant whose records and inbox the studio shows. */
   emailAssistant?: EmailAssistant;
   /** The playground channel's transport: its messages are the playground's. */
@@ -48,6 +51,7 @@ const CLAIMS_REMEMBERED = 200;
  */
 export function attachStudioProjection(options: StudioProjectionOptions): StudioProjection {
   const { store, runtime, clock, emailAssistant, playground } = options;
+  const log = options.logger ?? silentLogger();
   const subscriptions = new Subscription();
   let detached = false;
 
@@ -106,7 +110,9 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
       return reading;
     }
     reading = readTelemetry()
-      .catch(() => undefined)
+      .catch((error: unknown) =>
+        log.warn({ err: error }, 'could not read the telemetry; its figures stay as they were'),
+      )
       .finally(() => {
         reading = undefined;
         if (readAgain && !detached) {

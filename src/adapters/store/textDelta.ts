@@ -9,8 +9,11 @@
  * decides how much is shared.
  */
 
-/** A run of `count` pieces of the newer text from piece `start`, or literal text. */
-export type DeltaOp = readonly [start: number, count: number] | string;
+/**
+ * A delta, flat: a run of pieces of the newer text is two numbers in a row (the first piece and
+ * how many), literal text is a string. Flat, an old version keeps one small array, not one per run.
+ */
+export type Delta = (number | string)[];
 
 /** Every this many places a piece may appear in the newer text, the search stops looking further. */
 const MAX_CANDIDATES = 8;
@@ -32,7 +35,7 @@ function piecesOf(text: string): string[] {
 }
 
 /** The delta that turns `newer` into `older`. */
-export function deltaBetween(newer: string, older: string): DeltaOp[] {
+export function deltaBetween(newer: string, older: string): Delta {
   const source = piecesOf(newer);
   const target = piecesOf(older);
   // A profile usually changes in one place: the pieces shared at the start and at the end are
@@ -42,15 +45,15 @@ export function deltaBetween(newer: string, older: string): DeltaOp[] {
   while (head < most && source[head] === target[head]) head++;
   let tail = 0;
   while (tail < most - head && source[source.length - 1 - tail] === target[target.length - 1 - tail]) tail++;
-  const ops: DeltaOp[] = head > 0 ? [[0, head]] : [];
+  const ops: Delta = head > 0 ? [0, head] : [];
   const end = target.length - tail;
   if (head < end) searchPieces(source, target, head, end, ops);
-  if (tail > 0) ops.push([source.length - tail, tail]);
+  if (tail > 0) ops.push(source.length - tail, tail);
   return ops;
 }
 
 /** Adds to `ops` the pieces `target[from..to)` as runs of `source` where found, literal text elsewhere. */
-function searchPieces(source: string[], target: string[], from: number, to: number, ops: DeltaOp[]): void {
+function searchPieces(source: string[], target: string[], from: number, to: number, ops: Delta): void {
   // Pieces as numbers, so runs compare cheaply.
   const ids = new Map<string, number>();
   const idOf = (piece: string) => {
@@ -92,23 +95,30 @@ function searchPieces(source: string[], target: string[], from: number, to: numb
       ops.push(literal);
       literal = '';
     }
-    ops.push([bestStart, best]);
+    ops.push(bestStart, best);
     i += best;
   }
   if (literal !== '') ops.push(literal);
 }
 
 /** The older text back from the newer one and their delta. */
-export function applyDelta(newer: string, ops: readonly DeltaOp[]): string {
+export function applyDelta(newer: string, ops: Readonly<Delta>): string {
   const source = piecesOf(newer);
   let out = '';
-  for (const op of ops) out += typeof op === 'string' ? op : source.slice(op[0], op[0] + op[1]).join('');
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i] as number | string;
+    if (typeof op === 'string') out += op;
+    else {
+      const count = ops[++i] as number;
+      out += source.slice(op, op + count).join('');
+    }
+  }
   return out;
 }
 
 /** Roughly what a delta costs to keep, in characters (to decide whether it beats a copy). */
-export function deltaSize(ops: readonly DeltaOp[]): number {
-  let size = 0;
-  for (const op of ops) size += typeof op === 'string' ? op.length + 16 : 24;
+export function deltaSize(ops: Readonly<Delta>): number {
+  let size = 16;
+  for (const op of ops) size += typeof op === 'string' ? op.length + 20 : 4;
   return size;
 }

@@ -8,6 +8,7 @@ import {
   type InterruptRequest,
   memoryUpdateFor,
   NOTIFY_ACTION,
+  notifyConfig,
   notifyInterrupt,
   type ReviewedTool,
   reviewedTools,
@@ -258,6 +259,8 @@ export interface EmailRecord {
   interruptId?: string;
   /** Interrupts raised for this email so far (each gets the next number in its id). */
   asked?: number;
+  /** When the interrupt it waits on was raised. */
+  askedAt?: number;
   /**
    * The interrupts answered, in order: the answer is written here, with the record, before
    * anything acts on it ({@link EmailAssistant.interrupt} gives each back as an inbox item).
@@ -454,6 +457,27 @@ export class EmailAssistant {
     return record && entry ? inboxItemOf(record, entry) : undefined;
   }
 
+  /**
+   * What the email waits on, as the interrupt asked it: written out from the record (the call it
+   * proposed), or read from the inbox when the record does not say (a store of an earlier build).
+   */
+  private async waitingOn(record: EmailRecord, interruptId: string): Promise<InterruptRequest> {
+    const value = record.state.value;
+    const description = '';
+    if (isIn(value, 'notifying'))
+      return { action_request: { action: NOTIFY_ACTION, args: {} }, config: { ...notifyConfig }, description };
+    const call = record.proposed;
+    if (isIn(value, 'responding', 'reviewing') && call && isReviewed(call.tool))
+      return {
+        action_request: { action: call.tool, args: call.args as Record<string, unknown> },
+        config: { ...reviewedTools[call.tool as ReviewedTool] },
+        description,
+      };
+    const shown = await this.options.store.documents.get<InboxItem>(INBOX, interruptId);
+    if (!shown) throw new TroupeError('TROUPE_INBOX_INVALID', `No interrupt ${interruptId} in the inbox.`);
+    return shown.value.request;
+  }
+
   /** An email's record. */
   async record(emailId: string): Promise<EmailRecord | undefined> {
     const stored = await this.options.store.documents.get<EmailRecord>(EMAILS, emailId);
@@ -470,16 +494,17 @@ export class EmailAssistant {
    */
   async answer(interruptId: string, raw: unknown): Promise<{ item: InboxItem; record: EmailRecord }> {
     const { documents } = this.options.store;
-    const stored = await documents.get<InboxItem>(INBOX, interruptId);
-    if (!stored) {
-      const earlier = await this.answeredItem(interruptId);
+    // The email's record says what it waits on (its interrupt is in the inbox while it does).
+    const hash = interruptId.lastIndexOf('#');
+    const record = hash > 0 ? await this.record(interruptId.slice(0, hash)) : undefined;
+    const earlier = record && answerTo(record, interruptId);
+    if (!record || record.interruptId !== interruptId || earlier)
       throw new TroupeError(
         'TROUPE_INBOX_INVALID',
         earlier
-          ? `Interrupt ${interruptId} was already answered (${earlier.answer?.type}).`
+          ? `Interrupt ${interruptId} was already answered (${earlier.answer.type}).`
           : `No interrupt ${interruptId} in the inbox.`,
       );
-    }
     const parsed = humanResponseSchema.safeParse(raw);
     if (!parsed.success)
       throw new TroupeError(
@@ -487,12 +512,9 @@ export class EmailAssistant {
         `Not an Agent Inbox answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}.`,
       );
     const answer = parsed.data;
-    const item = stored.value;
-    const refusal = disallowed(item.request, answer);
+    const request = await this.waitingOn(record, interruptId);
+    const refusal = disallowed(request, answer);
     if (refusal) throw new TroupeError('TROUPE_INBOX_INVALID', `${refusal}.`);
-    const record = await this.record(item.emailId);
-    if (!record)
-      throw new TroupeError('TROUPE_INBOX_INVALID', `The email of interrupt ${interruptId} is gone.`);
     if (answer.type === 'edit' && record.proposed) {
       const edited = editedArgs(
         answer,
@@ -505,24 +527,20 @@ export class EmailAssistant {
           `The edit does not fit ${record.proposed.tool}: ${edited.problem}.`,
         );
     }
-    if (record.interruptId !== interruptId || answerTo(record, interruptId))
-      throw new TroupeError(
-        'TROUPE_INBOX_INVALID',
-        `Interrupt ${interruptId} is no longer what its email waits on; it was answered elsewhere.`,
-      );
     // Stored before anything acts on it, in the email's record: a crash after this write carries
     // the answer through on resume().
-    const { action, args } = item.request.action_request;
+    const { action, args } = request.action_request;
     const entry: AnsweredInterrupt = {
-      n: Number(interruptId.slice(interruptId.lastIndexOf('#') + 1)),
+      n: Number(interruptId.slice(hash + 1)),
       action,
       ...(action === NOTIFY_ACTION ? {} : { args }),
       ...(answer.type === 'accept' ? { step: record.steps.length } : {}),
       answer,
-      createdAt: item.createdAt,
+      createdAt: record.askedAt ?? record.state.context.now,
       answeredAt: this.now(),
     };
-    const withAnswer: EmailRecord = { ...record, answered: [...(record.answered ?? []), entry] };
+    const { askedAt: _asked, ...rest } = record;
+    const withAnswer: EmailRecord = { ...rest, answered: [...(record.answered ?? []), entry] };
     let written: EmailRecord;
     try {
       // Of two answers at the same time, one is written and the other refused (the record's
@@ -840,7 +858,7 @@ export class EmailAssistant {
       status: 'pending',
       createdAt: this.now(),
     };
-    return { ...record, interruptId: id, asked, raising };
+    return { ...record, interruptId: id, asked, askedAt: raising.createdAt, raising };
   }
 
   /**

@@ -465,7 +465,11 @@ export class EmailAssistant {
     const value = record.state.value;
     const description = '';
     if (isIn(value, 'notifying'))
-      return { action_request: { action: NOTIFY_ACTION, args: {} }, config: { ...notifyConfig }, description };
+      return {
+        action_request: { action: NOTIFY_ACTION, args: {} },
+        config: { ...notifyConfig },
+        description,
+      };
     const call = record.proposed;
     if (isIn(value, 'responding', 'reviewing') && call && isReviewed(call.tool))
       return {

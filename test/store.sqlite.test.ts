@@ -212,6 +212,9 @@ describe('sqlite store: two stores on one file (as two processes would)', () => 
     const a = await openSqliteStore({ path });
     const b = await openSqliteStore({ path });
     const close = async () => void (await Promise.all([a.close(), b.close()]));
+    // None yet, as both see it; then one writes the first.
+    expect(await a.memory.get('ns', 'profile')).toBeUndefined();
+    expect(await b.memory.get('ns', 'profile')).toBeUndefined();
     await a.memory.put('ns', 'profile', { text: 'v1' });
     // Read (and kept) by both, then changed by one: the other reads the change at once.
     expect((await a.memory.get('ns', 'profile'))?.value).toEqual({ text: 'v1' });

@@ -531,7 +531,7 @@ class SqliteMemory implements VersionedMemory {
    * handed out as copies (profiles are read on every triage and draft, written far less). Valid
    * while no other connection has committed: SQLite's `data_version` says when one has.
    */
-  private readonly latest = new Map<string, MemoryRecord<unknown>>();
+  private readonly latest = new Map<string, MemoryRecord<unknown> | null>();
   private dataVersion = Number.NaN;
 
   constructor(private readonly c: SqliteConnection) {}
@@ -545,25 +545,26 @@ class SqliteMemory implements VersionedMemory {
     }
   }
 
-  private keep(record: MemoryRecord<unknown>): void {
+  /** Keeps the latest version of a key, or that it has none (`null`). */
+  private keep(id: string, record: MemoryRecord<unknown> | null): void {
     if (this.latest.size >= LATEST_KEPT) this.latest.clear();
-    this.latest.set(`${record.namespace}\0${record.key}`, record);
+    this.latest.set(id, record);
   }
 
   async get<T = unknown>(namespace: string, key: string): Promise<MemoryRecord<T> | undefined> {
     return this.c.run('memory.get', () => {
       this.checkFresh();
-      const kept = this.latest.get(`${namespace}\0${key}`);
-      if (kept) return copyRecord<T>(kept);
+      const id = `${namespace}\0${key}`;
+      const kept = this.latest.get(id);
+      if (kept !== undefined) return kept === null ? undefined : copyRecord<T>(kept);
       const row = this.c.get(
         `SELECT ${MEMORY_COLUMNS} FROM memory_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT 1`,
         namespace,
         key,
       );
-      if (!row) return undefined;
-      const record = toRecord<T>(namespace, row);
-      this.keep(record);
-      return copyRecord(record);
+      const record = row ? toRecord<T>(namespace, row) : null;
+      this.keep(id, record);
+      return record ? copyRecord(record) : undefined;
     });
   }
 
@@ -609,7 +610,7 @@ class SqliteMemory implements VersionedMemory {
       });
       // Written through this connection: the version it reads next (another connection writing
       // after this moves data_version, and the kept versions are forgotten).
-      this.keep(record);
+      this.keep(`${namespace}\0${key}`, record);
       return copyRecord(record);
     });
   }

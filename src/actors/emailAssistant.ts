@@ -212,8 +212,9 @@ function storedRecord(record: EmailRecord): Partial<EmailRecord> {
 function answerTo(record: EmailRecord, interruptId: string): AnsweredInterrupt | undefined {
   const prefix = `${record.email.id}#`;
   if (!record.answered || !interruptId.startsWith(prefix)) return undefined;
-  const n = Number(interruptId.slice(prefix.length));
-  return record.answered.find((entry) => entry.n === n);
+  // Only the id as raised (`#1`, not `#01`, `# 1` or `#1e0`, which Number() reads as 1 too).
+  const suffix = interruptId.slice(prefix.length);
+  return record.answered.find((entry) => String(entry.n) === suffix);
 }
 
 /**
@@ -596,13 +597,29 @@ export class EmailAssistant {
     const update = memoryUpdateFor(entry.action, answer);
     const origin = `inbox ${interruptId}`;
     let learnedNow: AnsweredInterrupt | undefined;
-    const learned =
-      entry.memory !== undefined ||
-      (replay &&
-        update !== undefined &&
-        (await this.options.store.memory.get(update.namespace, PREFERENCES_KEY))?.source?.endsWith(
-          `(${origin})`,
-        ) === true);
+    // What the answer taught goes into its entry, written with the email's next record.
+    const remember = (memory: NonNullable<AnsweredInterrupt['memory']>) => {
+      learnedNow = { ...entry, memory };
+      record = {
+        ...record,
+        answered: (record.answered ?? []).map((e) =>
+          e.n === entry.n ? (learnedNow as AnsweredInterrupt) : e,
+        ),
+      };
+    };
+    let learned = entry.memory !== undefined;
+    if (update && !learned && replay) {
+      // A stop between the memory's write and the record's: the version's source says it was
+      // learned from this interrupt, so it is not learned again, and the entry names that version
+      // (its summary was not kept: the reason it was written stands in for it).
+      const latest = await this.options.store.memory.get(update.namespace, PREFERENCES_KEY);
+      const suffix = ` (${origin})`;
+      if (latest?.source?.endsWith(suffix)) {
+        learned = true;
+        const reason = latest.source.slice(0, -suffix.length).replace(/^[a-z]+: /u, '');
+        remember({ namespace: update.namespace, version: latest.version, summary: `Learned: ${reason}.` });
+      }
+    }
     if (update && !learned) {
       const interaction: MemoryInteraction = { email: record.email };
       if (answer.type === 'response') interaction.feedback = answer.args;
@@ -621,18 +638,7 @@ export class EmailAssistant {
           origin,
           logger: this.log,
         });
-        // Written with the email's next record (a stop before that: the memory's source says it
-        // was learned, so a replay does not learn it again).
-        learnedNow = {
-          ...entry,
-          memory: { namespace: result.namespace, version: result.version, summary: result.summary },
-        };
-        record = {
-          ...record,
-          answered: (record.answered ?? []).map((e) =>
-            e.n === entry.n ? (learnedNow as AnsweredInterrupt) : e,
-          ),
-        };
+        remember({ namespace: result.namespace, version: result.version, summary: result.summary });
       } catch (error) {
         // Learning failed; the email still goes on (the answer is stored and acted on).
         this.log.warn({ err: error, namespace: update.namespace }, 'could not update the preferences');

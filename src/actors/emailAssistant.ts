@@ -44,6 +44,11 @@ const EMAILS = 'email-lifecycle';
 /** The interrupts waiting for the human; an answered one leaves it for its email's record. */
 const INBOX = 'email-inbox';
 /**
+ * Where the build before this one kept answered interrupts; read only: a store it wrote keeps its
+ * answered interrupts there, and an answer it stored but had not carried through when it stopped.
+ */
+const ANSWERED_BEFORE = 'email-inbox-answered';
+/**
  * An answer younger than this is left to the process that took it; resume() carries through
  * only older ones (that process stopped before it was done).
  */
@@ -247,6 +252,22 @@ function inboxItemOf(record: EmailRecord, entry: AnsweredInterrupt): InboxItem {
   };
 }
 
+/** An answer the build before kept apart ({@link ANSWERED_BEFORE}), as the email's record keeps it. */
+function entryOf(item: InboxItem, record: EmailRecord): AnsweredInterrupt {
+  const { action, args } = item.request.action_request;
+  const answer = item.answer as HumanResponse;
+  return {
+    n: Number(item.id.slice(item.id.lastIndexOf('#') + 1)),
+    action,
+    ...(action === NOTIFY_ACTION ? {} : { args }),
+    ...(answer.type === 'accept' ? { step: record.steps.length } : {}),
+    answer,
+    createdAt: item.createdAt,
+    answeredAt: item.answeredAt ?? item.createdAt,
+    ...(item.memory ? { memory: item.memory } : {}),
+  };
+}
+
 /** One email as the assistant keeps it: the lifecycle's state, the email, and the agent's work. */
 export interface EmailRecord {
   email: Email;
@@ -414,9 +435,18 @@ export class EmailAssistant {
       const record = readRecord(doc.value, doc.version);
       if (FINISHED.has(String(record.state.value))) continue;
       if (record.interruptId) {
-        const entry = answerTo(record, record.interruptId);
+        let waiting = record;
+        let entry = answerTo(record, record.interruptId);
+        if (!entry) {
+          // Answered under the build before (kept apart then), and not carried through.
+          const before = await this.answeredBefore(record, record.interruptId);
+          if (before) {
+            entry = entryOf(before, record);
+            waiting = { ...record, answered: [...(record.answered ?? []), entry] };
+          }
+        }
         if (entry && entry.answeredAt + CARRY_THROUGH_AFTER_MS <= this.now())
-          out.push(await this.proceed(entry, record, true));
+          out.push(await this.proceed(entry, waiting, true));
         else out.push(record);
         continue;
       }
@@ -446,7 +476,25 @@ export class EmailAssistant {
   async interrupt(interruptId: string): Promise<InboxItem | undefined> {
     const answered = await this.answeredItem(interruptId);
     if (answered) return answered;
-    return (await this.options.store.documents.get<InboxItem>(INBOX, interruptId))?.value;
+    const { documents } = this.options.store;
+    return (
+      (await documents.get<InboxItem>(INBOX, interruptId))?.value ??
+      (await documents.get<InboxItem>(ANSWERED_BEFORE, interruptId))?.value
+    );
+  }
+
+  /**
+   * The answer the build before stored apart for an interrupt, if any. Only a record it wrote can
+   * have one: this build writes `askedAt` with every interrupt it raises, and answers into the
+   * record; a record not waiting says nothing either way, so it is looked up then too.
+   */
+  private async answeredBefore(
+    record: EmailRecord | undefined,
+    interruptId: string,
+  ): Promise<InboxItem | undefined> {
+    if (record?.interruptId === interruptId && record.askedAt !== undefined) return undefined;
+    const stored = await this.options.store.documents.get<InboxItem>(ANSWERED_BEFORE, interruptId);
+    return stored?.value.answer ? stored.value : undefined;
   }
 
   /** An answered interrupt as an inbox item, from its email's record. */
@@ -502,12 +550,14 @@ export class EmailAssistant {
     // The email's record says what it waits on (its interrupt is in the inbox while it does).
     const hash = interruptId.lastIndexOf('#');
     const record = hash > 0 ? await this.record(interruptId.slice(0, hash)) : undefined;
-    const earlier = record && answerTo(record, interruptId);
+    const earlier =
+      (record && answerTo(record, interruptId)) ??
+      (hash > 0 ? await this.answeredBefore(record, interruptId) : undefined);
     if (!record || record.interruptId !== interruptId || earlier)
       throw new TroupeError(
         'TROUPE_INBOX_INVALID',
         earlier
-          ? `Interrupt ${interruptId} was already answered (${earlier.answer.type}).`
+          ? `Interrupt ${interruptId} was already answered (${earlier.answer?.type}).`
           : `No interrupt ${interruptId} in the inbox.`,
       );
     const parsed = humanResponseSchema.safeParse(raw);

@@ -12,6 +12,7 @@ import type { HumanResponse } from '../src/email/agentInbox.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { TroupeError } from '../src/ports/troupeError.js';
+import { runTroupe } from './support/runTroupe.js';
 
 // The human-in-the-loop answer flow, attacked as a hostile user or operator would: odd interrupt
 // ids, answers at the same time, stops at every write, and records read back after compaction.
@@ -664,5 +665,57 @@ describe('a store written by the previous build', () => {
     expect(item.memory?.namespace).toBe('email_assistant/triage_preferences');
     expect(await assistant.pending()).toEqual([]);
     expect(await mailbox.sent()).toHaveLength(sentBefore + 1);
+  });
+});
+
+describe('troupe inbox show and answer, on ids as people type them', () => {
+  it('an id not exactly as raised is unknown; an answered one is shown with its call and refused again', async () => {
+    const env = {
+      TROUPE_DATA_DIR: await mkdtemp(join(tmpdir(), 'troupe-answers-cli-')),
+      TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z',
+      TROUPE_EMAIL_TIME_ZONE: 'Europe/Berlin',
+      LOG_LEVEL: 'silent',
+    };
+    expect((await runTroupe(['email'], env)).code).toBe(0);
+    for (const id of [
+      'sample-02#01',
+      'sample-02#1 ',
+      'sample-02# 1',
+      'sample-02#1e0',
+      'sample-02',
+      'sample-02#0',
+    ]) {
+      const shown = await runTroupe(['inbox', 'show', id], env);
+      expect(shown.code, id).toBe(2);
+      expect(shown.stderr, id).toContain(`error TROUPE_INBOX_INVALID: No interrupt ${id} in the inbox`);
+    }
+    const odd = await runTroupe(['inbox', 'answer', 'sample-02#01', 'ignore'], env);
+    expect(odd.code).toBe(2);
+    expect(odd.stderr).toContain('error TROUPE_INBOX_INVALID: No interrupt sample-02#01 in the inbox.');
+    // An escape code in an id is not written to the terminal.
+    const escaped = await runTroupe(['inbox', 'show', 'sample-02\u001b[2J#1'], env);
+    expect(escaped.code).toBe(2);
+    expect(escaped.stderr).not.toContain('\u001b');
+
+    expect((await runTroupe(['inbox', 'answer', 'sample-02#1', 'ignore'], env)).code).toBe(0);
+    const again = await runTroupe(['inbox', 'answer', 'sample-02#1', 'response', 'reply after all'], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      'error TROUPE_INBOX_INVALID: Interrupt sample-02#1 was already answered (ignore).',
+    );
+    const notify = await runTroupe(['inbox', 'show', 'sample-02#1'], env);
+    expect(notify.stdout).toContain('sample-02#1 — Email Assistant: notify — answered');
+    expect(notify.stdout).toContain('Answered with ignore.');
+    expect(notify.stdout).not.toContain('# Proposed');
+    expect((await runTroupe(['inbox', 'show', 'sample-02#01'], env)).code).toBe(2);
+
+    // An accepted invitation: once the email is done its arguments are kept in its step only.
+    const booked = await runTroupe(['inbox', 'answer', 'sample-04#1', 'accept'], env);
+    expect(booked.stdout).toContain('now: done — answered');
+    const meeting = await runTroupe(['inbox', 'show', 'sample-04#1'], env);
+    expect(meeting.stdout).toContain('sample-04#1 — schedule_meeting_tool — answered');
+    expect(meeting.stdout).toMatch(
+      /# Proposed: schedule_meeting_tool\n[\s\S]*\*\*attendees\*\*: \["ben@customer\.example"\][\s\S]*\*\*start_time\*\*: 09:00[\s\S]*Answered with accept\./u,
+    );
   });
 });

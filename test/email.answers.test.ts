@@ -719,3 +719,42 @@ describe('troupe inbox show and answer, on ids as people type them', () => {
     );
   });
 });
+
+describe('what an answer may carry into the email’s record', () => {
+  it('an accept or ignore with arguments attached (Agent Inbox sends the call back) is kept without them', async () => {
+    const store = createMemoryStore();
+    const { assistant, mailbox } = assistantOn(store);
+    await assistant.receive(statusUpdate);
+    const junk = { action: 'Email Assistant: notify', args: { blob: 'x'.repeat(1_000_000) } };
+    const { item } = await assistant.answer('s1#1', { type: 'response', args: 'thank Jordan' });
+    expect(item.answer).toEqual({ type: 'response', args: 'thank Jordan' });
+    await assistant.answer('s1#2', { type: 'accept', args: junk });
+    expect(await mailbox.sent()).toHaveLength(1);
+    const stored = await store.documents.get('email-lifecycle', 's1');
+    expect(JSON.stringify(stored?.value).length).toBeLessThan(5_000);
+    expect((await assistant.interrupt('s1#2'))?.answer).toEqual({ type: 'accept' });
+
+    await assistant.receive({ ...statusUpdate, id: 's2', from: 'Lee <lee@acme.dev>' });
+    await assistant.answer('s2#1', { type: 'ignore', args: junk });
+    expect(JSON.stringify((await store.documents.get('email-lifecycle', 's2'))?.value).length).toBeLessThan(
+      5_000,
+    );
+    expect((await assistant.interrupt('s2#1'))?.answer).toEqual({ type: 'ignore' });
+  });
+
+  it('an edit is kept as the fields it changes, however it was sent (a padded JSON string, the Agent Inbox wrapper)', async () => {
+    const store = createMemoryStore();
+    const { assistant, mailbox } = assistantOn(store);
+    await assistant.receive(statusUpdate);
+    await assistant.answer('s1#1', { type: 'response', args: 'thank Jordan' });
+    const padded = `{"action": "${'x'.repeat(500_000)}", "args": {"subject": "Re: Atlas", "to": "jordan@acme.dev"${' '.repeat(500_000)}}}`;
+    const { item } = await assistant.answer('s1#2', { type: 'edit', args: padded });
+    expect(item.answer).toEqual({ type: 'edit', args: { subject: 'Re: Atlas' } });
+    const [sent] = await mailbox.sent();
+    expect(sent?.subject).toBe('Re: Atlas');
+    expect(sent?.to).toBe('jordan@acme.dev');
+    expect(JSON.stringify((await store.documents.get('email-lifecycle', 's1'))?.value).length).toBeLessThan(
+      5_000,
+    );
+  });
+});

@@ -566,7 +566,12 @@ export class EmailAssistant {
         'TROUPE_INBOX_INVALID',
         `Not an Agent Inbox answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}.`,
       );
-    const answer = parsed.data;
+    // An accept or ignore carries nothing the assistant reads (Agent Inbox sends the call back
+    // with an accept): kept without it, so a client cannot park what it likes in the record.
+    let answer: HumanResponse =
+      parsed.data.type === 'accept' || parsed.data.type === 'ignore'
+        ? { type: parsed.data.type }
+        : parsed.data;
     const request = await this.waitingOn(record, interruptId);
     const refusal = disallowed(request, answer);
     if (refusal) throw new TroupeError('TROUPE_INBOX_INVALID', `${refusal}.`);
@@ -581,6 +586,13 @@ export class EmailAssistant {
           'TROUPE_INBOX_INVALID',
           `The edit does not fit ${record.proposed.tool}: ${edited.problem}.`,
         );
+      // Kept as the fields it changes, validated: as sent (a JSON string, a wrapper) it could
+      // carry anything beside them into the record.
+      const proposed = record.proposed.args as Record<string, unknown>;
+      const changed = Object.entries(edited.args as Record<string, unknown>).filter(
+        ([field, value]) => JSON.stringify(value) !== JSON.stringify(proposed[field]),
+      );
+      answer = { type: 'edit', args: Object.fromEntries(changed) };
     }
     // Stored before anything acts on it, in the email's record: a crash after this write carries
     // the answer through on resume().

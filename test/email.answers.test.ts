@@ -443,6 +443,45 @@ describe('many answers to one interrupt at the same time, from two processes', (
     });
 });
 
+describe('an answer stored by a process that stopped, carried through by two at once', () => {
+  for (const [name, open] of twoProcesses)
+    it(`${name}: it is learned once, the draft is raised once, and nothing is sent twice`, async () => {
+      const [one, two] = await open();
+      const clock = new SimulatedClock(START);
+      try {
+        await assistantOn(one, clock).assistant.receive(statusUpdate);
+        // The answer is stored (write 1); the process stops at the memory update (write 2).
+        const dying = dyingAtWrite(one, 2);
+        await expect(
+          assistantOn(dying.store, clock).assistant.answer('s1#1', {
+            type: 'response',
+            args: 'thank Jordan',
+          }),
+        ).rejects.toThrow('the process died');
+        clock.setNow(clock.now() + 60_000);
+        const a = assistantOn(one, clock);
+        const b = assistantOn(two, clock);
+        await Promise.all([a.assistant.resume(), b.assistant.resume(), a.assistant.resume()]);
+        const triage = await two.memory.history('email_assistant/triage_preferences', 'user_preferences', 50);
+        expect(triage.filter((v) => v.source?.endsWith('(inbox s1#1)'))).toHaveLength(1);
+        expect((await a.assistant.pending()).map((i) => i.id)).toEqual(['s1#2']);
+        const record = await b.assistant.record('s1');
+        expect(record?.interruptId).toBe('s1#2');
+        expect(await a.assistant.interrupt('s1#1')).toMatchObject({
+          status: 'answered',
+          answer: { type: 'response', args: 'thank Jordan' },
+        });
+        await b.assistant.answer('s1#2', { type: 'accept' });
+        await Promise.all([a.assistant.resume(), b.assistant.resume()]);
+        expect(await a.mailbox.sent()).toHaveLength(1);
+        expect((await a.assistant.record('s1'))?.state.value).toBe('done');
+      } finally {
+        await one.close();
+        if (two !== one) await two.close();
+      }
+    });
+});
+
 const longBody = (text: string) => `${text} ${'More detail follows here. '.repeat(12)}`;
 
 /** A model that triages as respond and fails drafting for good. */

@@ -662,6 +662,19 @@ interface PreviousBuild {
 }
 
 describe('a store written by the previous build', () => {
+  it('an answered interrupt an earlier build also left pending (it wrote the two apart) leaves the inbox when carried through', async () => {
+    const { store, now, fixture } = await previousBuildStore();
+    const answered = fixture.documents['email-inbox-answered']?.['q3#1'] as unknown as InboxItem;
+    await store.documents.put('email-inbox', 'q3#1', { ...answered, status: 'pending' });
+    const { assistant } = assistantOn(store, new SimulatedClock(now + 60_000));
+    await expect(assistant.answer('q3#1', { type: 'accept' })).rejects.toThrow(
+      'Interrupt q3#1 was already answered (edit).',
+    );
+    await assistant.resume();
+    expect((await assistant.record('q3'))?.state.value).toBe('done');
+    expect((await assistant.pending()).map((i) => i.id)).toEqual(['q1#1', 's2#1']);
+  });
+
   it('its finished emails and answered interrupts read back; an answer it stored but did not carry through is carried through once', async () => {
     const { store, now, fixture } = await previousBuildStore();
     const clock = new SimulatedClock(now + 60_000);

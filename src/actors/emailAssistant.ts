@@ -445,9 +445,13 @@ export class EmailAssistant {
             waiting = { ...record, answered: [...(record.answered ?? []), entry] };
           }
         }
-        if (entry && entry.answeredAt + CARRY_THROUGH_AFTER_MS <= this.now())
+        if (entry && entry.answeredAt + CARRY_THROUGH_AFTER_MS <= this.now()) {
+          // An earlier build wrote an answer and the pending copy's removal apart: a copy left
+          // by a stop in between goes now.
+          if (waiting !== record && (await documents.delete(INBOX, record.interruptId)))
+            this.changed({ type: 'interrupt.removed', interruptId: record.interruptId });
           out.push(await this.proceed(entry, waiting, true));
-        else out.push(record);
+        } else out.push(record);
         continue;
       }
       out.push(await this.advance(record));

@@ -954,9 +954,11 @@ export class EmailAssistant {
   /** The record after the lifecycle takes `event` (not written yet; {@link advance} writes). */
   private step(record: EmailRecord, event: EmailLifecycleEvent): EmailRecord {
     const next = engine.step(engine.restore(record.state.value, record.state.context), event);
-    const updated: EmailRecord = { ...record, state: { value: next.value, context: next.context } };
-    if (updated.proposed === undefined) delete updated.proposed;
-    return updated;
+    const state = { value: next.value, context: next.context };
+    if (record.proposed !== undefined || !('proposed' in record)) return { ...record, state };
+    // Left out rather than deleted (a delete turns the object into a slow dictionary).
+    const { proposed: _none, ...rest } = record;
+    return { ...rest, state };
   }
 
   /**

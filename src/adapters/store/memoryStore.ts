@@ -62,6 +62,16 @@ function kept(text: string): string {
   return text;
 }
 
+/**
+ * A copy of text cut from a longer string. A slice of 13 characters or more keeps the whole
+ * string it was cut from; an old version's delta literal would keep the JSON it came from (twice
+ * the delta's worth). Joining two halves and reading a character makes a string of its own.
+ */
+function copied(text: string): string {
+  const half = text.length >> 1;
+  return kept(text.slice(0, half) + text.slice(half));
+}
+
 /** What a write that gives nothing back resolves with (one promise for all of them). */
 const DONE: Promise<void> = Promise.resolve();
 
@@ -320,7 +330,7 @@ class MemoryVersions implements VersionedMemory {
     if (previous && typeof previous.json === 'string') {
       const delta = deltaBetween(json, previous.json);
       if (deltaSize(delta) * 2 < previous.json.length)
-        previous.json = delta.map((op) => (typeof op === 'string' ? kept(op) : op));
+        previous.json = delta.map((op) => (typeof op === 'string' ? copied(op) : op));
     }
     versions.push(row);
     keys.set(key, versions);

@@ -11,7 +11,9 @@
 
 /**
  * A delta, flat: a run of pieces of the newer text is two numbers in a row (the first piece and
- * how many), literal text is a string. Flat, an old version keeps one small array, not one per run.
+ * how many), a run of its characters two numbers of which the first is negative (minus one less
+ * than the first character, and how many), literal text is a string. Flat, an old version keeps
+ * one small array, not one per run.
  */
 export type Delta = (number | string)[];
 
@@ -36,6 +38,62 @@ function piecesOf(text: string): string[] {
 
 /** The delta that turns `newer` into `older`. */
 export function deltaBetween(newer: string, older: string): Delta {
+  return blockDelta(newer, older) ?? pieceDelta(newer, older);
+}
+
+/** Newlines (real or JSON-escaped) a block may leave out at the start and at the end of the older text. */
+const BLOCK_HEAD_CUTS = 8;
+const BLOCK_TAIL_CUTS = 2;
+
+/**
+ * The usual change of a profile keeps most of it in one block, with a few lines gone at the start
+ * (a size cap) and some changed or added at the end: the older text as literal head, that block
+ * found in the newer one, literal tail. Found with a few searches, without cutting the texts up.
+ */
+function blockDelta(newer: string, older: string): Delta | undefined {
+  const tails = cutsFromEnd(older, BLOCK_TAIL_CUTS);
+  let from = 0;
+  for (let head = 0; head <= BLOCK_HEAD_CUTS && from < older.length; head++) {
+    for (const to of tails) {
+      // Worth it only when the block is most of the older text.
+      if ((to - from) * 2 < older.length) continue;
+      const at = newer.indexOf(older.slice(from, to));
+      if (at === -1) continue;
+      const ops: Delta = [];
+      if (from > 0) ops.push(older.slice(0, from));
+      ops.push(-at - 1, to - from);
+      if (to < older.length) ops.push(older.slice(to));
+      return ops;
+    }
+    from = nextCut(older, from);
+    if (from === -1) break;
+  }
+  return undefined;
+}
+
+/** Where the piece after `from` starts (after the next newline, real or JSON-escaped), or -1. */
+function nextCut(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i + 1;
+    if (c === 92 && text.charCodeAt(i + 1) === 110) return i + 2;
+  }
+  return -1;
+}
+
+/** The end of the text, and where its last `count` pieces start, latest first. */
+function cutsFromEnd(text: string, count: number): number[] {
+  const cuts = [text.length];
+  for (let i = text.length - 1; i > 0 && cuts.length <= count; i--) {
+    const c = text.charCodeAt(i - 1);
+    const cut = c === 10 || (c === 110 && text.charCodeAt(i - 2) === 92);
+    if (cut && i < (cuts.at(-1) as number)) cuts.push(i);
+  }
+  return cuts;
+}
+
+/** The delta as pieces of the newer text found in the older one, literal text elsewhere. */
+function pieceDelta(newer: string, older: string): Delta {
   const source = piecesOf(newer);
   const target = piecesOf(older);
   // A profile usually changes in one place: the pieces shared at the start and at the end are
@@ -103,14 +161,18 @@ function searchPieces(source: string[], target: string[], from: number, to: numb
 
 /** The older text back from the newer one and their delta. */
 export function applyDelta(newer: string, ops: Readonly<Delta>): string {
-  const source = piecesOf(newer);
+  let source: string[] | undefined;
   let out = '';
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i] as number | string;
     if (typeof op === 'string') out += op;
     else {
       const count = ops[++i] as number;
-      out += source.slice(op, op + count).join('');
+      if (op < 0) out += newer.slice(-op - 1, -op - 1 + count);
+      else {
+        source ??= piecesOf(newer);
+        out += source.slice(op, op + count).join('');
+      }
     }
   }
   return out;

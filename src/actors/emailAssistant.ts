@@ -5,6 +5,7 @@ import {
   editedArgs,
   type HumanResponse,
   humanResponseSchema,
+  type InterruptConfig,
   type InterruptRequest,
   memoryUpdateFor,
   NOTIFY_ACTION,
@@ -15,7 +16,7 @@ import {
   toolInterrupt,
 } from '../email/agentInbox.js';
 import { type Email, parseEmail } from '../email/emailInput.js';
-import { emailMarkdown } from '../email/emailMarkdown.js';
+import { emailHeading } from '../email/emailMarkdown.js';
 import {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -59,16 +60,6 @@ const engine = compileMachine(emailLifecycleMachine);
 
 /** Lifecycle states an email does not leave. */
 const FINISHED = new Set(['done', 'invalid', 'failed']);
-
-/**
- * An interrupt's description as kept once it is answered: the heading and the header lines. The
- * email's body stays in the mailbox, and the proposal after the `---` rule is the call's arguments
- * written out (the request keeps them).
- */
-function withoutBody(description: string): string {
-  const [heading = '', headers = ''] = description.split('\n\n');
-  return `${heading}\n\n${headers}`;
-}
 
 /**
  * A finished email's record as kept: the body cut to its first {@link KEPT_BODY} characters, the
@@ -230,20 +221,21 @@ function inboxItemOf(record: EmailRecord, entry: AnsweredInterrupt): InboxItem {
   const { email } = record;
   const args =
     entry.args ?? (entry.step === undefined ? undefined : record.steps[entry.step]?.call.args) ?? {};
-  const request =
+  // As notifyInterrupt() and toolInterrupt() asked it, less the body and the proposal written out.
+  const config: InterruptConfig =
     entry.action === NOTIFY_ACTION
-      ? notifyInterrupt(email)
+      ? { ...notifyConfig }
       : entry.action in reviewedTools
-        ? toolInterrupt(email, entry.action as ReviewedTool, args as Record<string, unknown>)
-        : {
-            action_request: { action: entry.action, args: args as Record<string, unknown> },
-            config: { allow_ignore: false, allow_respond: false, allow_edit: false, allow_accept: false },
-            description: emailMarkdown(email),
-          };
+        ? { ...reviewedTools[entry.action as ReviewedTool] }
+        : { allow_ignore: false, allow_respond: false, allow_edit: false, allow_accept: false };
   return {
     id: `${email.id}#${entry.n}`,
     emailId: email.id,
-    request: { ...request, description: withoutBody(request.description) },
+    request: {
+      action_request: { action: entry.action, args: args as Record<string, unknown> },
+      config,
+      description: emailHeading(email),
+    },
     status: 'answered',
     answer: entry.answer,
     createdAt: entry.createdAt,

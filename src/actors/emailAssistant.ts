@@ -173,8 +173,9 @@ function isIn(value: StateValue, state: string, sub?: string): boolean {
 
 /** A record as written: without its version and the interrupt it raises; a finished one compacted. */
 function storedRecord(record: EmailRecord): Partial<EmailRecord> {
+  // Left undefined, not left out: JSON leaves them out, and a copy without them costs more.
+  if (!record.compacted) return { ...record, stored: undefined, raising: undefined };
   const { stored: _version, raising: _raising, ...written } = record;
-  if (!written.compacted) return written;
   // Compacted, a finished record also leaves out what reading it puts back (readRecord()): the
   // flag itself (finished is compacted), no steps, the classification again in `decision`, and
   // the memory namespace seed 002's table names for the answer.
@@ -602,8 +603,11 @@ export class EmailAssistant {
       createdAt: record.askedAt ?? record.state.context.now,
       answeredAt: this.now(),
     };
-    const { askedAt: _asked, ...rest } = record;
-    const withAnswer: EmailRecord = { ...rest, answered: [...(record.answered ?? []), entry] };
+    const withAnswer: EmailRecord = {
+      ...record,
+      askedAt: undefined,
+      answered: [...(record.answered ?? []), entry],
+    };
     let written: EmailRecord;
     try {
       // Of two answers at the same time, one is written and the other refused (the record's
@@ -703,13 +707,15 @@ export class EmailAssistant {
       }
     }
     if (editedCall) record = { ...record, proposed: editedCall };
-    const { interruptId: _done, ...withoutInterrupt } = record;
-    record = this.step(withoutInterrupt, {
-      type: 'human.answered',
-      at: this.now(),
-      answer: answer.type,
-      ...(answer.type === 'response' ? { feedback: answer.args } : {}),
-    });
+    record = this.step(
+      { ...record, interruptId: undefined },
+      {
+        type: 'human.answered',
+        at: this.now(),
+        answer: answer.type,
+        ...(answer.type === 'response' ? { feedback: answer.args } : {}),
+      },
+    );
     const next = await this.advance(record);
     // What the answer taught, told once it is written (with the record).
     const taught = learnedNow && answerTo(next, interruptId);
@@ -964,7 +970,7 @@ export class EmailAssistant {
     const { documents } = this.options.store;
     const finished = FINISHED.has(String(record.state.value));
     const toWrite = finished && !record.compacted ? compacted(record) : record;
-    const { stored: _version, raising, ...written } = toWrite;
+    const { raising } = toWrite;
     const key = record.email.id;
     const value = storedRecord(toWrite);
     try {
@@ -977,7 +983,7 @@ export class EmailAssistant {
             { op: 'put', collection: EMAILS, key, value, expectedVersion: record.stored },
           ])
         ).at(-1) as number;
-      const saved = { ...written, stored: version };
+      const saved: EmailRecord = { ...toWrite, raising: undefined, stored: version };
       if (raising) this.changed({ type: 'interrupt', item: raising });
       this.changed({ type: 'record', record: saved });
       return saved;

@@ -23,6 +23,7 @@
  */
 export { SimulatedClock, systemClock } from './actors/clock.js';
 export {
+  type AnsweredInterrupt,
   EmailAssistant,
   type EmailAssistantChange,
   type EmailAssistantOptions,

@@ -184,6 +184,56 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect(stored?.state.context).not.toHaveProperty('maxAgentAttempts');
   });
 
+  it('a done email still shows each of its interrupts as the human saw it, and its record keeps a draft once', async () => {
+    const store = createMemoryStore();
+    const { assistant } = assistantOn(store);
+    await assistant.receive(statusUpdate);
+    const [notify] = await assistant.pending();
+    await assistant.answer(notify?.id as string, { type: 'response', args: 'say thanks' });
+    const [review] = await assistant.pending();
+    const { record } = await assistant.answer(review?.id as string, { type: 'accept' });
+    expect(record.state.value).toBe('done');
+    // Each answered interrupt reads back with the request it showed (less the email's body).
+    for (const shown of [notify, review]) {
+      const answered = await assistant.interrupt(shown?.id as string);
+      expect(answered).toMatchObject({ id: shown?.id, emailId: 's1', status: 'answered' });
+      expect(answered?.request.action_request).toEqual(shown?.request.action_request);
+      expect(answered?.request.config).toEqual(shown?.request.config);
+      expect(answered?.request.description).toBe(
+        shown?.request.description.split('\n\n').slice(0, 2).join('\n\n'),
+      );
+    }
+    expect((await assistant.interrupt(notify?.id as string))?.memory).toMatchObject({
+      namespace: memoryNamespaces.triage,
+      version: 2,
+    });
+    // The accepted draft is kept once, in the step that sent it.
+    const content = JSON.stringify(String(review?.request.action_request.args.content)).slice(1, -1);
+    const stored = JSON.stringify((await store.documents.get('email-lifecycle', 's1'))?.value);
+    expect(stored.split(content).length - 1).toBe(1);
+    // Answering again is refused, naming how it was answered.
+    await expect(assistant.answer(review?.id as string, { type: 'ignore' })).rejects.toThrow(
+      'already answered (accept)',
+    );
+  });
+
+  it('an edited draft: the interrupt keeps what was proposed, the reply sent is the edit', async () => {
+    const store = createMemoryStore();
+    const { assistant, mailbox } = assistantOn(store);
+    await assistant.receive(question);
+    const [review] = await assistant.pending();
+    await assistant.answer(review?.id as string, {
+      type: 'edit',
+      args: { content: 'Edited: 100 per minute.' },
+    });
+    const [sent] = await mailbox.sent();
+    expect(sent?.content).toBe('Edited: 100 per minute.');
+    const answered = await assistant.interrupt(review?.id as string);
+    expect(answered?.request.action_request.args).toEqual(review?.request.action_request.args);
+    expect(answered?.answer).toEqual({ type: 'edit', args: { content: 'Edited: 100 per minute.' } });
+    expect(answered?.memory?.namespace).toBe(memoryNamespaces.response);
+  });
+
   it('feedback on a draft brings a new draft as a new interrupt; the answered one stays answered', async () => {
     const store = createMemoryStore();
     const { assistant } = assistantOn(store);
@@ -198,11 +248,13 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect(String(second?.request.action_request.args.content)).toContain(
       'Use 100 requests per minute per key.',
     );
-    const answered = await store.documents.get<{ status: string }>(
-      'email-inbox-answered',
-      first?.id as string,
-    );
-    expect(answered?.value.status).toBe('answered');
+    const answered = await assistant.interrupt(first?.id as string);
+    expect(answered?.status).toBe('answered');
+    expect(answered?.answer).toEqual({ type: 'response', args: 'use 100 requests per minute per key' });
+    // The request as it was shown, the body left to the mailbox.
+    expect(answered?.request.action_request).toEqual(first?.request.action_request);
+    expect(answered?.request.config).toEqual(first?.request.config);
+    expect(first?.request.description.startsWith(answered?.request.description as string)).toBe(true);
   });
 
   it('a reply answers in the thread with In-Reply-To and References', async () => {
@@ -356,8 +408,8 @@ describe('the email assistant, end to end on the local mailbox', () => {
     const clock = new SimulatedClock(START);
     await assistantOn(store, clock).assistant.receive(statusUpdate);
     // The answer is stored, the preferences learn from it, then the process dies before it writes
-    // what it learned on the interrupt (the 2nd inbox write of the answer).
-    const dying = assistantOn(dyingAt(store, 'email-inbox-answered', 2), clock);
+    // what it learned with the email's record (the 2nd record write of the answer).
+    const dying = assistantOn(dyingAt(store, 'email-lifecycle', 2), clock);
     await expect(dying.assistant.answer('s1#1', { type: 'ignore' })).rejects.toThrow('the process died');
     const learnedBefore = await store.memory.history(memoryNamespaces.triage, PREFERENCES_KEY, 50);
 
@@ -376,7 +428,8 @@ describe('the email assistant, end to end on the local mailbox', () => {
     const store = createMemoryStore();
     const clock = new SimulatedClock(START);
     await assistantOn(store, clock).assistant.receive(question);
-    const dying = assistantOn(dyingAt(store, 'email-lifecycle', 1), clock);
+    // The answer is the first write to the email's record; the second would have been its end.
+    const dying = assistantOn(dyingAt(store, 'email-lifecycle', 2), clock);
     await expect(dying.assistant.answer('q1#1', { type: 'accept' })).rejects.toThrow('the process died');
     // Another process at once leaves the answer to the one that took it (it may still be at work)…
     const [untouched] = await assistantOn(store, clock).assistant.resume();
@@ -388,10 +441,13 @@ describe('the email assistant, end to end on the local mailbox', () => {
     const restarted = assistantOn(store, clock);
     const [resumed] = await restarted.assistant.resume();
     expect(resumed?.state.value).toBe('done');
-    expect(await restarted.mailbox.sent()).toHaveLength(1);
-    expect(
-      (await store.documents.get<{ status: string }>('email-inbox-answered', 'q1#1'))?.value.status,
-    ).toBe('answered');
+    const [sent, ...more] = await restarted.mailbox.sent();
+    expect(more).toHaveLength(0);
+    expect(await restarted.assistant.interrupt('q1#1')).toMatchObject({
+      status: 'answered',
+      answer: { type: 'accept' },
+      request: { action_request: { action: 'send_email_tool', args: { to: sent?.to } } },
+    });
   });
 
   it('the process died writing an email that waits: its interrupt was not kept either, and the email delivered again waits on interrupt #1', async () => {

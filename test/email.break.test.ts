@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant, type InboxItem } from '../src/actors/emailAssistant.js';
+import {
+  type AnsweredInterrupt,
+  EmailAssistant,
+  type EmailRecord,
+  type InboxItem,
+} from '../src/actors/emailAssistant.js';
 import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openDefaultStore } from '../src/adapters/store/storeFromEnv.js';
@@ -104,14 +109,28 @@ describe('troupe email after a process died between storing an answer and acting
     // `troupe inbox answer sample-03#1 accept` stored the answer, then the process died.
     // (Answered two minutes ago: a younger answer is left to the process that took it.)
     const store = await openDefaultStore(env);
+    // (The answer is written into the email's record, and the interrupt taken out of the inbox.)
     const stored = await store.documents.get<InboxItem>('email-inbox', 'sample-03#1');
-    await store.documents.put('email-inbox-answered', 'sample-03#1', {
-      ...(stored?.value as InboxItem),
-      status: 'answered',
+    const record = await store.documents.get<EmailRecord>('email-lifecycle', 'sample-03');
+    const answered: AnsweredInterrupt = {
+      n: 1,
+      action: stored?.value.request.action_request.action as string,
+      args: stored?.value.request.action_request.args,
+      step: record?.value.steps.length,
       answer: { type: 'accept' },
+      createdAt: stored?.value.createdAt as number,
       answeredAt: START - 120_000,
-    });
-    await store.documents.delete('email-inbox', 'sample-03#1');
+    };
+    await store.documents.batch([
+      { op: 'delete', collection: 'email-inbox', key: 'sample-03#1' },
+      {
+        op: 'put',
+        collection: 'email-lifecycle',
+        key: 'sample-03',
+        value: { ...record?.value, answered: [answered] },
+        expectedVersion: record?.version,
+      },
+    ]);
     await store.close();
     // Nothing lists it any more and a second answer is refused: only troupe email can carry it on.
     expect((await troupe(['inbox', 'answer', 'sample-03#1', 'accept'], env)).stderr).toContain(

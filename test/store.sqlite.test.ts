@@ -207,6 +207,39 @@ describe('sqlite store: two stores on one file (as two processes would)', () => 
     await close();
   });
 
+  it('a profile read again after the other store wrote a version reads that version', async () => {
+    const path = nextPath();
+    const a = await openSqliteStore({ path });
+    const b = await openSqliteStore({ path });
+    const close = async () => void (await Promise.all([a.close(), b.close()]));
+    // None yet, as both see it; then one writes the first.
+    expect(await a.memory.get('ns', 'profile')).toBeUndefined();
+    expect(await b.memory.get('ns', 'profile')).toBeUndefined();
+    await a.memory.put('ns', 'profile', { text: 'v1' });
+    // Read (and kept) by both, then changed by one: the other reads the change at once.
+    expect((await a.memory.get('ns', 'profile'))?.value).toEqual({ text: 'v1' });
+    expect((await b.memory.get('ns', 'profile'))?.version).toBe(1);
+    await b.memory.put('ns', 'profile', { text: 'v2 by b' }, { expectedVersion: 1 });
+    expect(await a.memory.get('ns', 'profile')).toMatchObject({ value: { text: 'v2 by b' }, version: 2 });
+    await a.memory.put('ns', 'profile', { text: 'v3 by a' }, { expectedVersion: 2 });
+    expect(await b.memory.get('ns', 'profile')).toMatchObject({ value: { text: 'v3 by a' }, version: 3 });
+    expect((await a.memory.get('ns', 'profile'))?.version).toBe(3);
+    // What a reader gets is its own copy.
+    const mine = (await a.memory.get<{ text: string }>('ns', 'profile'))?.value as { text: string };
+    mine.text = 'changed by the caller';
+    expect((await a.memory.get('ns', 'profile'))?.value).toEqual({ text: 'v3 by a' });
+    // Written outside Troupe (another program on the file): read as written.
+    const raw = new Database(path);
+    raw
+      .prepare(
+        'INSERT INTO memory_versions (namespace, key, version, value, at, source) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run('ns', 'profile', 4, JSON.stringify({ text: 'v4 outside' }), 4, null);
+    raw.close();
+    expect(await a.memory.get('ns', 'profile')).toMatchObject({ value: { text: 'v4 outside' }, version: 4 });
+    await close();
+  });
+
   it('keep compare-and-set honest between them', async () => {
     const [a, b, close] = await both();
     await a.documents.put('c', 'k', 'v1');

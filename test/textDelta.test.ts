@@ -26,6 +26,21 @@ describe('text deltas (old versions kept as differences)', () => {
     }
   });
 
+  it('gives the older text back exactly when the newer one kept most of it (cut, changed, added)', () => {
+    const next = random(29);
+    const alphabet = ['a', 'b', '\n', '\\n', '\\', 'n', 'é', '🙂', ' ', '"'];
+    const text = (n: number) =>
+      Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+    for (let i = 0; i < 3_000; i++) {
+      const older = text(Math.floor(next() * 200));
+      const cut = Math.floor(next() * older.length * 0.3);
+      const keep = older.length - Math.floor(next() * older.length * 0.2);
+      const newer = text(Math.floor(next() * 10)) + older.slice(cut, keep) + text(Math.floor(next() * 30));
+      const delta = deltaBetween(newer, older);
+      expect(applyDelta(newer, delta), JSON.stringify({ newer, older })).toBe(older);
+    }
+  });
+
   it('keeps a profile that learned one line, and lost its first to a length cap, in a small delta', () => {
     const lines = Array.from(
       { length: 200 },

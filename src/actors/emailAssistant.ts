@@ -5,13 +5,18 @@ import {
   editedArgs,
   type HumanResponse,
   humanResponseSchema,
+  type InterruptConfig,
   type InterruptRequest,
   memoryUpdateFor,
+  NOTIFY_ACTION,
+  notifyConfig,
   notifyInterrupt,
   type ReviewedTool,
+  reviewedTools,
   toolInterrupt,
 } from '../email/agentInbox.js';
 import { type Email, parseEmail } from '../email/emailInput.js';
+import { emailHeading } from '../email/emailMarkdown.js';
 import {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -33,13 +38,17 @@ import {
 import type { Clock } from '../ports/clock.js';
 import type { Calendar, Mailbox } from '../ports/mailbox.js';
 import type { ObjectModel } from '../ports/objectModel.js';
-import type { DocumentOperation, TroupeStore } from '../ports/store.js';
+import type { TroupeStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
 
 const EMAILS = 'email-lifecycle';
+/** The interrupts waiting for the human; an answered one leaves it for its email's record. */
 const INBOX = 'email-inbox';
-/** Answered interrupts live apart from pending ones, so listing what waits stays cheap. */
-const ANSWERED = 'email-inbox-answered';
+/**
+ * Where the build before this one kept answered interrupts; read only: a store it wrote keeps its
+ * answered interrupts there, and an answer it stored but had not carried through when it stopped.
+ */
+const ANSWERED_BEFORE = 'email-inbox-answered';
 /**
  * An answer younger than this is left to the process that took it; resume() carries through
  * only older ones (that process stopped before it was done).
@@ -53,23 +62,13 @@ const engine = compileMachine(emailLifecycleMachine);
 const FINISHED = new Set(['done', 'invalid', 'failed']);
 
 /**
- * An interrupt's description as kept once it is answered: the heading and the header lines. The
- * email's body stays in the mailbox, and the proposal after the `---` rule is the call's arguments
- * written out (the request keeps them).
- */
-function withoutBody(description: string): string {
-  const [heading = '', headers = ''] = description.split('\n\n');
-  return `${heading}\n\n${headers}`;
-}
-
-/**
  * A finished email's record as kept: the body cut to its first {@link KEPT_BODY} characters, the
  * agent's steps without their results (read only while drafting), and the triage reasoning once
  * (in `decision`, not again in the lifecycle's context).
  */
 function compacted(record: EmailRecord): EmailRecord {
   const { context } = record.state;
-  return {
+  const out: EmailRecord = {
     ...record,
     email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
     state: {
@@ -79,6 +78,16 @@ function compacted(record: EmailRecord): EmailRecord {
     steps: record.steps.map((s) => ({ call: s.call })),
     compacted: true,
   };
+  if (record.answered)
+    out.answered = record.answered.map((entry) => {
+      // An accepted call's arguments are those of the step that carried it out: kept there once.
+      const step = entry.step === undefined ? undefined : record.steps[entry.step];
+      if (!entry.args || !step || step.call.tool !== entry.action) return entry;
+      if (JSON.stringify(step.call.args) !== JSON.stringify(entry.args)) return entry;
+      const { args: _same, ...rest } = entry;
+      return rest;
+    });
+  return out;
 }
 
 /**
@@ -99,30 +108,157 @@ const RESTING_CONTEXT: Omit<EmailLifecycleContext, 'emailId' | 'now'> = {
   error: null,
 };
 
+/** A finished email as stored: without the lists that are empty and the Gmail source (the usual). */
+function storedEmail(email: Email): Partial<Email> {
+  const { references, labels, source, ...rest } = email;
+  return {
+    ...rest,
+    ...(references.length > 0 ? { references } : {}),
+    ...(labels.length > 0 ? { labels } : {}),
+    ...(source !== 'gmail' ? { source } : {}),
+  };
+}
+
 /** A finished email's context as stored: `now` and the fields that differ from the resting ones. */
 function storedContext(context: EmailLifecycleContext, emailId: string): Partial<EmailLifecycleContext> {
   const kept: Record<string, unknown> = { now: context.now };
   if (context.emailId !== emailId) kept.emailId = context.emailId;
-  for (const [name, resting] of Object.entries(RESTING_CONTEXT)) {
-    const value = context[name as keyof EmailLifecycleContext];
-    if (JSON.stringify(value) !== JSON.stringify(resting)) kept[name] = value;
+  for (const name of RESTING_FIELDS) {
+    const value = context[name];
+    const resting = RESTING_CONTEXT[name];
+    // The resting values are null, numbers and one empty list.
+    const same = Array.isArray(value) ? value.length === 0 : value === resting;
+    if (!same) kept[name] = value;
   }
   return kept as Partial<EmailLifecycleContext>;
 }
 
+const RESTING_FIELDS = Object.keys(RESTING_CONTEXT) as (keyof typeof RESTING_CONTEXT)[];
+
 /** A stored record as read: a compacted one gets its context's left-out fields back. */
 function readRecord(value: EmailRecord, version: number): EmailRecord {
-  if (!value.compacted) return { ...value, stored: version };
-  // Stored without its resting fields (and emailId, the email's own id, unless it differs).
+  if (!FINISHED.has(String(value.state.value))) return { ...value, stored: version };
+  // A finished record is stored compacted (see storedRecord()): what it leaves out comes back.
   const stored: Partial<EmailLifecycleContext> = value.state.context;
   const context = { ...RESTING_CONTEXT, emailId: value.email.id, ...stored } as EmailLifecycleContext;
-  return { ...value, state: { value: value.state.value, context }, stored: version };
+  const kept: Partial<Email> = value.email;
+  const email = { references: [], labels: [], source: 'gmail', ...kept } as Email;
+  const record: EmailRecord = {
+    ...value,
+    email,
+    state: { value: value.state.value, context },
+    steps: value.steps ?? [],
+    compacted: true,
+    stored: version,
+  };
+  if (value.decision)
+    record.decision = {
+      classification: context.classification ?? 'notify',
+      ...(value.decision as Partial<TriageDecision>),
+    } as TriageDecision;
+  if (value.answered)
+    record.answered = value.answered.map((entry) => {
+      if (!entry.memory || entry.memory.namespace) return entry;
+      const namespace = memoryUpdateFor(entry.action, entry.answer)?.namespace ?? '';
+      return { ...entry, memory: { ...entry.memory, namespace } };
+    });
+  return record;
 }
 
 /** Whether a state value is `state`, or the `responding` sub-state `sub`. */
 function isIn(value: StateValue, state: string, sub?: string): boolean {
   if (sub === undefined) return value === state;
   return typeof value === 'object' && (value as Record<string, unknown>)[state] === sub;
+}
+
+/** A record as written: without its version and the interrupt it raises; a finished one compacted. */
+function storedRecord(record: EmailRecord): Partial<EmailRecord> {
+  // Left undefined, not left out: JSON leaves them out, and a copy without them costs more.
+  if (!record.compacted) return { ...record, stored: undefined, raising: undefined };
+  const { stored: _version, raising: _raising, ...written } = record;
+  // Compacted, a finished record also leaves out what reading it puts back (readRecord()): the
+  // flag itself (finished is compacted), no steps, the classification again in `decision`, and
+  // the memory namespace seed 002's table names for the answer.
+  const { compacted: _flag, steps, decision, answered, ...rest } = written;
+  const out: Partial<EmailRecord> = {
+    ...rest,
+    email: storedEmail(written.email) as Email,
+    state: {
+      value: written.state.value,
+      context: storedContext(written.state.context, written.email.id) as EmailLifecycleContext,
+    },
+  };
+  if (steps.length > 0) out.steps = steps;
+  if (decision) {
+    const { classification, ...why } = decision;
+    out.decision = (
+      classification === written.state.context.classification ? why : decision
+    ) as TriageDecision;
+  }
+  if (answered)
+    out.answered = answered.map((entry) => {
+      if (!entry.memory || entry.memory.namespace !== memoryUpdateFor(entry.action, entry.answer)?.namespace)
+        return entry;
+      const { namespace: _named, ...memory } = entry.memory as NonNullable<AnsweredInterrupt['memory']>;
+      return { ...entry, memory: memory as NonNullable<AnsweredInterrupt['memory']> };
+    });
+  return out;
+}
+
+/** The answer the record holds to one of its interrupts, if it was answered. */
+function answerTo(record: EmailRecord, interruptId: string): AnsweredInterrupt | undefined {
+  const prefix = `${record.email.id}#`;
+  if (!record.answered || !interruptId.startsWith(prefix)) return undefined;
+  // Only the id as raised (`#1`, not `#01`, `# 1` or `#1e0`, which Number() reads as 1 too).
+  const suffix = interruptId.slice(prefix.length);
+  return record.answered.find((entry) => String(entry.n) === suffix);
+}
+
+/**
+ * An answered interrupt as the inbox shows it: its request written out again from the email
+ * (heading and headers; the body stays in the mailbox) and the call's arguments.
+ */
+function inboxItemOf(record: EmailRecord, entry: AnsweredInterrupt): InboxItem {
+  const { email } = record;
+  const args =
+    entry.args ?? (entry.step === undefined ? undefined : record.steps[entry.step]?.call.args) ?? {};
+  // As notifyInterrupt() and toolInterrupt() asked it, less the body and the proposal written out.
+  const config: InterruptConfig =
+    entry.action === NOTIFY_ACTION
+      ? { ...notifyConfig }
+      : entry.action in reviewedTools
+        ? { ...reviewedTools[entry.action as ReviewedTool] }
+        : { allow_ignore: false, allow_respond: false, allow_edit: false, allow_accept: false };
+  return {
+    id: `${email.id}#${entry.n}`,
+    emailId: email.id,
+    request: {
+      action_request: { action: entry.action, args: args as Record<string, unknown> },
+      config,
+      description: emailHeading(email),
+    },
+    status: 'answered',
+    answer: entry.answer,
+    createdAt: entry.createdAt,
+    answeredAt: entry.answeredAt,
+    ...(entry.memory ? { memory: entry.memory } : {}),
+  };
+}
+
+/** An answer the build before kept apart ({@link ANSWERED_BEFORE}), as the email's record keeps it. */
+function entryOf(item: InboxItem, record: EmailRecord): AnsweredInterrupt {
+  const { action, args } = item.request.action_request;
+  const answer = item.answer as HumanResponse;
+  return {
+    n: Number(item.id.slice(item.id.lastIndexOf('#') + 1)),
+    action,
+    ...(action === NOTIFY_ACTION ? {} : { args }),
+    ...(answer.type === 'accept' ? { step: record.steps.length } : {}),
+    answer,
+    createdAt: item.createdAt,
+    answeredAt: item.answeredAt ?? item.createdAt,
+    ...(item.memory ? { memory: item.memory } : {}),
+  };
 }
 
 /** One email as the assistant keeps it: the lifecycle's state, the email, and the agent's work. */
@@ -138,6 +274,13 @@ export interface EmailRecord {
   interruptId?: string;
   /** Interrupts raised for this email so far (each gets the next number in its id). */
   asked?: number;
+  /** When the interrupt it waits on was raised. */
+  askedAt?: number;
+  /**
+   * The interrupts answered, in order: the answer is written here, with the record, before
+   * anything acts on it ({@link EmailAssistant.interrupt} gives each back as an inbox item).
+   */
+  answered?: AnsweredInterrupt[];
   /**
    * The stored version this record was read at (0: not stored yet). The first write creates the
    * record only if no other process did, which is how an email is claimed.
@@ -145,9 +288,10 @@ export interface EmailRecord {
   stored: number;
   /**
    * Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters, its
-   * steps keep their calls but not their results, and the triage reasoning is kept in `decision`
-   * only (the lifecycle's context has it null). Its context is stored without the fields at their
-   * resting values (no feedback, no attempts, ...); reading the record puts them back.
+   * steps keep their calls but not their results, the triage reasoning is kept in `decision`
+   * only (the lifecycle's context has it null), and an accepted call's arguments in its step only.
+   * Its context is stored without the fields at their resting values (no feedback, no attempts,
+   * ...) and its email without empty lists; reading the record puts them back.
    */
   compacted?: true;
   /**
@@ -159,6 +303,31 @@ export interface EmailRecord {
 
 /** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
 export const KEPT_BODY = 100;
+
+/**
+ * An answered interrupt as its email's record keeps it: what was asked, how the human answered,
+ * and what the answer taught. The request is written out again from it and the email when read
+ * ({@link EmailAssistant.interrupt}).
+ */
+export interface AnsweredInterrupt {
+  /** Its number on the email: the interrupt's id is `<email id>#<n>`. */
+  n: number;
+  /** The request's action: {@link NOTIFY_ACTION} or the reviewed tool. */
+  action: string;
+  /** The call's arguments as proposed (a reviewed tool's); see {@link step}. */
+  args?: Record<string, unknown>;
+  /**
+   * An accepted call: the step that carries it out. Once the email is done and that step holds
+   * the same arguments, they are kept there only.
+   */
+  step?: number;
+  answer: HumanResponse;
+  /** When the interrupt was raised. */
+  createdAt: number;
+  answeredAt: number;
+  /** The memory version the answer produced, if it updated one. */
+  memory?: { namespace: string; version: number; summary: string };
+}
 
 /** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
 export interface InboxItem {
@@ -259,12 +428,22 @@ export class EmailAssistant {
       const record = readRecord(doc.value, doc.version);
       if (FINISHED.has(String(record.state.value))) continue;
       if (record.interruptId) {
-        const item = (await documents.get<InboxItem>(ANSWERED, record.interruptId))?.value;
-        if (item?.answer && (item.answeredAt ?? 0) + CARRY_THROUGH_AFTER_MS <= this.now()) {
-          // A copy left pending by a stop between the two writes of an answer goes now.
-          await documents.delete(INBOX, item.id);
-          this.changed({ type: 'interrupt.removed', interruptId: item.id });
-          out.push(await this.proceed(item, record, true));
+        let waiting = record;
+        let entry = answerTo(record, record.interruptId);
+        if (!entry) {
+          // Answered under the build before (kept apart then), and not carried through.
+          const before = await this.answeredBefore(record, record.interruptId);
+          if (before) {
+            entry = entryOf(before, record);
+            waiting = { ...record, answered: [...(record.answered ?? []), entry] };
+          }
+        }
+        if (entry && entry.answeredAt + CARRY_THROUGH_AFTER_MS <= this.now()) {
+          // An earlier build wrote an answer and the pending copy's removal apart: a copy left
+          // by a stop in between goes now.
+          if (waiting !== record && (await documents.delete(INBOX, record.interruptId)))
+            this.changed({ type: 'interrupt.removed', interruptId: record.interruptId });
+          out.push(await this.proceed(entry, waiting, true));
         } else out.push(record);
         continue;
       }
@@ -287,13 +466,66 @@ export class EmailAssistant {
     return item ? [item.value] : [];
   }
 
-  /** One interrupt of the inbox, pending or answered (with how it was answered). */
+  /**
+   * One interrupt of the inbox, pending or answered (with how it was answered, and its request as
+   * it was shown, without the email's body).
+   */
   async interrupt(interruptId: string): Promise<InboxItem | undefined> {
+    const answered = await this.answeredItem(interruptId);
+    if (answered) return answered;
     const { documents } = this.options.store;
     return (
-      (await documents.get<InboxItem>(ANSWERED, interruptId))?.value ??
-      (await documents.get<InboxItem>(INBOX, interruptId))?.value
+      (await documents.get<InboxItem>(INBOX, interruptId))?.value ??
+      (await documents.get<InboxItem>(ANSWERED_BEFORE, interruptId))?.value
     );
+  }
+
+  /**
+   * The answer the build before stored apart for an interrupt, if any. Only a record it wrote can
+   * have one: this build writes `askedAt` with every interrupt it raises, and answers into the
+   * record; a record not waiting says nothing either way, so it is looked up then too.
+   */
+  private async answeredBefore(
+    record: EmailRecord | undefined,
+    interruptId: string,
+  ): Promise<InboxItem | undefined> {
+    if (record?.interruptId === interruptId && record.askedAt !== undefined) return undefined;
+    const stored = await this.options.store.documents.get<InboxItem>(ANSWERED_BEFORE, interruptId);
+    return stored?.value.answer ? stored.value : undefined;
+  }
+
+  /** An answered interrupt as an inbox item, from its email's record. */
+  private async answeredItem(interruptId: string): Promise<InboxItem | undefined> {
+    const hash = interruptId.lastIndexOf('#');
+    if (hash <= 0) return undefined;
+    const record = await this.record(interruptId.slice(0, hash));
+    const entry = record ? answerTo(record, interruptId) : undefined;
+    return record && entry ? inboxItemOf(record, entry) : undefined;
+  }
+
+  /**
+   * What the email waits on, as the interrupt asked it: written out from the record (the call it
+   * proposed), or read from the inbox when the record does not say (a store of an earlier build).
+   */
+  private async waitingOn(record: EmailRecord, interruptId: string): Promise<InterruptRequest> {
+    const value = record.state.value;
+    const description = '';
+    if (isIn(value, 'notifying'))
+      return {
+        action_request: { action: NOTIFY_ACTION, args: {} },
+        config: { ...notifyConfig },
+        description,
+      };
+    const call = record.proposed;
+    if (isIn(value, 'responding', 'reviewing') && call && isReviewed(call.tool))
+      return {
+        action_request: { action: call.tool, args: call.args as Record<string, unknown> },
+        config: { ...reviewedTools[call.tool as ReviewedTool] },
+        description,
+      };
+    const shown = await this.options.store.documents.get<InboxItem>(INBOX, interruptId);
+    if (!shown) throw new TroupeError('TROUPE_INBOX_INVALID', `No interrupt ${interruptId} in the inbox.`);
+    return shown.value.request;
   }
 
   /** An email's record. */
@@ -312,29 +544,34 @@ export class EmailAssistant {
    */
   async answer(interruptId: string, raw: unknown): Promise<{ item: InboxItem; record: EmailRecord }> {
     const { documents } = this.options.store;
-    const stored = await documents.get<InboxItem>(INBOX, interruptId);
-    if (!stored) {
-      const earlier = await documents.get<InboxItem>(ANSWERED, interruptId);
+    // The email's record says what it waits on (its interrupt is in the inbox while it does).
+    const hash = interruptId.lastIndexOf('#');
+    const record = hash > 0 ? await this.record(interruptId.slice(0, hash)) : undefined;
+    const earlier =
+      (record && answerTo(record, interruptId)) ??
+      (hash > 0 ? await this.answeredBefore(record, interruptId) : undefined);
+    if (!record || record.interruptId !== interruptId || earlier)
       throw new TroupeError(
         'TROUPE_INBOX_INVALID',
         earlier
-          ? `Interrupt ${interruptId} was already answered (${earlier.value.answer?.type}).`
+          ? `Interrupt ${interruptId} was already answered (${earlier.answer?.type}).`
           : `No interrupt ${interruptId} in the inbox.`,
       );
-    }
     const parsed = humanResponseSchema.safeParse(raw);
     if (!parsed.success)
       throw new TroupeError(
         'TROUPE_INBOX_INVALID',
         `Not an Agent Inbox answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}.`,
       );
-    const answer = parsed.data;
-    const item = stored.value;
-    const refusal = disallowed(item.request, answer);
+    // An accept or ignore carries nothing the assistant reads (Agent Inbox sends the call back
+    // with an accept): kept without it, so a client cannot park what it likes in the record.
+    let answer: HumanResponse =
+      parsed.data.type === 'accept' || parsed.data.type === 'ignore'
+        ? { type: parsed.data.type }
+        : parsed.data;
+    const request = await this.waitingOn(record, interruptId);
+    const refusal = disallowed(request, answer);
     if (refusal) throw new TroupeError('TROUPE_INBOX_INVALID', `${refusal}.`);
-    const record = await this.record(item.emailId);
-    if (!record)
-      throw new TroupeError('TROUPE_INBOX_INVALID', `The email of interrupt ${interruptId} is gone.`);
     if (answer.type === 'edit' && record.proposed) {
       const edited = editedArgs(
         answer,
@@ -346,23 +583,46 @@ export class EmailAssistant {
           'TROUPE_INBOX_INVALID',
           `The edit does not fit ${record.proposed.tool}: ${edited.problem}.`,
         );
+      // Kept as the fields it changes, validated: as sent (a JSON string, a wrapper) it could
+      // carry anything beside them into the record.
+      const proposed = record.proposed.args as Record<string, unknown>;
+      const changed = Object.entries(edited.args as Record<string, unknown>).filter(
+        ([field, value]) => JSON.stringify(value) !== JSON.stringify(proposed[field]),
+      );
+      answer = { type: 'edit', args: Object.fromEntries(changed) };
     }
-    // Stored before anything acts on it: a crash after this line carries the answer through on
-    // resume().
-    const answered: InboxItem = {
-      ...item,
-      request: { ...item.request, description: withoutBody(item.request.description) },
-      status: 'answered',
+    // Stored before anything acts on it, in the email's record: a crash after this write carries
+    // the answer through on resume().
+    const { action, args } = request.action_request;
+    const entry: AnsweredInterrupt = {
+      n: Number(interruptId.slice(hash + 1)),
+      action,
+      ...(action === NOTIFY_ACTION ? {} : { args }),
+      ...(answer.type === 'accept' ? { step: record.steps.length } : {}),
       answer,
+      createdAt: record.askedAt ?? record.state.context.now,
       answeredAt: this.now(),
     };
+    const withAnswer: EmailRecord = {
+      ...record,
+      askedAt: undefined,
+      answered: [...(record.answered ?? []), entry],
+    };
+    let written: EmailRecord;
     try {
-      // Created once (of two answers at the same time, one is written and the other refused),
-      // and taken out of what waits in the same write.
-      await documents.batch([
-        { op: 'put', collection: ANSWERED, key: interruptId, value: answered, expectedVersion: 0 },
+      // Of two answers at the same time, one is written and the other refused (the record's
+      // version); the interrupt leaves what waits in the same write.
+      const [, version] = await documents.batch([
         { op: 'delete', collection: INBOX, key: interruptId },
+        {
+          op: 'put',
+          collection: EMAILS,
+          key: record.email.id,
+          value: storedRecord(withAnswer),
+          expectedVersion: record.stored,
+        },
       ]);
+      written = { ...withAnswer, stored: version as number };
     } catch (error) {
       if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
       throw new TroupeError(
@@ -370,17 +630,22 @@ export class EmailAssistant {
         `Interrupt ${interruptId} was answered at the same time elsewhere; that answer stands.`,
       );
     }
-    this.changed({ type: 'interrupt', item: answered });
-    const next = await this.proceed(answered, record, false);
-    return { item: answered, record: next };
+    if (this.changes.observed) {
+      this.changed({ type: 'interrupt', item: inboxItemOf(written, entry) });
+      this.changed({ type: 'record', record: written });
+    }
+    const next = await this.proceed(entry, written, false);
+    const after = answerTo(next, interruptId);
+    return { item: after ? inboxItemOf(next, after) : inboxItemOf(written, entry), record: next };
   }
 
   /**
    * Carries a stored answer through: the memory update it calls for (once: on a replay, a version
    * already learned from this interrupt is not learned again), then the email goes on.
    */
-  private async proceed(answered: InboxItem, start: EmailRecord, replay: boolean): Promise<EmailRecord> {
-    const answer = answered.answer as HumanResponse;
+  private async proceed(entry: AnsweredInterrupt, start: EmailRecord, replay: boolean): Promise<EmailRecord> {
+    const { answer } = entry;
+    const interruptId = `${start.email.id}#${entry.n}`;
     let record = start;
     let editedCall: ResponseToolCall | undefined;
     if (answer.type === 'edit' && record.proposed) {
@@ -391,16 +656,32 @@ export class EmailAssistant {
       );
       if (edited.ok) editedCall = { tool: record.proposed.tool, args: edited.args } as ResponseToolCall;
     }
-    const update = memoryUpdateFor(answered.request.action_request.action, answer);
-    const origin = `inbox ${answered.id}`;
-    let learnedNow = false;
-    const learned =
-      answered.memory !== undefined ||
-      (replay &&
-        update !== undefined &&
-        (await this.options.store.memory.get(update.namespace, PREFERENCES_KEY))?.source?.endsWith(
-          `(${origin})`,
-        ) === true);
+    const update = memoryUpdateFor(entry.action, answer);
+    const origin = `inbox ${interruptId}`;
+    let learnedNow: AnsweredInterrupt | undefined;
+    // What the answer taught goes into its entry, written with the email's next record.
+    const remember = (memory: NonNullable<AnsweredInterrupt['memory']>) => {
+      learnedNow = { ...entry, memory };
+      record = {
+        ...record,
+        answered: (record.answered ?? []).map((e) =>
+          e.n === entry.n ? (learnedNow as AnsweredInterrupt) : e,
+        ),
+      };
+    };
+    let learned = entry.memory !== undefined;
+    if (update && !learned && replay) {
+      // A stop between the memory's write and the record's: the version's source says it was
+      // learned from this interrupt, so it is not learned again, and the entry names that version
+      // (its summary was not kept: the reason it was written stands in for it).
+      const latest = await this.options.store.memory.get(update.namespace, PREFERENCES_KEY);
+      const suffix = ` (${origin})`;
+      if (latest?.source?.endsWith(suffix)) {
+        learned = true;
+        const reason = latest.source.slice(0, -suffix.length).replace(/^[a-z]+: /u, '');
+        remember({ namespace: update.namespace, version: latest.version, summary: `Learned: ${reason}.` });
+      }
+    }
     if (update && !learned) {
       const interaction: MemoryInteraction = { email: record.email };
       if (answer.type === 'response') interaction.feedback = answer.args;
@@ -419,24 +700,27 @@ export class EmailAssistant {
           origin,
           logger: this.log,
         });
-        // Written with the email's next record (a stop before that: the memory's source says it
-        // was learned, so a replay does not learn it again).
-        answered.memory = { namespace: result.namespace, version: result.version, summary: result.summary };
-        learnedNow = true;
+        remember({ namespace: result.namespace, version: result.version, summary: result.summary });
       } catch (error) {
         // Learning failed; the email still goes on (the answer is stored and acted on).
         this.log.warn({ err: error, namespace: update.namespace }, 'could not update the preferences');
       }
     }
     if (editedCall) record = { ...record, proposed: editedCall };
-    const { interruptId: _done, ...withoutInterrupt } = record;
-    record = this.step(withoutInterrupt, {
-      type: 'human.answered',
-      at: this.now(),
-      answer: answer.type,
-      ...(answer.type === 'response' ? { feedback: answer.args } : {}),
-    });
-    return this.advance(record, learnedNow ? answered : undefined);
+    record = this.step(
+      { ...record, interruptId: undefined },
+      {
+        type: 'human.answered',
+        at: this.now(),
+        answer: answer.type,
+        ...(answer.type === 'response' ? { feedback: answer.args } : {}),
+      },
+    );
+    const next = await this.advance(record);
+    // What the answer taught, told once it is written (with the record).
+    const taught = learnedNow && answerTo(next, interruptId);
+    if (taught?.memory) this.changed({ type: 'interrupt', item: inboxItemOf(next, taught) });
+    return next;
   }
 
   /**
@@ -444,10 +728,9 @@ export class EmailAssistant {
    * human, or done. Steps in between are not written one by one: what follows the last write is
    * worked out again from it after a crash (the human's answers are stored before they act, and
    * a send or booking carries a key made from the written state, so a repeat returns the first).
-   * `answered`: an answered interrupt to rewrite with the record (what its answer taught).
    */
-  private async advance(start: EmailRecord, answered?: InboxItem): Promise<EmailRecord> {
-    const save = (record: EmailRecord) => this.save(record, answered);
+  private async advance(start: EmailRecord): Promise<EmailRecord> {
+    const save = (record: EmailRecord) => this.save(record);
     let record = start;
     for (let guard = 0; guard < 50; guard += 1) {
       const value = record.state.value;
@@ -649,7 +932,7 @@ export class EmailAssistant {
       status: 'pending',
       createdAt: this.now(),
     };
-    return { ...record, interruptId: id, asked, raising };
+    return { ...record, interruptId: id, asked, askedAt: raising.createdAt, raising };
   }
 
   /**
@@ -669,52 +952,39 @@ export class EmailAssistant {
   /** The record after the lifecycle takes `event` (not written yet; {@link advance} writes). */
   private step(record: EmailRecord, event: EmailLifecycleEvent): EmailRecord {
     const next = engine.step(engine.restore(record.state.value, record.state.context), event);
-    const updated: EmailRecord = { ...record, state: { value: next.value, context: next.context } };
-    if (updated.proposed === undefined) delete updated.proposed;
-    return updated;
+    const state = { value: next.value, context: next.context };
+    if (record.proposed !== undefined || !('proposed' in record)) return { ...record, state };
+    // Left out rather than deleted (a delete turns the object into a slow dictionary).
+    const { proposed: _none, ...rest } = record;
+    return { ...rest, state };
   }
 
   /**
    * Writes the record, only if no other process wrote it since it was read here (the first write
-   * of an email creates it), in one atomic write with the interrupt it raises and the answered
-   * interrupt it carries (`answered`, what the answer taught). Otherwise that process's record
-   * stands and is returned, and nothing of this write was made (nothing this one did meanwhile
-   * left the process unless it was idempotent: a close, a reply or booking under its key). A
-   * finished email keeps only the start of its body, so the inbox's footprint stays small.
+   * of an email creates it), in one atomic write with the interrupt it raises. Otherwise that
+   * process's record stands and is returned, and nothing of this write was made (nothing this one
+   * did meanwhile left the process unless it was idempotent: a close, a reply or booking under its
+   * key). A finished email keeps only the start of its body, so the inbox's footprint stays small.
    */
-  private async save(record: EmailRecord, answered?: InboxItem): Promise<EmailRecord> {
+  private async save(record: EmailRecord): Promise<EmailRecord> {
     const { documents } = this.options.store;
     const finished = FINISHED.has(String(record.state.value));
     const toWrite = finished && !record.compacted ? compacted(record) : record;
-    const { stored: _version, raising, ...written } = toWrite;
+    const { raising } = toWrite;
     const key = record.email.id;
-    const value = written.compacted
-      ? {
-          ...written,
-          state: { value: written.state.value, context: storedContext(written.state.context, key) },
-        }
-      : written;
+    const value = storedRecord(toWrite);
     try {
       let version: number;
-      if (!raising && !answered)
-        version = await documents.put(EMAILS, key, value, { expectedVersion: record.stored });
-      else {
-        const operations: DocumentOperation[] = [];
-        if (raising)
-          operations.push({
-            op: 'put',
-            collection: INBOX,
-            key: raising.id,
-            value: raising,
-            expectedVersion: 0,
-          });
-        if (answered) operations.push({ op: 'put', collection: ANSWERED, key: answered.id, value: answered });
-        operations.push({ op: 'put', collection: EMAILS, key, value, expectedVersion: record.stored });
-        version = (await documents.batch(operations)).at(-1) as number;
-      }
-      const saved = { ...written, stored: version };
+      if (!raising) version = await documents.put(EMAILS, key, value, { expectedVersion: record.stored });
+      else
+        version = (
+          await documents.batch([
+            { op: 'put', collection: INBOX, key: raising.id, value: raising, expectedVersion: 0 },
+            { op: 'put', collection: EMAILS, key, value, expectedVersion: record.stored },
+          ])
+        ).at(-1) as number;
+      const saved: EmailRecord = { ...toWrite, raising: undefined, stored: version };
       if (raising) this.changed({ type: 'interrupt', item: raising });
-      if (answered) this.changed({ type: 'interrupt', item: { ...answered } });
       this.changed({ type: 'record', record: saved });
       return saved;
     } catch (error) {
@@ -723,10 +993,6 @@ export class EmailAssistant {
       if (!theirs && record.stored !== 0) throw error;
       if (theirs && theirs.stored !== record.stored) {
         // Another process wrote this email since it was read here: its write stands.
-        if (answered) {
-          await documents.put(ANSWERED, answered.id, answered);
-          this.changed({ type: 'interrupt', item: { ...answered } });
-        }
         this.log.info({ emailId: key }, 'another process moved this email on first; its state stands');
         return theirs;
       }
@@ -734,7 +1000,7 @@ export class EmailAssistant {
       // The interrupt was raised before (and the record not written with it: a store written by
       // an earlier version, which wrote the two apart).
       const { raising: _raised, ...waiting } = record;
-      return this.save(await this.raisedBefore(waiting), answered);
+      return this.save(await this.raisedBefore(waiting));
     }
   }
 

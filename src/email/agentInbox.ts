@@ -32,11 +32,19 @@ export type ReviewedTool = keyof typeof reviewedTools;
 /** The action name of the notify interrupt (seed 002). */
 export const NOTIFY_ACTION = 'Email Assistant: notify';
 
+/** What the notify interrupt allows: respond (with feedback) or ignore. */
+export const notifyConfig: Readonly<InterruptConfig> = {
+  allow_ignore: true,
+  allow_respond: true,
+  allow_edit: false,
+  allow_accept: false,
+};
+
 /** The notify interrupt: the email for the human, who may respond (with feedback) or ignore it. */
 export function notifyInterrupt(email: Email): InterruptRequest {
   return {
     action_request: { action: NOTIFY_ACTION, args: {} },
-    config: { allow_ignore: true, allow_respond: true, allow_edit: false, allow_accept: false },
+    config: { ...notifyConfig },
     description: emailMarkdown(email),
   };
 }

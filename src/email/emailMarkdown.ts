@@ -6,6 +6,14 @@ import type { Email } from './emailInput.js';
  * untrusted data (see `untrustedEmail`).
  */
 export function emailMarkdown(email: Email): string {
+  return `${emailHeading(email)}\n\n${escapedText(email.body.trim())}\n\n---`;
+}
+
+/**
+ * The start of {@link emailMarkdown}: the subject as a heading and the header lines (each on one
+ * line), without the text. An answered interrupt shows this much.
+ */
+export function emailHeading(email: Email): string {
   const lines = [
     `## Email: ${oneLine(email.subject) || '(no subject)'}`,
     '',
@@ -15,7 +23,7 @@ export function emailMarkdown(email: Email): string {
   if (email.cc) lines.push(`**Cc**: ${oneLine(email.cc)}`);
   if (email.date) lines.push(`**Date**: ${oneLine(email.date)}`);
   if (email.threadId) lines.push(`**Thread**: ${oneLine(email.threadId)}`);
-  lines.push(`**ID**: ${oneLine(email.id)}`, '', escapedText(email.body.trim()), '', '---');
+  lines.push(`**ID**: ${oneLine(email.id)}`);
   return lines.join('\n');
 }
 

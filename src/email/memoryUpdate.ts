@@ -4,6 +4,7 @@ import type { Prompt } from '../ports/model.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import type { MemoryRecord, VersionedMemory } from '../ports/store.js';
 import type { MemoryUpdateRequest } from './agentInbox.js';
+import { droppedShare } from './droppedShare.js';
 import type { Email } from './emailInput.js';
 import {
   defaultTriagePreferences,
@@ -199,22 +200,6 @@ function updatePrompt(profile: string, request: MemoryUpdateRequest, interaction
       },
     ],
   };
-}
-
-/** Share of the profile's non-empty lines missing from the update. */
-function droppedShare(before: string, after: string): number {
-  // One pass over each text (this runs on every update the model makes).
-  const kept = new Set<string>();
-  for (const line of after.split('\n')) kept.add(line.trim());
-  let lines = 0;
-  let dropped = 0;
-  for (const raw of before.split('\n')) {
-    const line = raw.trim();
-    if (line === '') continue;
-    lines++;
-    if (!kept.has(line)) dropped++;
-  }
-  return lines === 0 ? 0 : dropped / lines;
 }
 
 /** One line describing the user's choice, under the section it belongs to. */

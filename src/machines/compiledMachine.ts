@@ -379,6 +379,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
   });
 
   const contextFactory = reading.context;
+  const restored = new Map<string, Configuration>();
   return {
     machine,
     initial(input) {
@@ -394,6 +395,10 @@ export function compileMachine<TMachine extends AnyStateMachine>(
       return toState(settled.config, settled.context);
     },
     restore(value, context) {
+      // A record is restored on every step of it; the configuration of a value is worked out once.
+      const key = typeof value === 'string' ? value : JSON.stringify(value);
+      const known = restored.get(key);
+      if (known) return toState(known, context);
       const active = new Set<Node>();
       const walk = (node: Node, v: StateValue) => {
         const entries = typeof v === 'string' ? [[v, undefined] as const] : Object.entries(v);
@@ -409,7 +414,10 @@ export function compileMachine<TMachine extends AnyStateMachine>(
         }
       };
       walk(root, value);
-      return toState(configurationOf(active), context);
+      const config = configurationOf(active);
+      // Bounded by the machine's configurations; a value that names no state threw above.
+      restored.set(key, config);
+      return toState(config, context);
     },
     step(state, event) {
       if (state.status === 'done') return state;

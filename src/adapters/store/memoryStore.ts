@@ -17,7 +17,7 @@ import type {
 import { TroupeError } from '../../ports/troupeError.js';
 import { checkIncrement, checkNumber, compareKeys, copyJson, decodeJson, encodeJson } from './jsonValue.js';
 import { KeyRing } from './keyRing.js';
-import { applyDelta, type DeltaOp, deltaBetween, deltaSize } from './textDelta.js';
+import { applyDelta, type Delta, deltaBetween, deltaSize } from './textDelta.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -60,6 +60,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): TroupeStore
 function kept(text: string): string {
   text.charCodeAt(0);
   return text;
+}
+
+/**
+ * A copy of text cut from a longer string. A slice of 13 characters or more keeps the whole
+ * string it was cut from; an old version's delta literal would keep the JSON it came from (twice
+ * the delta's worth). Joining two halves and reading a character makes a string of its own.
+ */
+function copied(text: string): string {
+  const half = text.length >> 1;
+  return kept(text.slice(0, half) + text.slice(half));
 }
 
 /** What a write that gives nothing back resolves with (one promise for all of them). */
@@ -263,22 +273,21 @@ function toDocument<T>(collection: string, key: string, row: DocumentRow): Store
 }
 
 interface MemoryRow {
-  /** The value's JSON; for an older version, left out once {@link delta} holds it instead. */
-  json: string | undefined;
-  /** An older version kept as its difference from the next version's JSON. */
-  delta?: DeltaOp[];
+  /**
+   * The value's JSON; an older version's, once the next version is written, its difference from
+   * that one's JSON when that is much smaller (history is read from the latest back, one
+   * difference at a time).
+   */
+  json: string | Delta;
   /**
    * The latest version's value as read once (profiles are read far more often than written);
    * handed out as copies, dropped when a newer version comes.
    */
-  parsed?: { value: unknown };
+  parsed: { value: unknown } | undefined;
   version: number;
   at: number;
   source: string | undefined;
 }
-
-/** Every this many versions one is kept whole, so reading an old version applies few deltas. */
-const WHOLE_EVERY = 16;
 
 class MemoryVersions implements VersionedMemory {
   private readonly namespaces = new Map<string, Map<string, MemoryRow[]>>();
@@ -310,6 +319,7 @@ class MemoryVersions implements VersionedMemory {
       throw conflict('memory', `${namespace}/${key}`, options.expectedVersion, actual);
     const row: MemoryRow = {
       json,
+      parsed: undefined,
       version: actual + 1,
       at: options.at ?? this.state.now(),
       source: options.source === undefined ? undefined : kept(options.source),
@@ -317,17 +327,17 @@ class MemoryVersions implements VersionedMemory {
     // The version this one replaces is kept as its difference from it, when that is much smaller.
     const previous = versions[versions.length - 1];
     if (previous) previous.parsed = undefined;
-    if (previous?.json !== undefined && previous.version % WHOLE_EVERY !== 0) {
+    if (previous && typeof previous.json === 'string') {
       const delta = deltaBetween(json, previous.json);
-      if (deltaSize(delta) * 2 < previous.json.length) {
-        previous.delta = delta.map((op) => (typeof op === 'string' ? kept(op) : op));
-        previous.json = undefined;
-      }
+      if (deltaSize(delta) * 2 < previous.json.length)
+        previous.json = delta.map((op) => (typeof op === 'string' ? copied(op) : op));
     }
     versions.push(row);
     keys.set(key, versions);
     this.namespaces.set(namespace, keys);
-    return toRecord<T>(namespace, key, row, json);
+    // The value just checked, copied (not parsed back from its JSON): read next, as profiles are.
+    row.parsed = { value: copyJson(value, place) };
+    return latestRecord<T>(namespace, key, row);
   }
 
   async history<T = unknown>(namespace: string, key: string, limit?: number): Promise<MemoryRecord<T>[]> {
@@ -337,7 +347,7 @@ class MemoryVersions implements VersionedMemory {
     let text = '';
     for (let i = versions.length - 1; i >= 0 && out.length < limitOf(limit); i--) {
       const row = versions[i] as MemoryRow;
-      text = row.json ?? applyDelta(text, row.delta ?? []);
+      text = typeof row.json === 'string' ? row.json : applyDelta(text, row.json);
       out.push(toRecord<T>(namespace, key, row, text));
     }
     return out;

@@ -19,7 +19,7 @@ import type {
   VersionedMemory,
 } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
-import { checkIncrement, checkNumber, decodeJson, encodeJson } from './jsonValue.js';
+import { checkIncrement, checkNumber, copyJson, decodeJson, encodeJson } from './jsonValue.js';
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -522,17 +522,49 @@ function toDocument<T>(collection: string, row: Row): StoredDocument<T> {
 
 const MEMORY_COLUMNS = 'key, version, value, at, source';
 
+/** Latest versions kept read at most (a profile per namespace and key is what is read). */
+const LATEST_KEPT = 256;
+
 class SqliteMemory implements VersionedMemory {
+  /**
+   * The latest version of each key read or written through this connection, parsed once and
+   * handed out as copies (profiles are read on every triage and draft, written far less). Valid
+   * while no other connection has committed: SQLite's `data_version` says when one has.
+   */
+  private readonly latest = new Map<string, MemoryRecord<unknown> | null>();
+  private dataVersion = Number.NaN;
+
   constructor(private readonly c: SqliteConnection) {}
+
+  /** Forgets the latest versions kept when another connection (or process) has written since. */
+  private checkFresh(): void {
+    const now = Number(this.c.get('PRAGMA data_version')?.data_version);
+    if (now !== this.dataVersion) {
+      this.latest.clear();
+      this.dataVersion = now;
+    }
+  }
+
+  /** Keeps the latest version of a key, or that it has none (`null`). */
+  private keep(id: string, record: MemoryRecord<unknown> | null): void {
+    if (this.latest.size >= LATEST_KEPT) this.latest.clear();
+    this.latest.set(id, record);
+  }
 
   async get<T = unknown>(namespace: string, key: string): Promise<MemoryRecord<T> | undefined> {
     return this.c.run('memory.get', () => {
+      this.checkFresh();
+      const id = `${namespace}\0${key}`;
+      const kept = this.latest.get(id);
+      if (kept !== undefined) return kept === null ? undefined : copyRecord<T>(kept);
       const row = this.c.get(
         `SELECT ${MEMORY_COLUMNS} FROM memory_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT 1`,
         namespace,
         key,
       );
-      return row ? toRecord<T>(namespace, row) : undefined;
+      const record = row ? toRecord<T>(namespace, row) : null;
+      this.keep(id, record);
+      return record ? copyRecord(record) : undefined;
     });
   }
 
@@ -569,7 +601,17 @@ class SqliteMemory implements VersionedMemory {
         );
         return latest + 1;
       });
-      return toRecord<T>(namespace, { key, version, value: json, at, source: options.source ?? null });
+      const record = toRecord<T>(namespace, {
+        key,
+        version,
+        value: json,
+        at,
+        source: options.source ?? null,
+      });
+      // Written through this connection: the version it reads next (another connection writing
+      // after this moves data_version, and the kept versions are forgotten).
+      this.keep(`${namespace}\0${key}`, record);
+      return copyRecord(record);
     });
   }
 
@@ -610,6 +652,14 @@ function toRecord<T>(namespace: string, row: Row): MemoryRecord<T> {
     version,
     at: Number(row.at),
     ...(row.source !== null && row.source !== undefined ? { source: String(row.source) } : {}),
+  };
+}
+
+/** A copy of a kept record that a caller may change freely. */
+function copyRecord<T>(record: MemoryRecord<unknown>): MemoryRecord<T> {
+  return {
+    ...record,
+    value: copyJson(record.value, `memory "${record.namespace}/${record.key}"`) as T,
   };
 }
 

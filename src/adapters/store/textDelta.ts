@@ -9,8 +9,13 @@
  * decides how much is shared.
  */
 
-/** A run of `count` pieces of the newer text from piece `start`, or literal text. */
-export type DeltaOp = readonly [start: number, count: number] | string;
+/**
+ * A delta, flat: a run of pieces of the newer text is two numbers in a row (the first piece and
+ * how many), a run of its characters two numbers of which the first is negative (minus one less
+ * than the first character, and how many), literal text is a string. Flat, an old version keeps
+ * one small array, not one per run.
+ */
+export type Delta = (number | string)[];
 
 /** Every this many places a piece may appear in the newer text, the search stops looking further. */
 const MAX_CANDIDATES = 8;
@@ -32,7 +37,63 @@ function piecesOf(text: string): string[] {
 }
 
 /** The delta that turns `newer` into `older`. */
-export function deltaBetween(newer: string, older: string): DeltaOp[] {
+export function deltaBetween(newer: string, older: string): Delta {
+  return blockDelta(newer, older) ?? pieceDelta(newer, older);
+}
+
+/** Newlines (real or JSON-escaped) a block may leave out at the start and at the end of the older text. */
+const BLOCK_HEAD_CUTS = 8;
+const BLOCK_TAIL_CUTS = 2;
+
+/**
+ * The usual change of a profile keeps most of it in one block, with a few lines gone at the start
+ * (a size cap) and some changed or added at the end: the older text as literal head, that block
+ * found in the newer one, literal tail. Found with a few searches, without cutting the texts up.
+ */
+function blockDelta(newer: string, older: string): Delta | undefined {
+  const tails = cutsFromEnd(older, BLOCK_TAIL_CUTS);
+  let from = 0;
+  for (let head = 0; head <= BLOCK_HEAD_CUTS && from < older.length; head++) {
+    for (const to of tails) {
+      // Worth it only when the block is most of the older text.
+      if ((to - from) * 2 < older.length) continue;
+      const at = newer.indexOf(older.slice(from, to));
+      if (at === -1) continue;
+      const ops: Delta = [];
+      if (from > 0) ops.push(older.slice(0, from));
+      ops.push(-at - 1, to - from);
+      if (to < older.length) ops.push(older.slice(to));
+      return ops;
+    }
+    from = nextCut(older, from);
+    if (from === -1) break;
+  }
+  return undefined;
+}
+
+/** Where the piece after `from` starts (after the next newline, real or JSON-escaped), or -1. */
+function nextCut(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i + 1;
+    if (c === 92 && text.charCodeAt(i + 1) === 110) return i + 2;
+  }
+  return -1;
+}
+
+/** The end of the text, and where its last `count` pieces start, latest first. */
+function cutsFromEnd(text: string, count: number): number[] {
+  const cuts = [text.length];
+  for (let i = text.length - 1; i > 0 && cuts.length <= count; i--) {
+    const c = text.charCodeAt(i - 1);
+    const cut = c === 10 || (c === 110 && text.charCodeAt(i - 2) === 92);
+    if (cut && i < (cuts.at(-1) as number)) cuts.push(i);
+  }
+  return cuts;
+}
+
+/** The delta as pieces of the newer text found in the older one, literal text elsewhere. */
+function pieceDelta(newer: string, older: string): Delta {
   const source = piecesOf(newer);
   const target = piecesOf(older);
   // A profile usually changes in one place: the pieces shared at the start and at the end are
@@ -42,15 +103,15 @@ export function deltaBetween(newer: string, older: string): DeltaOp[] {
   while (head < most && source[head] === target[head]) head++;
   let tail = 0;
   while (tail < most - head && source[source.length - 1 - tail] === target[target.length - 1 - tail]) tail++;
-  const ops: DeltaOp[] = head > 0 ? [[0, head]] : [];
+  const ops: Delta = head > 0 ? [0, head] : [];
   const end = target.length - tail;
   if (head < end) searchPieces(source, target, head, end, ops);
-  if (tail > 0) ops.push([source.length - tail, tail]);
+  if (tail > 0) ops.push(source.length - tail, tail);
   return ops;
 }
 
 /** Adds to `ops` the pieces `target[from..to)` as runs of `source` where found, literal text elsewhere. */
-function searchPieces(source: string[], target: string[], from: number, to: number, ops: DeltaOp[]): void {
+function searchPieces(source: string[], target: string[], from: number, to: number, ops: Delta): void {
   // Pieces as numbers, so runs compare cheaply.
   const ids = new Map<string, number>();
   const idOf = (piece: string) => {
@@ -92,23 +153,34 @@ function searchPieces(source: string[], target: string[], from: number, to: numb
       ops.push(literal);
       literal = '';
     }
-    ops.push([bestStart, best]);
+    ops.push(bestStart, best);
     i += best;
   }
   if (literal !== '') ops.push(literal);
 }
 
 /** The older text back from the newer one and their delta. */
-export function applyDelta(newer: string, ops: readonly DeltaOp[]): string {
-  const source = piecesOf(newer);
+export function applyDelta(newer: string, ops: Readonly<Delta>): string {
+  let source: string[] | undefined;
   let out = '';
-  for (const op of ops) out += typeof op === 'string' ? op : source.slice(op[0], op[0] + op[1]).join('');
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i] as number | string;
+    if (typeof op === 'string') out += op;
+    else {
+      const count = ops[++i] as number;
+      if (op < 0) out += newer.slice(-op - 1, -op - 1 + count);
+      else {
+        source ??= piecesOf(newer);
+        out += source.slice(op, op + count).join('');
+      }
+    }
+  }
   return out;
 }
 
 /** Roughly what a delta costs to keep, in characters (to decide whether it beats a copy). */
-export function deltaSize(ops: readonly DeltaOp[]): number {
-  let size = 0;
-  for (const op of ops) size += typeof op === 'string' ? op.length + 16 : 24;
+export function deltaSize(ops: Readonly<Delta>): number {
+  let size = 16;
+  for (const op of ops) size += typeof op === 'string' ? op.length + 20 : 4;
   return size;
 }

@@ -240,6 +240,34 @@ describe('sqlite store: two stores on one file (as two processes would)', () => 
     await close();
   });
 
+  it("a profile kept parsed is never another key's, nor changed by a lost write or a caller", async () => {
+    const [a, b, close] = await both();
+    // Keys that would be the same text if namespace and key were only joined by a NUL.
+    await a.memory.put('a\0b', 'c', 'of a\\0b/c');
+    expect(await a.memory.get('a', 'b\0c')).toBeUndefined();
+    await a.memory.put('a', 'b\0c', 'of a/b\\0c');
+    expect((await a.memory.get('a\0b', 'c'))?.value).toBe('of a\\0b/c');
+    expect((await a.memory.get('a', 'b\0c'))?.value).toBe('of a/b\\0c');
+    // A compare-and-set that lost leaves what is read as it was.
+    const first = await a.memory.put('ns', 'p', { text: 'v1' }, { expectedVersion: 0 });
+    expect((await rejection(a.memory.put('ns', 'p', { text: 'lost' }, { expectedVersion: 0 }))).code).toBe(
+      'TROUPE_STORE_CONFLICT',
+    );
+    expect(await a.memory.get('ns', 'p')).toEqual(first);
+    // What put gives back is the caller's to change.
+    (first.value as { text: string }).text = 'changed by the caller';
+    expect((await a.memory.get('ns', 'p'))?.value).toEqual({ text: 'v1' });
+    // More keys than are kept: each still reads its latest, also after the other store wrote some.
+    for (let i = 0; i < 300; i++) await a.memory.put('many', `k${i}`, i);
+    for (let i = 0; i < 300; i += 7) await b.memory.put('many', `k${i}`, -i - 1);
+    for (let i = 0; i < 300; i++)
+      expect((await a.memory.get('many', `k${i}`))?.value).toBe(i % 7 === 0 ? -i - 1 : i);
+    // A document written by the other store changes nothing that is read.
+    await b.documents.put('c', 'k', 1);
+    expect((await a.memory.get('ns', 'p'))?.value).toEqual({ text: 'v1' });
+    await close();
+  });
+
   it('keep compare-and-set honest between them', async () => {
     const [a, b, close] = await both();
     await a.documents.put('c', 'k', 'v1');

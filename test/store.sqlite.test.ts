@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -267,6 +269,47 @@ describe('sqlite store: two stores on one file (as two processes would)', () => 
     expect((await a.memory.get('ns', 'p'))?.value).toEqual({ text: 'v1' });
     await close();
   });
+
+  it('a profile kept parsed by one process is read anew after another process wrote it', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path });
+    // Another process (node with tsx, as the tests run) writing the next version and exiting.
+    const storeModule = fileURLToPath(new URL('../src/adapters/store/sqliteStore.ts', import.meta.url));
+    const writeInOtherProcess = (expectedVersion: number, value: unknown): number =>
+      Number(
+        execFileSync(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            '--input-type=module',
+            '-e',
+            `const { openSqliteStore } = await import(${JSON.stringify(pathToFileURL(storeModule).href)});
+            const store = await openSqliteStore({ path: process.argv[1] });
+            const written = await store.memory.put('ns', 'p', JSON.parse(process.argv[3]), { expectedVersion: Number(process.argv[2]) });
+            await store.close();
+            process.stdout.write(String(written.version));`,
+            path,
+            String(expectedVersion),
+            JSON.stringify(value),
+          ],
+          { encoding: 'utf8' },
+        ),
+      );
+    expect(await store.memory.get('ns', 'p')).toBeUndefined();
+    expect(writeInOtherProcess(0, { text: 'by the other process' })).toBe(1);
+    expect(await store.memory.get('ns', 'p')).toMatchObject({
+      value: { text: 'by the other process' },
+      version: 1,
+    });
+    await store.memory.put('ns', 'p', { text: 'by this one' }, { expectedVersion: 1 });
+    expect(writeInOtherProcess(2, { text: 'by the other again' })).toBe(2 + 1);
+    expect(await store.memory.get('ns', 'p')).toMatchObject({
+      value: { text: 'by the other again' },
+      version: 3,
+    });
+    await store.close();
+  }, 30_000);
 
   it('keep compare-and-set honest between them', async () => {
     const [a, b, close] = await both();

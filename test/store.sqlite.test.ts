@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -239,6 +241,75 @@ describe('sqlite store: two stores on one file (as two processes would)', () => 
     expect(await a.memory.get('ns', 'profile')).toMatchObject({ value: { text: 'v4 outside' }, version: 4 });
     await close();
   });
+
+  it("a profile kept parsed is never another key's, nor changed by a lost write or a caller", async () => {
+    const [a, b, close] = await both();
+    // Keys that would be the same text if namespace and key were only joined by a NUL.
+    await a.memory.put('a\0b', 'c', 'of a\\0b/c');
+    expect(await a.memory.get('a', 'b\0c')).toBeUndefined();
+    await a.memory.put('a', 'b\0c', 'of a/b\\0c');
+    expect((await a.memory.get('a\0b', 'c'))?.value).toBe('of a\\0b/c');
+    expect((await a.memory.get('a', 'b\0c'))?.value).toBe('of a/b\\0c');
+    // A compare-and-set that lost leaves what is read as it was.
+    const first = await a.memory.put('ns', 'p', { text: 'v1' }, { expectedVersion: 0 });
+    expect((await rejection(a.memory.put('ns', 'p', { text: 'lost' }, { expectedVersion: 0 }))).code).toBe(
+      'TROUPE_STORE_CONFLICT',
+    );
+    expect(await a.memory.get('ns', 'p')).toEqual(first);
+    // What put gives back is the caller's to change.
+    (first.value as { text: string }).text = 'changed by the caller';
+    expect((await a.memory.get('ns', 'p'))?.value).toEqual({ text: 'v1' });
+    // More keys than are kept: each still reads its latest, also after the other store wrote some.
+    for (let i = 0; i < 300; i++) await a.memory.put('many', `k${i}`, i);
+    for (let i = 0; i < 300; i += 7) await b.memory.put('many', `k${i}`, -i - 1);
+    for (let i = 0; i < 300; i++)
+      expect((await a.memory.get('many', `k${i}`))?.value).toBe(i % 7 === 0 ? -i - 1 : i);
+    // A document written by the other store changes nothing that is read.
+    await b.documents.put('c', 'k', 1);
+    expect((await a.memory.get('ns', 'p'))?.value).toEqual({ text: 'v1' });
+    await close();
+  });
+
+  it('a profile kept parsed by one process is read anew after another process wrote it', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path });
+    // Another process (node with tsx, as the tests run) writing the next version and exiting.
+    const storeModule = fileURLToPath(new URL('../src/adapters/store/sqliteStore.ts', import.meta.url));
+    const writeInOtherProcess = (expectedVersion: number, value: unknown): number =>
+      Number(
+        execFileSync(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            '--input-type=module',
+            '-e',
+            `const { openSqliteStore } = await import(${JSON.stringify(pathToFileURL(storeModule).href)});
+            const store = await openSqliteStore({ path: process.argv[1] });
+            const written = await store.memory.put('ns', 'p', JSON.parse(process.argv[3]), { expectedVersion: Number(process.argv[2]) });
+            await store.close();
+            process.stdout.write(String(written.version));`,
+            path,
+            String(expectedVersion),
+            JSON.stringify(value),
+          ],
+          { encoding: 'utf8' },
+        ),
+      );
+    expect(await store.memory.get('ns', 'p')).toBeUndefined();
+    expect(writeInOtherProcess(0, { text: 'by the other process' })).toBe(1);
+    expect(await store.memory.get('ns', 'p')).toMatchObject({
+      value: { text: 'by the other process' },
+      version: 1,
+    });
+    await store.memory.put('ns', 'p', { text: 'by this one' }, { expectedVersion: 1 });
+    expect(writeInOtherProcess(2, { text: 'by the other again' })).toBe(2 + 1);
+    expect(await store.memory.get('ns', 'p')).toMatchObject({
+      value: { text: 'by the other again' },
+      version: 3,
+    });
+    await store.close();
+  }, 30_000);
 
   it('keep compare-and-set honest between them', async () => {
     const [a, b, close] = await both();

@@ -79,4 +79,35 @@ describe('the memory store keeps every version readable', () => {
       written.slice(-3).reverse(),
     );
   });
+
+  it('reads back every version whatever the changes: slid, edited, rewritten, of another type', async () => {
+    const store = createMemoryStore();
+    const next = random(41);
+    const bits = ['é', '😀', '\\n', '\\\\n', '\n', '"', '\\', ' ', '\u2028', 'line', ''];
+    const bit = () => bits[Math.floor(next() * bits.length)] as string;
+    const line = (v: number) => `- fact ${v} ${bit()}${bit()}${bit()} ${'w'.repeat(Math.floor(next() * 30))}`;
+    const written: unknown[] = [];
+    let lines: string[] = [];
+    for (let v = 1; v <= 400; v++) {
+      const change = next();
+      if (change < 0.35) lines.push(line(v));
+      else if (change < 0.55) lines = [...lines.slice(1), line(v)];
+      else if (change < 0.7 && lines.length > 0) lines[Math.floor(next() * lines.length)] = line(v);
+      else if (change < 0.75) lines = [`${'long '.repeat(400)}${bit()}`];
+      else if (change < 0.8) lines = [];
+      else lines.splice(Math.floor(next() * (lines.length + 1)), 0, bit());
+      const text = lines.join(next() < 0.5 ? '\n' : '\\n');
+      const shapes = [text, { profile: text, n: v }, [...lines], [{ t: text }], text.length, null, ''];
+      const value = shapes[v % 9 < 3 ? 0 : Math.floor(next() * shapes.length)];
+      written.push(value);
+      await store.memory.put('ns', 'k', value, { expectedVersion: v - 1 });
+    }
+    const newestFirst = [...written].reverse();
+    for (const limit of [1, 2, 17, 399, 400, 1_000])
+      expect((await store.memory.history('ns', 'k', limit)).map((r) => r.value)).toEqual(
+        newestFirst.slice(0, limit),
+      );
+    expect((await store.memory.get('ns', 'k'))?.value).toEqual(written.at(-1));
+    expect((await store.memory.list('ns')).map((r) => [r.version, r.value])).toEqual([[400, written.at(-1)]]);
+  });
 });

@@ -554,7 +554,7 @@ class SqliteMemory implements VersionedMemory {
   async get<T = unknown>(namespace: string, key: string): Promise<MemoryRecord<T> | undefined> {
     return this.c.run('memory.get', () => {
       this.checkFresh();
-      const id = `${namespace}\0${key}`;
+      const id = latestId(namespace, key);
       const kept = this.latest.get(id);
       if (kept !== undefined) return kept === null ? undefined : copyRecord<T>(kept);
       const row = this.c.get(
@@ -610,7 +610,7 @@ class SqliteMemory implements VersionedMemory {
       });
       // Written through this connection: the version it reads next (another connection writing
       // after this moves data_version, and the kept versions are forgotten).
-      this.keep(`${namespace}\0${key}`, record);
+      this.keep(latestId(namespace, key), record);
       return copyRecord(record);
     });
   }
@@ -640,6 +640,14 @@ class SqliteMemory implements VersionedMemory {
         .map((row) => toRecord<T>(namespace, row)),
     );
   }
+}
+
+/**
+ * A kept version's key: the namespace's length first, so a NUL in a namespace or key cannot make
+ * two keys one ("a\0b"/"c" and "a"/"b\0c" joined by NUL alone are the same text).
+ */
+function latestId(namespace: string, key: string): string {
+  return `${namespace.length}:${namespace}\0${key}`;
 }
 
 function toRecord<T>(namespace: string, row: Row): MemoryRecord<T> {

@@ -103,6 +103,12 @@ function invalidValues(): [string, unknown][] {
     ['undefined in an array', [1, undefined, 3]],
     ['a Date', new Date(0)],
     ['a Map', new Map([['a', 1]])],
+    // JSON.stringify stores what toJSON returns, not the value: refused, as a Date is.
+    ['an array with its own toJSON', Object.assign([1], { toJSON: () => 'x' })],
+    [
+      'an object with a hidden toJSON',
+      Object.defineProperty({ a: 1 }, 'toJSON', { value: () => 'x', enumerable: false }),
+    ],
   ];
 }
 

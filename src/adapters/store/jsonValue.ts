@@ -129,7 +129,7 @@ function isJson(value: unknown, depth: number): boolean {
       return false;
   }
   if (value === null) return true;
-  if (depth > MAX_DEPTH) return false;
+  if (depth > MAX_DEPTH || hasToJson(value)) return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
@@ -149,6 +149,16 @@ function isJson(value: unknown, depth: number): boolean {
   return true;
 }
 
+/**
+ * Whether JSON.stringify would call a `toJSON` of the value's (its own, hidden or not: a plain
+ * object's or an array's prototype has none), storing what it returns instead of the value.
+ */
+function hasToJson(value: object): boolean {
+  return typeof (value as { toJSON?: unknown }).toJSON === 'function';
+}
+
+const TO_JSON = 'a value with a toJSON method (JSON would store what it returns); store that instead';
+
 const NOT_JSON: unique symbol = Symbol('not JSON');
 
 /** {@link isJson} and the copy in one pass; {@link NOT_JSON} when the value is not JSON. */
@@ -166,7 +176,7 @@ function copyOf(value: unknown, depth: number): unknown {
       return NOT_JSON;
   }
   if (value === null) return null;
-  if (depth > MAX_DEPTH) return NOT_JSON;
+  if (depth > MAX_DEPTH || hasToJson(value)) return NOT_JSON;
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
@@ -227,6 +237,7 @@ function findProblem(value: unknown, ancestors: Set<object>, depth: number): Pro
   ancestors.add(object);
   try {
     if (Array.isArray(object)) {
+      if (hasToJson(object)) return { at: [], what: TO_JSON };
       for (let i = 0; i < object.length; i++) {
         const item: unknown = object[i];
         if (item === undefined) return { at: [i], what: 'undefined (JSON would turn it into null)' };
@@ -244,6 +255,7 @@ function findProblem(value: unknown, ancestors: Set<object>, depth: number): Pro
         (object as { constructor?: { name?: string } }).constructor?.name ?? 'an object with a prototype';
       return { at: [], what: `a ${name}, not a plain object; convert it to JSON data first` };
     }
+    if (hasToJson(object)) return { at: [], what: TO_JSON };
     for (const key of Object.keys(object)) {
       const item = (object as Record<string, unknown>)[key];
       if (item === undefined) continue;

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import type { EmailAssistant } from '../src/actors/emailAssistant.js';
 import type { DiscordInboxTarget } from '../src/adapters/discord/index.js';
-import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
 import { type CliIo, runCli } from '../src/cli/program.js';
@@ -18,6 +17,7 @@ import {
   startDiscordHarness,
   waitUntil,
 } from './support/discordHarness.js';
+import { assistantOn } from './support/emailHarness.js';
 import { type FakeDiscord, type FakeMessage, startFakeDiscord } from './support/fakeDiscord.js';
 
 const NOW = '2026-11-25T09:00:00Z';
@@ -50,17 +50,7 @@ async function start(
   options: { store?: TroupeStore; fake?: FakeDiscord; target?: DiscordInboxTarget; roles?: string[] } = {},
 ) {
   const store = options.store ?? createMemoryStore();
-  const clock = new SimulatedClock(Date.parse(NOW));
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const calendar = createLocalCalendar(store.documents);
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar,
-    clock,
-    userName: 'Sam',
-    timeZone: 'Europe/Berlin',
-  });
+  const { assistant, mailbox, calendar } = assistantOn(store, new SimulatedClock(Date.parse(NOW)));
   harness = await startDiscordHarness({
     store,
     ...(options.fake ? { fake: options.fake } : {}),

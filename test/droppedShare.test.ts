@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { droppedShare, droppedShareByLines } from '../src/email/droppedShare.js';
-
-/** A small deterministic generator, so a failure replays. */
-function random(seed: number) {
-  let x = seed;
-  return () => {
-    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-}
+import { seededRandom } from './support/seededRandom.js';
 
 describe('how much of a profile an update dropped', () => {
   const profile = [
@@ -34,7 +26,7 @@ describe('how much of a profile an update dropped', () => {
   });
 
   it('gives exactly what counting line by line gives, for any pair of texts', () => {
-    const next = random(13);
+    const next = seededRandom(13);
     const words = ['- a', '- b', '## S', '', '  ', ' - a ', '- a, b', '\t- b', 'x\u2028', '- noted', '- c'];
     const line = () => words[Math.floor(next() * words.length)] as string;
     const text = (n: number) => Array.from({ length: n }, line).join('\n');

@@ -4,35 +4,20 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant, type EmailRecord, type InboxItem, KEPT_BODY } from '../src/actors/emailAssistant.js';
-import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
+import { type EmailRecord, type InboxItem, KEPT_BODY } from '../src/actors/emailAssistant.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
 import type { HumanResponse } from '../src/email/agentInbox.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { TroupeError } from '../src/ports/troupeError.js';
+import { assistantOn, EMAIL_START } from './support/emailHarness.js';
 import { runTroupe } from './support/runTroupe.js';
 
 // The human-in-the-loop answer flow, attacked as a hostile user or operator would: odd interrupt
 // ids, answers at the same time, stops at every write, and records read back after compaction.
 
-const START = Date.parse('2026-11-25T09:00:00Z');
-
-function assistantOn(store: TroupeStore, clock = new SimulatedClock(START), model?: ObjectModel) {
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const calendar = createLocalCalendar(store.documents);
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar,
-    clock,
-    userName: 'Sam',
-    timeZone: 'Europe/Berlin',
-    ...(model ? { model } : {}),
-  });
-  return { assistant, mailbox, calendar, clock };
-}
+const START = EMAIL_START;
 
 const statusUpdate = {
   id: 's1',

@@ -6,23 +6,10 @@ import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../src/email/triagePreferences.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { isTroupeError, TroupeError } from '../src/ports/troupeError.js';
+import { assistantOn, EMAIL_START } from './support/emailHarness.js';
 
 // Wednesday 25 November 2026, 10:00 in Berlin.
-const START = Date.parse('2026-11-25T09:00:00Z');
-
-function assistantOn(store: TroupeStore, clock = new SimulatedClock(START)) {
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const calendar = createLocalCalendar(store.documents);
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar,
-    clock,
-    userName: 'Sam',
-    timeZone: 'Europe/Berlin',
-  });
-  return { assistant, mailbox, calendar, clock };
-}
+const START = EMAIL_START;
 
 /** The store, with the `nth` write to `collection` and every write after it failing, as if the process died there. */
 function dyingAt(store: TroupeStore, collection: string, nth: number): TroupeStore {

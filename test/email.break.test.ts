@@ -20,7 +20,7 @@ import { responseToolSchemas } from '../src/email/responseTools.js';
 import { defaultTriagePreferences } from '../src/email/triagePreferences.js';
 import { readTriagePreferences } from '../src/email/triageRouter.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
-import type { TroupeStore } from '../src/ports/store.js';
+import { assistantOn, EMAIL_START } from './support/emailHarness.js';
 import { runTroupe } from './support/runTroupe.js';
 
 // Attempts to break the email assistant from the outside, as its users (and the senders of the
@@ -37,21 +37,7 @@ const statusUpdate = {
 };
 
 // Wednesday 25 November 2026, 10:00 in Berlin.
-const START = Date.parse('2026-11-25T09:00:00Z');
-
-function assistantOn(store: TroupeStore, clock = new SimulatedClock(START)) {
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const calendar = createLocalCalendar(store.documents);
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar,
-    clock,
-    userName: 'Sam',
-    timeZone: 'Europe/Berlin',
-  });
-  return { assistant, mailbox, calendar, clock };
-}
+const START = EMAIL_START;
 
 describe('a hostile subject does not reach the headers of the reply', () => {
   it('a subject with line breaks and escape codes is answered with a one-line, clean "Re:" subject', async () => {

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { applyDelta, deltaBetween, deltaSize } from '../src/adapters/store/textDelta.js';
-
-/** A small deterministic generator, so a failure replays. */
-function random(seed: number) {
-  let x = seed;
-  return () => {
-    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-}
+import { seededRandom } from './support/seededRandom.js';
 
 describe('text deltas (old versions kept as differences)', () => {
   it('gives the older text back exactly, for any pair of texts', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const alphabet = ['a', 'b', '\n', '\\n', 'é', '🙂', ' ', '"'];
     const text = () =>
       Array.from(
@@ -27,7 +19,7 @@ describe('text deltas (old versions kept as differences)', () => {
   });
 
   it('gives the older text back exactly when the newer one kept most of it (cut, changed, added)', () => {
-    const next = random(29);
+    const next = seededRandom(29);
     const alphabet = ['a', 'b', '\n', '\\n', '\\', 'n', 'é', '🙂', ' ', '"'];
     const text = (n: number) =>
       Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
@@ -57,7 +49,7 @@ describe('text deltas (old versions kept as differences)', () => {
 describe('the memory store keeps every version readable', () => {
   it('after 300 updates, each version reads back as written (history and its order)', async () => {
     const store = createMemoryStore();
-    const next = random(11);
+    const next = seededRandom(11);
     const written: unknown[] = [];
     let lines = ['## Ignore', '- newsletters', '## Respond', '- questions'];
     for (let v = 1; v <= 300; v++) {
@@ -82,7 +74,7 @@ describe('the memory store keeps every version readable', () => {
 
   it('reads back every version whatever the changes: slid, edited, rewritten, of another type', async () => {
     const store = createMemoryStore();
-    const next = random(41);
+    const next = seededRandom(41);
     const bits = ['é', '😀', '\\n', '\\\\n', '\n', '"', '\\', ' ', '\u2028', 'line', ''];
     const bit = () => bits[Math.floor(next() * bits.length)] as string;
     const line = (v: number) => `- fact ${v} ${bit()}${bit()}${bit()} ${'w'.repeat(Math.floor(next() * 30))}`;

@@ -82,6 +82,12 @@ export {
   type TriagePreferences,
   type TriageRule,
 } from './email/triagePreferences.js';
-export { readTriagePreferences, type TriageRouterOptions, triageEmail } from './email/triageRouter.js';
+export {
+  readTriagePreferences,
+  readTriageProfile,
+  type TriageProfile,
+  type TriageRouterOptions,
+  triageEmail,
+} from './email/triageRouter.js';
 export type { Calendar, DayAvailability, EmailReply, Mailbox, MeetingRequest } from './ports/mailbox.js';
 export type { ObjectModel } from './ports/objectModel.js';

@@ -27,7 +27,7 @@ import { type AgentStep, nextToolCall } from '../email/responseAgent.js';
 import { isReviewed, type ResponseToolCall, responseToolSchemas } from '../email/responseTools.js';
 import type { TriageDecision } from '../email/triageDecision.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
-import { readTriagePreferences, triageEmail } from '../email/triageRouter.js';
+import { readTriageProfile, triageEmail } from '../email/triageRouter.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { compileMachine } from '../machines/compiledMachine.js';
 import {
@@ -783,12 +783,11 @@ export class EmailAssistant {
 
   private async triage(record: EmailRecord): Promise<EmailRecord> {
     try {
-      const preferences = await readTriagePreferences(this.options.store.memory, this.log);
-      const decision = await triageEmail(
-        record.email,
-        preferences,
-        this.options.model ? { model: this.options.model } : {},
-      );
+      const { preferences, version } = await readTriageProfile(this.options.store.memory, this.log);
+      const decision = await triageEmail(record.email, preferences, {
+        profileVersion: version,
+        ...(this.options.model ? { model: this.options.model } : {}),
+      });
       return this.step(
         { ...record, decision },
         {

@@ -311,7 +311,7 @@ function describeRecord(record: EmailRecord): string {
   const { email, decision, state } = record;
   const head = `• ${email.id} “${email.subject.replace(/\s+/gu, ' ').slice(0, 70)}” from ${email.from}`;
   const triage = decision
-    ? `\n    ${decision.classification.toUpperCase()} (${decision.decidedBy}): ${decision.reasoning}`
+    ? `\n    ${decision.classification.toUpperCase()} (${decision.decidedBy}): ${decision.reasoning}${decision.profileVersion !== undefined ? ` (profile v${decision.profileVersion})` : ''}`
     : '';
   const where = state.value === 'done' ? `done — ${state.context.outcome}` : stateValueText(state.value);
   const error = state.context.error;

@@ -1,5 +1,6 @@
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
+import { type MemoryRefusal, readRefusals } from '../email/memoryRefusals.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
 import { createLogger } from '../logging/logger.js';
 import type { MemoryRecord, TroupeStore } from '../ports/store.js';
@@ -26,7 +27,7 @@ export interface PreferencesCommandOptions {
 /**
  * `troupe preferences [triage|response|calendar] [--history]`: what the email assistant has
  * learned, as it stands (version, when, from which answer), and with `--history` every earlier
- * version with the lines it added and removed.
+ * version with the lines it added and removed, and every update of the model that was refused.
  */
 export async function runPreferences(options: PreferencesCommandOptions): Promise<number> {
   const names = options.which ? [options.which] : Object.keys(preferenceProfiles);
@@ -61,7 +62,15 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
       out(`${name} (${namespace}), version ${latest.version} — ${describeVersion(latest)}`);
       for (const line of textOf(latest.value).split('\n')) out(`    ${line}`);
       if (options.history) {
+        // Refused updates are listed among the versions, where they happened (newest first).
+        const refusals = await readRefusals(store.memory, namespace);
+        let r = 0;
+        const refusalsSince = (at: number) => {
+          for (; r < refusals.length && (refusals[r] as MemoryRecord).at >= at; r += 1)
+            out(`  ${describeRefusal(refusals[r] as MemoryRecord<MemoryRefusal>)}`);
+        };
         for (const [i, version] of versions.entries()) {
+          refusalsSince(version.at);
           const older = versions[i + 1];
           out(`  v${version.version} — ${describeVersion(version)}`);
           if (!older) continue;
@@ -70,6 +79,7 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
           for (const line of added) out(`      + ${line}`);
           if (added.length + removed.length === 0) out('      (no line changed)');
         }
+        refusalsSince(Number.NEGATIVE_INFINITY);
       }
       out('');
     }
@@ -80,7 +90,18 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
 }
 
 function describeVersion(record: MemoryRecord): string {
-  return `${new Date(record.at).toISOString().replace('T', ' ').slice(0, 16)} UTC, ${record.source ?? 'written directly'}`;
+  return `${when(record.at)}, ${record.source ?? 'written directly'}`;
+}
+
+/** `refused 2026-11-25 09:00 UTC: moved 3 lines from Ignore to Respond (inbox e1#2); v4 kept`. */
+function describeRefusal(record: MemoryRecord<MemoryRefusal>): string {
+  const { reason, kept, origin, kind } = record.value;
+  const what = kind === 'compaction' ? 'the model’s compaction' : 'the model’s update';
+  return `refused ${when(record.at)}: ${what} ${reason}${origin ? ` (${origin})` : ''}; v${kept} kept`;
+}
+
+function when(at: number): string {
+  return `${new Date(at).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 }
 
 /** A profile as text: triage preferences are `{ instructions, rules }`, the others text. */

@@ -1,4 +1,5 @@
 import type { Email } from './emailInput.js';
+import { isSender, namedSenders, senderAddress, withoutSenders } from './senderScope.js';
 import type { TriageClassification, TriageDecision } from './triageDecision.js';
 
 /** One line of the preferences: the kind of email it describes and the words that find it. */
@@ -7,7 +8,10 @@ interface PreferenceLine {
   text: string;
   /** Each distinctive word's stem, and the word as written (for the reasoning). */
   words: { stem: string; word: string }[];
-  /** Sender addresses the line names (a learned "emails like … from a@b"): a strong match. */
+  /**
+   * Senders the line names (a learned "emails like … from a@b", or a domain "@b"): the line
+   * applies to email from them only.
+   */
   senders: string[];
 }
 
@@ -18,7 +22,6 @@ const STOP = new Set(
   ),
 );
 const STEM = 5;
-const ADDRESS = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
 const stem = (word: string) => word.slice(0, STEM);
 const wordsOf = (text: string) =>
   text
@@ -29,7 +32,8 @@ const wordsOf = (text: string) =>
 /**
  * Reads the preference instructions: a line starting with `Ignore`, `Notify` or `Respond` opens a
  * section, and each `- ` line under it is one kind of email. Words of four letters or more (not
- * filler) are compared by their first five letters, so "meetings" finds "meeting".
+ * filler) are compared by their first five letters, so "meetings" finds "meeting". A line that
+ * names a sender (`a@b.example`, or `@b.example` for a domain) matches that sender's email only.
  */
 export function preferenceLines(instructions: string): PreferenceLine[] {
   const lines: PreferenceLine[] = [];
@@ -43,9 +47,9 @@ export function preferenceLines(instructions: string): PreferenceLine[] {
     }
     if (!section || !/^[-*•]\s+/u.test(line)) continue;
     const text = line.replace(/^[-*•]\s+/u, '');
-    const senders = (text.match(ADDRESS) ?? []).map((a) => a.toLowerCase());
+    const senders = namedSenders(text);
     const words = new Map<string, string>();
-    for (const w of wordsOf(text.replace(ADDRESS, ' ')))
+    for (const w of wordsOf(withoutSenders(text)))
       if (w.length >= 4 && !STOP.has(w) && !words.has(stem(w))) words.set(stem(w), w);
     if (words.size > 0 || senders.length > 0)
       lines.push({
@@ -67,7 +71,7 @@ export function preferenceLines(instructions: string): PreferenceLine[] {
  */
 export function offlineTriage(email: Email, instructions: string): TriageDecision {
   const subject = new Set(wordsOf(email.subject).map(stem));
-  const sender = email.from.toLowerCase();
+  const sender = senderAddress(email.from);
   const body = new Set(wordsOf(`${email.body.slice(0, 20_000)}`).map(stem));
   let best: { line: PreferenceLine; score: number; hits: string[] } | undefined;
   for (const line of preferenceLines(instructions)) {
@@ -82,9 +86,11 @@ export function offlineTriage(email: Email, instructions: string): TriageDecisio
         hits.push(word);
       }
     }
-    // A learned "emails like … from a@b" means both: the sender counts only with the topic.
-    const from = line.senders.find((address) => sender.includes(address));
-    if (from && hits.length > 0) {
+    if (line.senders.length > 0) {
+      // A line naming a sender is about that sender's email only: a subject copied by anyone
+      // else does not match it. With a topic, the sender counts only with the topic too.
+      const from = line.senders.find((named) => isSender(sender, named));
+      if (!from || (line.words.length > 0 && hits.length === 0)) continue;
       score += 2;
       hits.push(from);
     }

@@ -10,4 +10,6 @@ export interface TriageDecision {
   reasoning: string;
   /** `rule`: a sender or subject rule; `offline`: the offline router; `model`: the language model. */
   decidedBy: 'rule' | 'offline' | 'model';
+  /** The version of the triage preferences it was decided from, when they came from memory. */
+  profileVersion?: number;
 }

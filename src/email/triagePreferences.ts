@@ -28,8 +28,14 @@ export const triageRuleSchema = z
 /** See {@link triageRuleSchema}. */
 export type TriageRule = z.infer<typeof triageRuleSchema>;
 
-/** The longest triage instructions kept (memory updates drop the oldest learned lines to stay within). */
+/**
+ * The longest triage instructions kept: memory updates compact the profile before it gets there,
+ * and a longer one is read compacted by rule, never replaced by the defaults.
+ */
 export const MAX_TRIAGE_INSTRUCTIONS = 20_000;
+
+/** The most sender or subject rules kept. */
+export const MAX_TRIAGE_RULES = 500;
 
 /**
  * The triage preferences: instructions in prose (what the model reads, and what memory updates
@@ -37,7 +43,7 @@ export const MAX_TRIAGE_INSTRUCTIONS = 20_000;
  */
 export const triagePreferencesSchema = z.object({
   instructions: z.string().trim().min(1).max(MAX_TRIAGE_INSTRUCTIONS),
-  rules: z.array(triageRuleSchema).max(500).default([]),
+  rules: z.array(triageRuleSchema).max(MAX_TRIAGE_RULES).default([]),
 });
 
 /** See {@link triagePreferencesSchema}. */

@@ -62,15 +62,16 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
       out(`${name} (${namespace}), version ${latest.version} — ${describeVersion(latest)}`);
       for (const line of textOf(latest.value).split('\n')) out(`    ${line}`);
       if (options.history) {
-        // Refused updates are listed among the versions, where they happened (newest first).
+        // A refused update is listed just above the version it kept (newest first).
         const refusals = await readRefusals(store.memory, namespace);
-        let r = 0;
-        const refusalsSince = (at: number) => {
-          for (; r < refusals.length && (refusals[r] as MemoryRecord).at >= at; r += 1)
-            out(`  ${describeRefusal(refusals[r] as MemoryRecord<MemoryRefusal>)}`);
+        const listed = new Set(versions.map((v) => v.version));
+        const refusalsOf = (kept?: number) => {
+          for (const refusal of refusals)
+            if (kept === undefined ? !listed.has(refusal.value.kept) : refusal.value.kept === kept)
+              out(`  ${describeRefusal(refusal)}`);
         };
         for (const [i, version] of versions.entries()) {
-          refusalsSince(version.at);
+          refusalsOf(version.version);
           const older = versions[i + 1];
           out(`  v${version.version} — ${describeVersion(version)}`);
           if (!older) continue;
@@ -79,7 +80,7 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
           for (const line of added) out(`      + ${line}`);
           if (added.length + removed.length === 0) out('      (no line changed)');
         }
-        refusalsSince(Number.NEGATIVE_INFINITY);
+        refusalsOf();
       }
       out('');
     }

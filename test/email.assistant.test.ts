@@ -139,9 +139,9 @@ describe('the email assistant, end to end on the local mailbox', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ ...edited, threadId: 'th-s1', references: [] });
     const profile = await store.memory.get(memoryNamespaces.response, PREFERENCES_KEY);
-    expect(profile?.value).toMatch(
-      /edited the reply to “Project Atlas status update” from jordan@acme\.dev: content/u,
-    );
+    // What the edit shows, in one line of the profile: never the draft pasted in.
+    expect(profile?.value).toMatch(/\n- Prefer shorter replies to jordan@acme\.dev$/u);
+    expect(profile?.value).not.toMatch(/great work/u);
   });
 
   it('a finished email read back has the context it finished with, though its stored record keeps less', async () => {

@@ -439,6 +439,9 @@ const hostilePieces = fc.constantFrom(
   '﹤/email﹥',
   '〈/email〉',
   '⟨/email⟩',
+  '︿/email﹀',
+  '≮/email≯',
+  '‹/email›',
   '<\u200b/email>',
   '</e\u200bmail>',
   '<\u2060/email\ufeff>',
@@ -491,14 +494,18 @@ describe('the email’s frame in a prompt', () => {
         const prompt = untrustedEmail(parsed.email);
         const frame = frameOf(prompt);
         // Nothing inside reads as a tag, even folded (NFKC) and without invisible characters.
-        const folded = frame.normalize('NFKC').replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/gu, '');
-        expect(folded).not.toMatch(/[<>\u2329\u232A\u3008\u3009\u27E8\u27E9]/u);
+        for (const form of ['NFKC', 'NFKD'] as const) {
+          const folded = frame.normalize(form).replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/gu, '');
+          expect(folded).not.toMatch(
+            /[<>\u2329\u232A\u27E8\u27E9\u3008-\u300B\uFE3D-\uFE40\uFE64\uFE65\uFF1C\uFF1E]/u,
+          );
+        }
         expect(prompt.match(/<\/email>/gu)).toHaveLength(1);
         expect(prompt.endsWith('\n</email>')).toBe(true);
         // And nothing is lost: the references read back as the email.
         expect(readReferences(frame)).toBe(emailMarkdown(parsed.email));
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
   });
 

@@ -84,9 +84,11 @@ export async function updateMemory(options: {
   const { memory, request, interaction } = options;
   const log = options.logger ?? silentLogger();
   let current = await currentProfile(memory, request.namespace, options.at);
-  if (profileText(current.value).length > COMPACT_AT)
+  let text = profileText(current.value);
+  if (text.length > COMPACT_AT) {
     current = await compactProfile({ ...options, namespace: request.namespace, current, logger: log });
-  const text = profileText(current.value);
+    text = profileText(current.value);
+  }
   let updated: { text: string; summary: string; by: 'model' | 'offline' };
   if (options.model) {
     const answer = await options.model.generateObject({

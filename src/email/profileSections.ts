@@ -44,28 +44,143 @@ export const MAX_DROPPED_SHARE = 0.25;
  * (unless `compaction`, which may drop learned lines) drops more than a quarter of the lines.
  */
 export function refusalOf(before: string, after: string, { compaction = false } = {}): string | undefined {
-  const old = profileLines(before);
-  const updated = profileLines(after);
-  const headings = new Set(updated.filter((l) => l.heading).map((l) => l.text));
-  const lost = old.filter((l) => l.heading && !headings.has(l.text));
+  const headings = headingsOf(before);
+  const lost = headings.filter((heading) => !holdsLine(after, heading.text));
   if (lost.length > 0)
-    return `dropped or renamed the heading${lost.length > 1 ? 's' : ''} ${lost.map((l) => `“${sectionName(l.text)}”`).join(', ')}`;
+    return `dropped or renamed the heading${lost.length > 1 ? 's' : ''} ${lost.map((h) => `“${sectionName(h.text)}”`).join(', ')}`;
+  // The usual update adds lines at the end: nothing dropped, only those lines to look up.
+  if (appendedOnly(before, after)) return movedByAppending(before, after, headings);
+  const moved = movedLines(before, after);
+  if (moved) return moved;
+  if (compaction) return undefined;
+  const dropped = droppedShare(before, after);
+  if (dropped > MAX_DROPPED_SHARE) return `dropped ${Math.round(dropped * 100)}% of the lines`;
+  return undefined;
+}
+
+/** A heading of a profile, trimmed, and where its line starts. */
+interface Heading {
+  text: string;
+  at: number;
+}
+
+/** The headings of a profile in order, found without cutting the rest into lines. */
+function headingsOf(profile: string): Heading[] {
+  const headings: Heading[] = [];
+  for (let start = 0; start <= profile.length; ) {
+    let end = profile.indexOf('\n', start);
+    if (end === -1) end = profile.length;
+    let first = start;
+    while (first < end && isSpace(profile.charCodeAt(first))) first += 1;
+    if (first < end && !isListItem(profile, first, end))
+      headings.push({ text: profile.slice(first, end).trim(), at: start });
+    start = end + 1;
+  }
+  return headings;
+}
+
+/** White space as `trim()` and `\s` see it. */
+const isSpace = (c: number) =>
+  (c >= 9 && c <= 13) ||
+  c === 32 ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
+
+/** Whether the line whose first non-space character is at `first` is a list item (`- `, `* `, `• `). */
+function isListItem(text: string, first: number, end: number): boolean {
+  const c = text.charCodeAt(first);
+  if (c !== 45 && c !== 42 && c !== 0x2022) return false;
+  return first + 1 < end && isSpace(text.charCodeAt(first + 1));
+}
+
+/** The heading of the section that holds position `at` (`''` before the first). */
+function sectionAt(headings: readonly Heading[], at: number): string {
+  let section = '';
+  for (const heading of headings) {
+    if (heading.at > at) break;
+    section = heading.text;
+  }
+  return section;
+}
+
+/** Whether some line of `text`, trimmed, is `line` (itself trimmed and non-empty). */
+function holdsLine(text: string, line: string): boolean {
+  return !lineStarts(text, line).next().done;
+}
+
+/** Whether `after` is `before` with lines added at its end (the usual update). */
+function appendedOnly(before: string, after: string): boolean {
+  return (
+    after.startsWith(before) && (after.length === before.length || after.charCodeAt(before.length) === 10)
+  );
+}
+
+/**
+ * The moves of an update that only added lines at the end: an added line that was in the profile
+ * already, but under none of its copies' headings where it now is (a copy into another section).
+ * A few searches instead of reading every line of both.
+ */
+function movedByAppending(before: string, after: string, headings: readonly Heading[]): string | undefined {
+  let section = headings[headings.length - 1]?.text ?? '';
+  const moves = new Map<string, number>();
+  for (const raw of after.slice(before.length + 1).split('\n')) {
+    const text = raw.trim();
+    if (text === '') continue;
+    if (!LIST_ITEM.test(text)) {
+      section = text;
+      continue;
+    }
+    let from: string | undefined;
+    for (const at of lineStarts(before, text)) {
+      const was = sectionAt(headings, at);
+      if (was === section) {
+        from = undefined;
+        break;
+      }
+      from ??= was;
+    }
+    if (from === undefined) continue;
+    const move = `from ${sectionName(from)} to ${sectionName(section)}`;
+    moves.set(move, (moves.get(move) ?? 0) + 1);
+  }
+  return describeMoves(moves);
+}
+
+/** Where the lines of `text` that are `line` (trimmed) are. */
+function* lineStarts(text: string, line: string): Generator<number> {
+  for (let at = text.indexOf(line); at !== -1; at = text.indexOf(line, at + 1)) {
+    const start = text.lastIndexOf('\n', at - 1) + 1;
+    let end = text.indexOf('\n', at + line.length);
+    if (end === -1) end = text.length;
+    if (text.slice(start, at).trim() === '' && text.slice(at + line.length, end).trim() === '') yield at;
+  }
+}
+
+function describeMoves(moves: ReadonlyMap<string, number>): string | undefined {
+  if (moves.size === 0) return undefined;
+  return `moved ${[...moves].map(([move, n]) => `${n} line${n > 1 ? 's' : ''} ${move}`).join(', ')}`;
+}
+
+/** Lines of `before` found under another section in `after`, counted by where they went. */
+function movedLines(before: string, after: string): string | undefined {
   const sectionOf = new Map<string, string>();
-  for (const line of old)
+  for (const line of profileLines(before))
     if (!line.heading && !sectionOf.has(line.text)) sectionOf.set(line.text, line.section);
   const moves = new Map<string, number>();
-  for (const line of updated) {
+  for (const line of profileLines(after)) {
     const was = line.heading ? undefined : sectionOf.get(line.text);
     if (was === undefined || was === line.section) continue;
     const move = `from ${sectionName(was)} to ${sectionName(line.section)}`;
     moves.set(move, (moves.get(move) ?? 0) + 1);
   }
-  if (moves.size > 0)
-    return `moved ${[...moves].map(([move, n]) => `${n} line${n > 1 ? 's' : ''} ${move}`).join(', ')}`;
-  if (compaction) return undefined;
-  const dropped = droppedShare(before, after);
-  if (dropped > MAX_DROPPED_SHARE) return `dropped ${Math.round(dropped * 100)}% of the lines`;
-  return undefined;
+  return describeMoves(moves);
 }
 
 /** What {@link compactByRule} did. */

@@ -2,9 +2,11 @@ import type { Prompt } from '../ports/model.js';
 import type { Email } from './emailInput.js';
 import { emailMarkdown } from './emailMarkdown.js';
 
-// `<`, `>` and `&`, and the characters that read like angle brackets (fullwidth, small, CJK and
-// mathematical ones), each written as a character reference.
-const MARKUP = /[<>&\uFF1C\uFF1E\uFE64\uFE65\u2329\u232A\u3008\u3009\u27E8\u27E9]/gu;
+// `<`, `>` and `&`; every character that Unicode folds (NFKC or NFKD) into one of them or into an
+// angle bracket (fullwidth, small, vertical, CJK, mathematical; `≮` `≯`); and single angle
+// brackets that only look like one (`‹›`, `❬❭`…, `˂˃`, `ᐸᐳ`).
+const MARKUP =
+  /[<>&\u226E\u226F\u2329\u232A\u27E8\u27E9\u3008-\u300B\uFE3D-\uFE40\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E\u2039\u203A\u276C-\u2771\u02C2\u02C3\u1433\u1438]/gu;
 const REFERENCE: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
 
 /**

@@ -382,6 +382,10 @@ describe('troupe email and troupe preferences on a mailbox of alerts', () => {
       expect(answered.stdout).toContain(
         'Learned (email_assistant/triage_preferences, version 1): Nothing learned: the model’s update was refused (it moved 4 lines from Ignore to Respond, 5 lines from Respond to Ignore); version 1 stays.',
       );
+      const now = await runTroupe(['preferences', 'triage'], env);
+      expect(now.stdout).toContain(
+        '  refused 2026-11-25 09:00 UTC: the model’s update moved 4 lines from Ignore to Respond, 5 lines from Respond to Ignore (inbox e1#1); v1 kept (troupe preferences triage --history lists every one)',
+      );
       const history = await runTroupe(['preferences', 'triage', '--history'], env);
       expect(history.stdout).toContain('email_assistant/triage_preferences), version 1 — ');
       expect(history.stdout).toMatch(

@@ -61,6 +61,12 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
       }
       out(`${name} (${namespace}), version ${latest.version} — ${describeVersion(latest)}`);
       for (const line of textOf(latest.value).split('\n')) out(`    ${line}`);
+      if (!options.history) {
+        // An update refused since this version was written is worth knowing without --history.
+        const [refused] = await readRefusals(store.memory, namespace, 1);
+        if (refused && refused.value.kept === latest.version)
+          out(`  ${describeRefusal(refused)} (troupe preferences ${name} --history lists every one)`);
+      }
       if (options.history) {
         // A refused update is listed just above the version it kept (newest first).
         const refusals = await readRefusals(store.memory, namespace);

@@ -253,6 +253,9 @@ function emailChanged(state: StudioState, record: EmailRecord) {
       from: record.email.from,
       subject: record.email.subject,
       ...(classification ? { classification, reasoning: record.decision?.reasoning } : {}),
+      ...(record.decision?.profileVersion !== undefined
+        ? { profileVersion: record.decision.profileVersion }
+        : {}),
       ...(record.interruptId ? { interruptId: record.interruptId } : {}),
       ...(record.proposed ? { proposed: record.proposed } : {}),
       steps: record.steps.map((s) => s.call.tool),

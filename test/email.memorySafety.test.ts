@@ -122,6 +122,23 @@ describe('a lesson learned from one sender applies to that sender only', () => {
     expect(offlineTriage(again, preferences.instructions).reasoning).toContain('alerts@spam.example');
   });
 
+  it('a sender without an address is named by its name, and the lesson applies to it only', async () => {
+    const store = createMemoryStore();
+    const named = email('Build Alerts', 'Build failed: deploy to production', 'Click to fix.');
+    await updateMemory({
+      memory: store.memory,
+      request: ignoreNotify(),
+      interaction: { email: named },
+      at: 1,
+    });
+    const { preferences } = await readTriageProfile(store.memory);
+    expect(preferences.instructions).toContain(
+      '- emails like “Build failed: deploy to production” from “Build Alerts”',
+    );
+    expect(offlineTriage(ci, preferences.instructions).classification).toBe('notify');
+    expect(offlineTriage(named, preferences.instructions).classification).toBe('ignore');
+  });
+
   it('a line naming a domain (@b.example) matches that domain and its subdomains; an address matches only itself', () => {
     const instructions = [
       'Ignore: nothing for me.',

@@ -10,7 +10,7 @@ import { recordRefusal } from './memoryRefusals.js';
 import { COMPACT_AT, compactProfile, MAX_PROFILE } from './profileCompaction.js';
 import { compactByRule, describeCompaction, refusalOf } from './profileSections.js';
 import { defaultProfile, profileText, withText } from './profileValue.js';
-import { senderAddress } from './senderScope.js';
+import { senderName } from './senderScope.js';
 import { defaultTriagePreferences, memoryNamespaces, PREFERENCES_KEY } from './triagePreferences.js';
 import { escapeUntrusted, untrustedEmail } from './triagePrompt.js';
 
@@ -196,7 +196,7 @@ function offlineUpdate(
   interaction: MemoryInteraction,
 ): { text: string; summary: string; by: 'offline' } {
   const { email } = interaction;
-  const sender = senderAddress(email.from).slice(0, 200) || 'this sender';
+  const sender = senderName(email.from);
   const feedback = interaction.feedback?.replace(/\s+/gu, ' ').trim().slice(0, 300);
   if (request.namespace === memoryNamespaces.triage) {
     // Ignoring says "not this kind of email"; choosing to reply says "this kind needs an answer".

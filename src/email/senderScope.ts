@@ -6,20 +6,47 @@
 /** An address, or a domain written with its `@` and nothing before it. */
 const SENDER = /(?<![\w.+-])[\w.+-]*@[\w-]+(?:\.[\w-]+)+/gu;
 
-/** The senders a line names, lower case: addresses (`a@b.example`) and domains (`@b.example`). */
+/** A sender without an address, as a learned line names it: `from “CI Alerts”`. */
+const NAMED = /\bfrom “([^”@]{1,200})”/gu;
+
+/**
+ * The senders a line names, lower case: addresses (`a@b.example`), domains (`@b.example`) and
+ * senders without an address (`from “CI Alerts”`, kept as `name:cialerts`).
+ */
 export function namedSenders(text: string): string[] {
-  return (text.match(SENDER) ?? []).map((s) => s.toLowerCase().replace(/\.+$/u, ''));
+  const named = [...text.matchAll(NAMED)].map((m) => `name:${squeezed(m[1] as string)}`);
+  return [...(text.match(SENDER) ?? []).map((s) => s.toLowerCase().replace(/\.+$/u, '')), ...named];
 }
 
 /** `text` without the senders it names (what is left describes the kind of email). */
 export function withoutSenders(text: string): string {
-  return text.replace(SENDER, ' ');
+  return text.replace(NAMED, ' ').replace(SENDER, ' ');
 }
 
-/** The address of a From header (`Name <a@b>` or `a@b`), lower case; the header itself without one. */
+/** How a learned line names a sender: its address, or `“Name”` for a sender without one. */
+export function senderName(from: string): string {
+  const address = senderAddress(from);
+  if (address.includes('@')) return address;
+  return `“${
+    from
+      .replace(/[“”"<>@]/gu, ' ')
+      .replace(/\s+/gu, ' ')
+      .trim()
+      .slice(0, 200) || 'unknown'
+  }”`;
+}
+
+const squeezed = (text: string) => text.replace(/[\s“”"]+/gu, '').toLowerCase();
+
+/**
+ * The address of a From header (`Name <a@b>` or `a@b`), lower case; without one, the header as
+ * {@link namedSenders} keeps a name (`name:cialerts`).
+ */
 export function senderAddress(from: string): string {
   const address = /<([^<>]*@[^<>]*)>/u.exec(from)?.[1] ?? /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/u.exec(from)?.[0];
-  return (address ?? from).replace(/\s+/gu, '').toLowerCase();
+  return address
+    ? address.replace(/\s+/gu, '').toLowerCase()
+    : `name:${squeezed(from.replace(/[<>@]/gu, ''))}`;
 }
 
 /**
@@ -28,6 +55,7 @@ export function senderAddress(from: string): string {
  */
 export function isSender(address: string, named: string): boolean {
   if (!named.startsWith('@')) return address === named;
+  if (address.startsWith('name:')) return false;
   const at = address.lastIndexOf('@');
   if (at < 0) return false;
   const domain = address.slice(at + 1);

@@ -97,30 +97,7 @@ export async function updateMemory(options: {
       schemaName: 'user_preferences',
     });
     const refused = refusalOf(text, answer.user_preferences);
-    if (refused !== undefined) {
-      log.warn(
-        { namespace: request.namespace, kept: current.version, reason: refused, origin: options.origin },
-        'refused the model’s update of the preferences; the current version stays',
-      );
-      await recordRefusal(
-        memory,
-        request.namespace,
-        {
-          reason: refused,
-          kept: current.version,
-          kind: 'update',
-          ...(options.origin ? { origin: options.origin } : {}),
-        },
-        options.at,
-      );
-      return {
-        namespace: request.namespace,
-        version: current.version,
-        summary: `Nothing learned: the model’s update was refused (it ${refused}); version ${current.version} stays.`,
-        by: 'model',
-        refused,
-      };
-    }
+    if (refused !== undefined) return refuse({ ...options, current, refused, logger: log });
     updated = { text: answer.user_preferences.trim(), summary: answer.summary.trim(), by: 'model' };
   } else {
     updated = offlineUpdate(text, request, interaction);
@@ -145,6 +122,36 @@ export async function updateMemory(options: {
     },
   );
   return { namespace: request.namespace, version: stored.version, summary: updated.summary, by: updated.by };
+}
+
+/** Keeps a refused update beside the profile, logs it, and says so; the profile is left as it is. */
+async function refuse(options: {
+  memory: VersionedMemory;
+  request: MemoryUpdateRequest;
+  current: MemoryRecord;
+  refused: string;
+  at: number;
+  origin?: string;
+  logger: Logger;
+}): Promise<MemoryUpdateResult> {
+  const { request, current, refused, origin } = options;
+  options.logger.warn(
+    { namespace: request.namespace, kept: current.version, reason: refused, origin },
+    'refused the model’s update of the preferences; the current version stays',
+  );
+  await recordRefusal(
+    options.memory,
+    request.namespace,
+    { reason: refused, kept: current.version, kind: 'update', ...(origin ? { origin } : {}) },
+    options.at,
+  );
+  return {
+    namespace: request.namespace,
+    version: current.version,
+    summary: `Nothing learned: the model’s update was refused (it ${refused}); version ${current.version} stays.`,
+    by: 'model',
+    refused,
+  };
 }
 
 /** The stored profile, written with its default first if there is none yet. */

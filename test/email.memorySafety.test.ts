@@ -32,6 +32,7 @@ import { triagePrompt, untrustedEmail } from '../src/email/triagePrompt.js';
 import { readTriageProfile, triageEmail } from '../src/email/triageRouter.js';
 import { createLogger } from '../src/logging/logger.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
+import { assistantOn } from './support/emailHarness.js';
 import {
   type ChatRequestBody,
   type FakeOpenAiServer,
@@ -361,6 +362,29 @@ describe('troupe email and troupe preferences on a mailbox of alerts', () => {
     expect(second.stdout).toMatch(
       /e2 “Build failed: deploy to production” from CI <ci@builds\.acme\.dev>\n\s+NOTIFY \(offline\): .* \(profile v2\)\n\s+now: notifying — waiting for you \(e2#1\)/u,
     );
+  });
+
+  it('a finished email keeps the version it was triaged with as a number in its record', async () => {
+    const store = createMemoryStore();
+    const { assistant } = assistantOn(store);
+    await store.memory.put(memoryNamespaces.triage, PREFERENCES_KEY, defaultTriagePreferences);
+    await store.memory.put(memoryNamespaces.triage, PREFERENCES_KEY, defaultTriagePreferences);
+    await assistant.receive({
+      id: 'n1',
+      from: 'The Weekly Byte <newsletter@bytes.example>',
+      to: 'sam@acme.dev',
+      subject: 'This week',
+      body: 'News.',
+    });
+    const read = await assistant.record('n1');
+    expect(read?.state.value).toBe('done');
+    expect(read?.decision).toMatchObject({ classification: 'ignore', decidedBy: 'rule', profileVersion: 2 });
+    const stored = await store.documents.get<{ decision: object }>('email-lifecycle', 'n1');
+    expect(stored?.value.decision).toEqual({
+      reasoning: expect.any(String),
+      decidedBy: 'rule',
+      profileVersion: 2,
+    });
   });
 
   it('a model’s update that swaps the Ignore and Respond headings is refused: the version stays, history shows why', async () => {

@@ -31,7 +31,8 @@ export async function recordRefusal(
 ): Promise<void> {
   await memory.put(namespace, REFUSALS_KEY, memoryRefusalSchema.parse(refusal), {
     at,
-    source: `refused: ${refusal.reason}`,
+    // The reason is in the value: the source stays short (one is kept per refusal).
+    source: `refused ${refusal.kind}`,
   });
 }
 

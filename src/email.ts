@@ -53,6 +53,7 @@ export {
 } from './email/agentInbox.js';
 export { type Email, type ParsedEmail, parseEmail } from './email/emailInput.js';
 export { emailMarkdown } from './email/emailMarkdown.js';
+export { type MemoryRefusal, REFUSALS_KEY, readRefusals } from './email/memoryRefusals.js';
 export {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -60,6 +61,7 @@ export {
   type MemoryUpdateResult,
   updateMemory,
 } from './email/memoryUpdate.js';
+export { COMPACT_AT, COMPACT_TO, MAX_PROFILE } from './email/profileCompaction.js';
 export { type AgentStep, nextToolCall, type ResponseAgentInput } from './email/responseAgent.js';
 export {
   isReviewed,
@@ -82,6 +84,7 @@ export {
   type TriagePreferences,
   type TriageRule,
 } from './email/triagePreferences.js';
+export { escapeUntrusted, untrustedEmail } from './email/triagePrompt.js';
 export {
   readTriagePreferences,
   readTriageProfile,

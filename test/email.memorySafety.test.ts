@@ -20,7 +20,7 @@ import { readRefusals } from '../src/email/memoryRefusals.js';
 import { updateMemory } from '../src/email/memoryUpdate.js';
 import { offlineTriage } from '../src/email/offlineTriage.js';
 import { COMPACT_AT, COMPACT_TO, MAX_PROFILE } from '../src/email/profileCompaction.js';
-import { refusalOf } from '../src/email/profileSections.js';
+import { mapAddedLines, refusalOf } from '../src/email/profileSections.js';
 import { profileText } from '../src/email/profileValue.js';
 import {
   defaultTriagePreferences,
@@ -138,6 +138,36 @@ describe('a lesson learned from one sender applies to that sender only', () => {
     );
     expect(offlineTriage(ci, preferences.instructions).classification).toBe('notify');
     expect(offlineTriage(named, preferences.instructions).classification).toBe('ignore');
+  });
+
+  it('a line a model adds under Ignore without naming a sender is said of the sender it was learned from', async () => {
+    const store = createMemoryStore();
+    const model: ObjectModel = {
+      id: 'test:unscoped',
+      async generateObject(request) {
+        const content = request.prompt.messages[0]?.content ?? '';
+        const profile = /<profile>\n([\s\S]*?)\n<\/profile>/u.exec(content)?.[1] ?? '';
+        return request.schema.parse({
+          user_preferences: profile.replace(
+            '- automated receipts and shipping updates',
+            '- automated receipts and shipping updates\n- build failed alerts about deploys to production',
+          ),
+          summary: 'Build alerts are ignored.',
+        });
+      },
+    };
+    await updateMemory({
+      memory: store.memory,
+      request: ignoreNotify(),
+      interaction: { email: spam },
+      model,
+      at: 1,
+    });
+    const { preferences } = await readTriageProfile(store.memory);
+    expect(preferences.instructions).toContain(
+      '- build failed alerts about deploys to production from alerts@spam.example\n\nNotify:',
+    );
+    expect(offlineTriage(ci, preferences.instructions).classification).toBe('notify');
   });
 
   it('a line naming a domain (@b.example) matches that domain and its subdomains; an address matches only itself', () => {
@@ -435,6 +465,23 @@ describe('troupe email and troupe preferences on a mailbox of alerts', () => {
     } finally {
       await fake.close();
     }
+  });
+});
+
+describe('lines an update added under a section', () => {
+  it('are found whether the update appended them or put them anywhere', () => {
+    const mark = (line: string) => `${line}!`;
+    const before = 'Ignore:\n- a\n\nRespond:\n- b';
+    expect(mapAddedLines('Ignore:\n- a', 'Ignore:\n- a\n- c', /^ignore\b/iu, mark)).toBe(
+      'Ignore:\n- a\n- c!',
+    );
+    expect(mapAddedLines(before, `${before}\n- c`, /^ignore\b/iu, mark)).toBe(`${before}\n- c`);
+    expect(mapAddedLines(before, 'Ignore:\n- a\n- c\n\nRespond:\n- b\n- d', /^ignore\b/iu, mark)).toBe(
+      'Ignore:\n- a\n- c!\n\nRespond:\n- b\n- d',
+    );
+    expect(mapAddedLines(before, `${before}\nIgnore: more\n- e`, /^ignore\b/iu, mark)).toBe(
+      `${before}\nIgnore: more\n- e!`,
+    );
   });
 });
 

@@ -8,9 +8,9 @@ import { editLesson } from './editLesson.js';
 import type { Email } from './emailInput.js';
 import { recordRefusal } from './memoryRefusals.js';
 import { COMPACT_AT, compactProfile, MAX_PROFILE } from './profileCompaction.js';
-import { compactByRule, describeCompaction, refusalOf } from './profileSections.js';
+import { compactByRule, describeCompaction, mapAddedLines, refusalOf } from './profileSections.js';
 import { defaultProfile, profileText, withText } from './profileValue.js';
-import { senderName } from './senderScope.js';
+import { namedSenders, senderName } from './senderScope.js';
 import { defaultTriagePreferences, memoryNamespaces, PREFERENCES_KEY } from './triagePreferences.js';
 import { escapeUntrusted, untrustedEmail } from './triagePrompt.js';
 
@@ -98,7 +98,11 @@ export async function updateMemory(options: {
     });
     const refused = refusalOf(text, answer.user_preferences);
     if (refused !== undefined) return refuse({ ...options, current, refused, logger: log });
-    updated = { text: answer.user_preferences.trim(), summary: answer.summary.trim(), by: 'model' };
+    updated = {
+      text: scopedToSender(text, answer.user_preferences.trim(), request, interaction.email),
+      summary: answer.summary.trim(),
+      by: 'model',
+    };
   } else {
     updated = offlineUpdate(text, request, interaction);
   }
@@ -122,6 +126,19 @@ export async function updateMemory(options: {
     },
   );
   return { namespace: request.namespace, version: stored.version, summary: updated.summary, by: updated.by };
+}
+
+/**
+ * A triage update with every line it added under Ignore naming a sender: one that names none is
+ * said of the sender of the email it was learned from, so ignoring one email never silences
+ * another sender's (an alert whose subject a spam copied is still seen).
+ */
+function scopedToSender(before: string, after: string, request: MemoryUpdateRequest, email: Email): string {
+  if (request.namespace !== memoryNamespaces.triage) return after;
+  const sender = senderName(email.from);
+  return mapAddedLines(before, after, /^ignore\b/iu, (line) =>
+    namedSenders(line).length > 0 ? line : `${line.trimEnd()} from ${sender}`,
+  );
 }
 
 /** Keeps a refused update beside the profile, logs it, and says so; the profile is left as it is. */

@@ -258,3 +258,30 @@ export function describeCompaction(c: Compaction, before: number): string {
   ].filter((p) => p !== undefined);
   return `${parts.join(', ') || 'nothing to drop'} (${before.toLocaleString('en')} → ${c.text.length.toLocaleString('en')} characters)`;
 }
+
+/**
+ * `after` with each list line it added under a heading `section` matches (a line `before` did not
+ * have) passed through `change`. The usual update only appends: then only the appended part is read.
+ */
+export function mapAddedLines(
+  before: string,
+  after: string,
+  section: RegExp,
+  change: (line: string) => string,
+): string {
+  const appended = appendedOnly(before, after);
+  const head = appended ? before : '';
+  const rest = appended ? after.slice(before.length) : after;
+  const old = appended ? undefined : new Set(profileLines(before).map((l) => l.text));
+  let inSection = appended ? section.test(headingsOf(before).at(-1)?.text ?? '') : false;
+  const lines = rest.split('\n').map((raw) => {
+    const text = raw.trim();
+    if (text === '') return raw;
+    if (!LIST_ITEM.test(text)) {
+      inSection = section.test(text);
+      return raw;
+    }
+    return inSection && !old?.has(text) ? change(raw) : raw;
+  });
+  return head + lines.join('\n');
+}

@@ -342,6 +342,45 @@ describe('the profile never falls back to the defaults', () => {
     });
   });
 
+  it('a model that fails to compact leaves it to the rule: the profile shrinks and the update is made', async () => {
+    const store = createMemoryStore();
+    const learned = Array.from({ length: 140 }, (_, i) => learnedLine(i));
+    const long = `${defaultTriagePreferences.instructions}\n${learned.join('\n')}`;
+    await store.memory.put(memoryNamespaces.triage, PREFERENCES_KEY, {
+      ...defaultTriagePreferences,
+      instructions: long,
+    });
+    let calls = 0;
+    const model: ObjectModel = {
+      id: 'test:failing-compaction',
+      async generateObject(request) {
+        calls += 1;
+        if (calls === 1) throw new Error('the model server is down');
+        const content = request.prompt.messages[0]?.content ?? '';
+        const profile = /<profile>\n([\s\S]*?)\n<\/profile>/u.exec(content)?.[1] ?? '';
+        return request.schema.parse({
+          user_preferences: `${profile}\n- answer the newest report`,
+          summary: 'Added.',
+        });
+      },
+    };
+    const { logger, text } = capturingLogger();
+    const result = await updateMemory({
+      memory: store.memory,
+      request: ignoreNotify(),
+      interaction: { email: ci },
+      model,
+      at: 5,
+      logger,
+    });
+    expect(result).toMatchObject({ by: 'model', version: 3 });
+    const [update, compaction] = await store.memory.history(memoryNamespaces.triage, PREFERENCES_KEY, 2);
+    expect(compaction?.source).toMatch(/^compacted by rule: /u);
+    expect(profileText(update?.value)).toMatch(/\n- answer the newest report$/u);
+    expect(profileText(update?.value).length).toBeLessThanOrEqual(COMPACT_TO + 100);
+    expect(text()).toContain('the model could not compact the preferences');
+  });
+
   it('a profile stored past its limit is read compacted by rule, with a warning, not replaced by the defaults', async () => {
     const store = createMemoryStore();
     const learned = Array.from({ length: 200 }, (_, i) => learnedLine(i));

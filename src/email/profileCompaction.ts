@@ -37,36 +37,7 @@ export async function compactProfile(options: {
   const { memory, namespace, current, logger } = options;
   const text = profileText(current.value);
   let compacted: { text: string; source: string } | undefined;
-  if (options.model) {
-    const answer = await options.model.generateObject({
-      prompt: {
-        system: COMPACTION_INSTRUCTIONS.replace('{max}', COMPACT_TO.toLocaleString('en')),
-        messages: [{ role: 'user', content: `Profile (${namespace}):\n<profile>\n${text}\n</profile>` }],
-      },
-      schema: compactionSchema,
-      schemaName: 'user_preferences',
-    });
-    const next = answer.user_preferences.trim();
-    const refused =
-      refusalOf(text, next, { compaction: true }) ??
-      (next.length > COMPACT_TO
-        ? `left ${next.length.toLocaleString('en')} characters (at most ${COMPACT_TO.toLocaleString('en')})`
-        : undefined);
-    if (refused === undefined) {
-      compacted = { text: next, source: `compacted by model: ${answer.summary.trim().slice(0, 300)}` };
-    } else {
-      logger.warn(
-        { namespace, kept: current.version, reason: refused },
-        'refused the model’s compaction of the preferences; they are compacted by rule instead',
-      );
-      await recordRefusal(
-        memory,
-        namespace,
-        { reason: refused, kept: current.version, kind: 'compaction' },
-        options.at,
-      );
-    }
-  }
+  if (options.model) compacted = await compactByModel({ ...options, model: options.model, text });
   if (!compacted) {
     const rule = compactByRule(text, COMPACT_TO, defaultProfile(namespace));
     compacted = { text: rule.text, source: `compacted by rule: ${describeCompaction(rule, text.length)}` };
@@ -77,6 +48,59 @@ export async function compactProfile(options: {
     at: options.at,
     source: compacted.source,
   });
+}
+
+/**
+ * The model's compaction of `text`, or `undefined` when it failed (logged: the profile is then
+ * compacted by rule, as offline) or was refused (logged and kept beside the versions).
+ */
+async function compactByModel(options: {
+  memory: VersionedMemory;
+  namespace: string;
+  current: MemoryRecord;
+  model: ObjectModel;
+  text: string;
+  at: number;
+  logger: Logger;
+}): Promise<{ text: string; source: string } | undefined> {
+  const { memory, namespace, current, text, logger } = options;
+  let answer: z.infer<typeof compactionSchema>;
+  try {
+    answer = await options.model.generateObject({
+      prompt: {
+        system: COMPACTION_INSTRUCTIONS.replace('{max}', COMPACT_TO.toLocaleString('en')),
+        messages: [{ role: 'user', content: `Profile (${namespace}):\n<profile>\n${text}\n</profile>` }],
+      },
+      schema: compactionSchema,
+      schemaName: 'user_preferences',
+    });
+  } catch (error) {
+    // The profile must shrink either way: a model that fails leaves it to the rule.
+    logger.warn(
+      { err: error, namespace },
+      'the model could not compact the preferences; they are compacted by rule',
+    );
+    return undefined;
+  }
+  const next = answer.user_preferences.trim();
+  const refused =
+    refusalOf(text, next, { compaction: true }) ??
+    (next.length > COMPACT_TO
+      ? `left ${next.length.toLocaleString('en')} characters (at most ${COMPACT_TO.toLocaleString('en')})`
+      : undefined);
+  if (refused === undefined)
+    return { text: next, source: `compacted by model: ${answer.summary.trim().slice(0, 300)}` };
+  logger.warn(
+    { namespace, kept: current.version, reason: refused },
+    'refused the model’s compaction of the preferences; they are compacted by rule instead',
+  );
+  await recordRefusal(
+    memory,
+    namespace,
+    { reason: refused, kept: current.version, kind: 'compaction' },
+    options.at,
+  );
+  return undefined;
 }
 
 const COMPACTION_INSTRUCTIONS = [

@@ -91,11 +91,10 @@ function mailbox(variant: boolean): unknown[] {
   ];
 }
 
-const SUBJECTS = (mailbox(false) as Record<string, unknown>[]).map((input) => {
-  const parsed = parseEmail(input);
-  if (!parsed.ok) throw parsed.error;
-  return parsed.email.subject;
-});
+const SUBJECTS = mailbox(false).map(
+  (input) =>
+    /"subject":"([^"]*)"|Subject: ([^\\]*)\\n/u.exec(JSON.stringify(input))?.slice(1).find(Boolean) ?? '',
+);
 
 describe('troupe email on the same mailbox twice', () => {
   it('the second run says “No new email” for every input shape, ids padded or derived from the content', async () => {

@@ -66,7 +66,8 @@ const convert = compile({
       builder.addLiteral('   ');
     },
   },
-  limits: { maxDepth: MAX_DEPTH + 8, maxChildNodes: MAX_ELEMENTS, maxInputLength: HTML_MAX_CHARS },
+  // The reduced HTML holds at most MAX_ELEMENTS elements this deep: these limits are never reached.
+  limits: { maxDepth: MAX_DEPTH + 8, ellipsis: '', maxInputLength: HTML_MAX_CHARS },
 });
 
 /**
@@ -123,7 +124,8 @@ export function simplifyHtml(html: string): { simple: string; read: number } {
   let textStart = 0;
   // Text up to `end`, as much as fits; false when it did not all fit (reading stops there).
   const flush = (end: number) => {
-    const fits = Math.min(end, textStart + Math.max(0, HTML_TEXT_MAX_CHARS - out.length));
+    const room = Math.max(0, HTML_TEXT_MAX_CHARS - out.length);
+    const fits = end - textStart <= room ? end : textCut(html, textStart, textStart + room);
     out.text(html.slice(textStart, fits));
     i = fits;
     return fits === end;
@@ -156,8 +158,19 @@ export function simplifyHtml(html: string): { simple: string; read: number } {
     }
     textStart = i = Math.min(i, n);
   }
-  if (out.length < HTML_TEXT_MAX_CHARS) flush(n);
+  if (out.length < HTML_TEXT_MAX_CHARS) flush(n < html.length ? textCut(html, textStart, n) : n);
   return { simple: out.toString(), read: Math.max(i, textStart) };
+}
+
+/** Where text cut at `at` ends: not inside an entity (`&nbs`) or between the halves of a surrogate pair. */
+function textCut(html: string, from: number, at: number): number {
+  const tailStart = Math.max(from, at - 32);
+  const tail = html.slice(tailStart, at);
+  const amp = tail.lastIndexOf('&');
+  let cut = amp !== -1 && !tail.includes(';', amp) ? tailStart + amp : at;
+  const last = html.charCodeAt(cut - 1);
+  if (cut > from && last >= 0xd800 && last <= 0xdbff) cut -= 1;
+  return cut;
 }
 
 const SLASH = 0x2f;

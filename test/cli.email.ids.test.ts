@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseEmail } from '../src/email/emailInput.js';
+import { hostileHtmlBodies } from './support/hostileHtml.js';
 import { runTroupe } from './support/runTroupe.js';
 
 const chat = (headers: string[], body: string) => `${headers.join('\n')}\n\n${body}`;
@@ -161,4 +162,35 @@ describe('email ids and thread headers as the assistant keeps them', () => {
     expect(email({ ...base, body: 'Hello!' }).id).not.toBe(b);
     expect(email({ ...base, date: '2026-11-25T09:00:00Z' }).id).not.toBe(b);
   });
+});
+
+describe('troupe email on a mailbox of hostile HTML', () => {
+  it('reads every one of its emails (2 MB bodies), and the ordinary email after them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-email-html-'));
+    const env = { TROUPE_DATA_DIR: dir, TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z', LOG_LEVEL: 'silent' };
+    const bodies = Object.entries(hostileHtmlBodies(2_000_000)).filter(([name]) =>
+      ['lt without gt', 'unclosed script', 'deeply nested divs', 'br runs', 'newsletter'].includes(name),
+    );
+    const lines = bodies.map(([name, html], i) =>
+      JSON.stringify({ id: `h${i}`, from: 'news@letters.example', to: 'sam@acme.dev', subject: name, html }),
+    );
+    lines.push(
+      JSON.stringify({
+        id: 'ok-1',
+        from: 'ana@acme.dev',
+        to: 'sam@acme.dev',
+        subject: 'Lunch?',
+        body: 'Lunch at noon?',
+      }),
+    );
+    const file = join(dir, 'hostile.jsonl');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const run = await runTroupe(['email', '--mailbox', file], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('cannot be read');
+    for (const [name] of bodies) expect(run.stdout, name).toMatch(new RegExp(`^• h\\d “${name}”`, 'mu'));
+    expect(run.stdout).toMatch(/^• ok-1 “Lunch\?”/mu);
+    const shown = await runTroupe(['inbox', 'list'], env);
+    expect(shown.code).toBe(0);
+  }, 60_000);
 });

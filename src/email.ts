@@ -51,8 +51,24 @@ export {
   type ReviewedTool,
   toolInterrupt,
 } from './email/agentInbox.js';
+export {
+  type EmailAddress,
+  formatAddressList,
+  greetingName,
+  isEmailAddress,
+  parseAddressHeader,
+  parseRecipients,
+  senderAddress,
+} from './email/emailAddress.js';
 export { type Email, type ParsedEmail, parseEmail } from './email/emailInput.js';
 export { emailMarkdown } from './email/emailMarkdown.js';
+export {
+  BODY_MAX_CHARS,
+  cutText,
+  HTML_MAX_CHARS,
+  HTML_TEXT_MAX_CHARS,
+  htmlToText,
+} from './email/htmlText.js';
 export {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -60,6 +76,7 @@ export {
   type MemoryUpdateResult,
   updateMemory,
 } from './email/memoryUpdate.js';
+export { composeReply, type ReplyEnvelope, replySubject } from './email/replyMessage.js';
 export { type AgentStep, nextToolCall, type ResponseAgentInput } from './email/responseAgent.js';
 export {
   isReviewed,

@@ -51,9 +51,25 @@ export {
   type ReviewedTool,
   toolInterrupt,
 } from './email/agentInbox.js';
+export {
+  type EmailAddress,
+  formatAddressList,
+  greetingName,
+  isEmailAddress,
+  parseAddressHeader,
+  parseRecipients,
+  senderAddress,
+} from './email/emailAddress.js';
 export { type Email, type ParsedEmail, parseEmail } from './email/emailInput.js';
 export { emailMarkdown } from './email/emailMarkdown.js';
 export { type MemoryRefusal, REFUSALS_KEY, readRefusals } from './email/memoryRefusals.js';
+export {
+  BODY_MAX_CHARS,
+  cutText,
+  HTML_MAX_CHARS,
+  HTML_TEXT_MAX_CHARS,
+  htmlToText,
+} from './email/htmlText.js';
 export {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -62,6 +78,7 @@ export {
   updateMemory,
 } from './email/memoryUpdate.js';
 export { COMPACT_AT, COMPACT_TO, MAX_PROFILE } from './email/profileCompaction.js';
+export { composeReply, type ReplyEnvelope, replySubject } from './email/replyMessage.js';
 export { type AgentStep, nextToolCall, type ResponseAgentInput } from './email/responseAgent.js';
 export {
   isReviewed,

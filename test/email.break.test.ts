@@ -55,7 +55,8 @@ describe('a hostile subject does not reach the headers of the reply', () => {
     await assistant.answer(review?.id as string, { type: 'accept' });
     const [sent] = await mailbox.sent();
     expect(sent?.subject).toBe('Re: API limits Bcc: all@evil.example red');
-    expect(sent?.to).toBe('marco@acme.dev Cc: all@evil.example');
+    // The sender's header ends at its line break: what follows it is not an address of the reply.
+    expect(sent?.to).toBe('marco@acme.dev');
     // The body quotes the subject; it may keep its own line breaks but no control codes.
     expect(sent?.content).not.toContain('\r');
     expect(sent?.content).not.toContain('\u001b');

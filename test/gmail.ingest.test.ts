@@ -84,7 +84,7 @@ describe('Gmail ingest (real googleapis against the fake)', () => {
       messageId: '<g1@mail.acme.dev>',
       references: ['<root@mail.acme.dev>', '<mid@mail.acme.dev>'],
     });
-    expect(got[1]?.body).toBe('Hello & welcome\nLine two');
+    expect(got[1]?.body).toBe('Hello & welcome\n\nLine two');
     // And the assistant's parser takes both as Gmail emails.
     for (const input of got)
       expect(parseEmail(input)).toMatchObject({ ok: true, email: { source: 'gmail' } });

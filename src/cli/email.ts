@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { EmailAssistant, EmailRecord, InboxItem } from '../actors/emailAssistant.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
+import { parseEmail } from '../email/emailInput.js';
 import { stateValueText } from '../inspect/stateValueText.js';
 import type { Logger } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
@@ -126,9 +127,9 @@ export async function runEmail(
         out(`  line ${index + 1}: not JSON; skipped`);
         continue;
       }
-      const before = await assistant.record(
-        typeof input === 'object' && input && 'id' in input ? String((input as { id: unknown }).id) : '',
-      );
+      // Seen before under the id the assistant gives it (trimmed, or derived from its content).
+      const parsed = parseEmail(input);
+      const before = parsed.ok ? await assistant.record(parsed.email.id) : undefined;
       const result = await assistant.receive(input);
       if (isTroupeError(result)) {
         out(`  line ${index + 1}: ${result.message}`);

@@ -1,5 +1,6 @@
 import type { Prompt } from '../ports/model.js';
 import type { ObjectModel } from '../ports/objectModel.js';
+import { greetingName, senderAddress as senderOf } from './emailAddress.js';
 import type { Email } from './emailInput.js';
 import { type ResponseToolCall, responseToolCallSchema } from './responseTools.js';
 import { untrustedEmail } from './triagePrompt.js';
@@ -171,17 +172,14 @@ function headerText(value: string): string {
   return value.replace(ESCAPE_SEQUENCE, '').replace(BREAKS_AND_CONTROLS, ' ').trim();
 }
 
+/** The sender's address (a From header parsed as an address list: `"Rossi, Marco" <m@x>` is one). */
 function senderAddress(from: string): string {
-  return headerText(/<([^>]+)>/u.exec(from)?.[1] ?? from);
+  return headerText(senderOf(from));
 }
 
+/** The name to greet the sender by (`Marco` for `"Rossi, Marco" <m@x>`). */
 function firstName(from: string): string {
-  const name = from
-    .replace(/<[^>]*>/u, '')
-    .replace(/"/gu, '')
-    .trim();
-  const first = (name || senderAddress(from).split('@')[0] || 'there').split(/[\s.]+/u)[0] ?? 'there';
-  return first.charAt(0).toUpperCase() + first.slice(1);
+  return greetingName(from);
 }
 
 function sentence(text: string): string {

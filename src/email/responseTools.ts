@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRecipients } from './emailAddress.js';
 
 // Header fields (a reply's recipient and subject, a meeting's subject and attendees) stay on one
 // line with no control characters: a line break there would add headers to the message sent
@@ -32,7 +33,14 @@ const timeZone = z
 export const responseToolSchemas = {
   /** Write and send a reply (reviewed). */
   send_email_tool: z.object({
-    to: oneLine(500).min(3),
+    // A list of addresses (`Name <addr>, other@x`), parsed as a mail client would.
+    to: oneLine(500)
+      .min(3)
+      .superRefine((to, ctx) => {
+        const parsed = parseRecipients(to);
+        if (!parsed.ok)
+          ctx.addIssue({ code: 'custom', message: `not a list of email addresses: ${parsed.problem}` });
+      }),
     subject: oneLine(500).min(1),
     content: z.string().trim().min(1).max(20_000),
   }),

@@ -60,6 +60,12 @@ export class GmailMailbox implements Mailbox {
     const recorded = await documents.get<SentRecord>(SENT, recordKey);
     if (recorded) return { messageId: recorded.value.messageId, duplicate: true };
     const messageId = replyMessageId(address, key);
+    // Composed first: recipients that are not addresses are refused before Gmail is asked anything.
+    const raw = await replyRaw(reply, {
+      from: address,
+      messageId,
+      date: new Date(this.options.now?.() ?? Date.now()),
+    });
     const sent = await call('send the reply', async () => {
       // Looked for on every try: a send Gmail carried out but answered with a 5xx is found here.
       const earlier = await gmail.users.messages.list({
@@ -70,11 +76,6 @@ export class GmailMailbox implements Mailbox {
       });
       const found = earlier.data.messages?.[0];
       if (found?.id) return { gmailId: found.id, threadId: found.threadId ?? undefined, duplicate: true };
-      const raw = replyRaw(reply, {
-        from: address,
-        messageId,
-        date: new Date(this.options.now?.() ?? Date.now()),
-      });
       const result = await gmail.users.messages.send({
         userId: 'me',
         requestBody: { raw, ...(reply.threadId ? { threadId: reply.threadId } : {}) },

@@ -1,4 +1,7 @@
 import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
+import { cutText, htmlToText } from '../../email/htmlText.js';
+
+export { htmlToText };
 
 /** A Gmail message in the Gmail input shape the email assistant reads (`parseEmail`). */
 export interface GmailEmailInput {
@@ -15,15 +18,14 @@ export interface GmailEmailInput {
   references?: string[];
 }
 
-// The assistant's input limits (emailInput.ts): longer text is cut rather than refused.
-const MAX_BODY = 200_000;
+// The assistant's input limit for a header (emailInput.ts): a longer one is cut rather than refused.
 const MAX_HEADER = 2_000;
 
 /**
  * A message fetched with `format: 'full'` as the assistant's Gmail input: the headers it answers
  * with (From, To, Cc, Subject, Date, Message-ID, References), and the text of the `text/plain`
- * part, or of the `text/html` part with the markup stripped when there is no plain one.
- * Attachments are left out. `fallbackTo` stands in for a missing To (mail received by Bcc).
+ * part, or of the `text/html` part read as text ({@link htmlToText}) when there is no plain one;
+ * a body too long for the assistant is cut with a line saying so. Attachments are left out. `fallbackTo` stands in for a missing To (mail received by Bcc).
  */
 export function gmailMessageToInput(message: gmail_v1.Schema$Message, fallbackTo: string): GmailEmailInput {
   const headers = new Map<string, string>();
@@ -33,8 +35,9 @@ export function gmailMessageToInput(message: gmail_v1.Schema$Message, fallbackTo
   const header = (name: string) => headers.get(name)?.trim().slice(0, MAX_HEADER);
   const plain = findPart(message.payload, 'text/plain');
   const html = plain ? undefined : findPart(message.payload, 'text/html');
-  let body = plain ? decodePart(plain) : html ? htmlToText(decodePart(html)) : (message.snippet ?? '');
-  if (body.length > MAX_BODY) body = body.slice(0, MAX_BODY);
+  const body = cutText(
+    plain ? decodePart(plain) : html ? htmlToText(decodePart(html)) : (message.snippet ?? ''),
+  );
   const references = (header('references') ?? '').split(/\s+/u).filter((r) => r !== '');
   const messageId = header('message-id');
   const cc = header('cc');
@@ -78,28 +81,4 @@ function decodePart(part: gmail_v1.Schema$MessagePart): string {
   } catch {
     return new TextDecoder('utf-8').decode(bytes);
   }
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-/** HTML as readable text: scripts and styles dropped, block ends as line breaks, entities decoded. */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style|head)\b[\s\S]*?<\/\1\s*>/giu, '')
-    .replace(/<br\s*\/?>/giu, '\n')
-    .replace(/<\/(p|div|li|tr|h[1-6]|blockquote)\s*>/giu, '\n')
-    .replace(/<[^>]*>/gu, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/giu, (whole, entity: string) => {
-      if (entity.startsWith('#x') || entity.startsWith('#X'))
-        return safeCodePoint(Number.parseInt(entity.slice(2), 16), whole);
-      if (entity.startsWith('#')) return safeCodePoint(Number(entity.slice(1)), whole);
-      return ENTITIES[entity.toLowerCase()] ?? whole;
-    })
-    .replace(/[ \t]+\n/gu, '\n')
-    .replace(/\n{3,}/gu, '\n\n')
-    .trim();
-}
-
-function safeCodePoint(code: number, fallback: string): string {
-  return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : fallback;
 }

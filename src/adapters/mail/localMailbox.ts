@@ -1,3 +1,4 @@
+import { composeReply } from '../../email/replyMessage.js';
 import type { Calendar, DayAvailability, EmailReply, Mailbox, MeetingRequest } from '../../ports/mailbox.js';
 import type { DocumentStore } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
@@ -15,23 +16,32 @@ export interface SentReply extends EmailReply {
 /**
  * A mailbox kept in Troupe's store, for running the assistant with no email account (the sample
  * mailbox, tests): replies are recorded under their idempotency key, written once (a second send
- * with the same key returns the first), and closed emails keep their outcome label.
+ * with the same key returns the first), and closed emails keep their outcome label. A reply is
+ * composed as the message a mail server would get before it is recorded, so recipients that are
+ * not email addresses are refused here as by Gmail; {@link message} writes a recorded one out.
  */
 export function createLocalMailbox(
   documents: DocumentStore,
-  options: { now?: () => number } = {},
+  options: { now?: () => number; from?: string } = {},
 ): Mailbox & {
   sent(): Promise<SentReply[]>;
+  /** A recorded reply as the RFC 5322 message it stands for (from `options.from`, default `me@troupe.local`). */
+  message(sent: SentReply): Promise<string>;
   closed(emailId: string): Promise<string | undefined>;
 } {
   const now = options.now ?? Date.now;
+  const from = options.from ?? 'me@troupe.local';
+  const message = (sent: SentReply) =>
+    composeReply(sent, { from, messageId: sent.messageId, date: new Date(sent.at) });
   return {
     id: 'local',
     async sendReply(reply, key) {
       // The key is the document's: a second send of it is refused by the store, not read first.
       const messageId = `<${key.replace(/[^\w.-]/gu, '-')}@troupe.local>`;
+      const sent: SentReply = { ...reply, messageId, at: now() };
+      await message(sent); // refuses what could not be sent
       try {
-        await documents.put(SENT, key, { ...reply, messageId, at: now() }, { expectedVersion: 0 });
+        await documents.put(SENT, key, sent, { expectedVersion: 0 });
       } catch (error) {
         if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
         return { messageId, duplicate: true };
@@ -44,6 +54,7 @@ export function createLocalMailbox(
     async sent() {
       return (await documents.list<SentReply>(SENT)).map((d) => d.value).sort((a, b) => a.at - b.at);
     },
+    message,
     async closed(emailId) {
       return (await documents.get<{ label: string }>(CLOSED, emailId))?.value.label;
     },

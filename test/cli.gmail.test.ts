@@ -63,8 +63,9 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     );
     expect(first.stdout).toMatch(/q1 “API limits”[\s\S]*?waiting for you \(q1#1\)/u);
     expect(first.stdout).toMatch(/m1 “Meeting next week\?”[\s\S]*?waiting for you \(m1#1\)/u);
-    const troupeLabel = fake.labels.find((l) => l.name === 'Troupe/ignored');
-    expect(fake.messages.get('n1')?.labelIds).toEqual(['INBOX', troupeLabel?.id]);
+    // Ignored without anyone seeing it: labelled, and still unread in Gmail.
+    const troupeLabel = fake.labels.find((l) => l.name === 'Troupe/Ignored');
+    expect(fake.messages.get('n1')?.labelIds).toEqual(['INBOX', 'UNREAD', troupeLabel?.id]);
     // The meeting's availability was read from Calendar, for the next working day in Berlin.
     expect(fake.requests.find((r) => r.path === '/calendar/v3/freeBusy')?.body).toMatchObject({
       timeMin: '2026-11-26T00:00:00+01:00',
@@ -81,6 +82,8 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
       'Sent to marco@acme.dev: “Re: API limits” (in reply to <q1@mail.acme.dev>)',
     );
     expect(sent.stdout).toContain('now: done — answered');
+    // The person accepted the reply: the email is read now.
+    expect(fake.messages.get('q1')?.labelIds).not.toContain('UNREAD');
     const [reply] = fake.sent();
     expect(reply?.message.threadId).toBe('thread-q1');
     expect(reply?.header('in-reply-to')).toBe('<q1@mail.acme.dev>');
@@ -111,8 +114,25 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     expect(second.code).toBe(0);
     expect(fake.messages.get('n1')?.labelIds).toEqual([
       'INBOX',
-      fake.labels.find((l) => l.name === 'Troupe/ignored')?.id,
+      'UNREAD',
+      fake.labels.find((l) => l.name === 'Troupe/Ignored')?.id,
     ]);
+  });
+
+  it('a notify email waits labelled Troupe/Notify and unread; answering it marks it read', async () => {
+    fake.addEmail({
+      id: 's1',
+      from: 'Jordan <jordan@acme.dev>',
+      subject: 'Project Atlas status update',
+      text: 'FYI: Atlas is on track. No action items.',
+    });
+    const first = await troupe(['email'], env);
+    expect(first.stdout).toMatch(/s1 “Project Atlas status update”[\s\S]*?waiting for you \(s1#1\)/u);
+    const notify = fake.labels.find((l) => l.name === 'Troupe/Notify');
+    expect(fake.messages.get('s1')?.labelIds).toEqual(['INBOX', 'UNREAD', notify?.id]);
+    const answered = await troupe(['inbox', 'answer', 's1#1', 'ignore'], env);
+    expect(answered.code).toBe(0);
+    expect(fake.messages.get('s1')?.labelIds).toEqual(['INBOX', notify?.id]);
   });
 
   it('--watch keeps polling until Ctrl-C', async () => {

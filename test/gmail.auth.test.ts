@@ -56,6 +56,21 @@ describe('Gmail settings', () => {
     expect(config.message).not.toContain('bad token');
   });
 
+  it('TROUPE_GMAIL_MARK_READ is answered by default, takes never or always, and refuses anything else', () => {
+    expect(gmailSettingsFromEnv({}).markRead).toBe('answered');
+    expect(gmailSettingsFromEnv({ TROUPE_GMAIL_MARK_READ: ' Never ' }).markRead).toBe('never');
+    expect(gmailSettingsFromEnv({ TROUPE_GMAIL_MARK_READ: 'always' }).markRead).toBe('always');
+    let error: unknown;
+    try {
+      gmailSettingsFromEnv({ TROUPE_GMAIL_MARK_READ: 'sometimes' });
+    } catch (e) {
+      error = e;
+    }
+    expect(ConfigError.isInstance(error) && error.code).toBe('TROUPE_CONFIG_INVALID');
+    expect((error as ConfigError).message).toContain('TROUPE_GMAIL_MARK_READ="sometimes"');
+    expect((error as ConfigError).message).toContain('one of answered, never, always');
+  });
+
   it('missing credentials are named together, after the token file is read', async () => {
     const error = await rejection(readGmailCredentials(gmailSettingsFromEnv({ GOOGLE_CLIENT_ID: 'id' })));
     expect((error as ConfigError).problems.map((p) => p.variable)).toEqual([

@@ -163,6 +163,9 @@ async function runOnGmail(
     const result = await assistant.receive(input);
     if (isTroupeError(result)) out(`  ${input.id}: ${result.message}`);
     else if (!before) out(describeRecord(result));
+    // A notify waiting for the person is findable in Gmail (Troupe/Notify), and stays unread.
+    if (!isTroupeError(result) && !before && result.state.value === 'notifying')
+      await account.mailbox.labelNotify(input.id);
   };
   // Each pass first finishes what an earlier one left half done (a label Gmail refused for a
   // while, a crash mid-email): the email is not handed over again, so resume is what closes it.

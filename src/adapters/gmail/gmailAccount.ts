@@ -5,6 +5,7 @@ import type { TroupeStore } from '../../ports/store.js';
 import { createGmailAuth, type GmailAuth, type GmailCredentials } from './gmailAuth.js';
 import { GmailIngest } from './gmailIngest.js';
 import { GmailMailbox } from './gmailMailbox.js';
+import type { MarkReadPolicy } from './gmailSettings.js';
 import { GoogleCalendar } from './googleCalendar.js';
 import { type GoogleCall, type GoogleRetryOptions, googleRetrying } from './googleRetry.js';
 
@@ -18,6 +19,8 @@ export interface GmailAccountOptions {
   tokenUrl?: string;
   /** The Gmail search of the first run's full sync (default `newer_than:7d`). */
   syncQuery?: string;
+  /** When closing an email marks it read (default `answered`). */
+  markRead?: MarkReadPolicy;
   retry?: GoogleRetryOptions;
   logger?: Logger;
   now?: () => number;
@@ -56,7 +59,15 @@ export async function openGmailAccount(options: GmailAccountOptions): Promise<Gm
     address,
     auth,
     call,
-    mailbox: new GmailMailbox({ gmail, address, documents: options.store.documents, call, now }),
+    mailbox: new GmailMailbox({
+      gmail,
+      address,
+      documents: options.store.documents,
+      call,
+      ...(options.markRead ? { markRead: options.markRead } : {}),
+      logger,
+      now,
+    }),
     calendar: new GoogleCalendar({ calendar, call }),
     ingest: new GmailIngest({
       gmail,

@@ -29,6 +29,10 @@ export const gmailSettings = {
     default: 'newer_than:7d',
     doc: 'The Gmail search that picks the inbox messages read on the first run (and when Gmail no longer has the stored history); empty: the whole inbox.',
   },
+  TROUPE_GMAIL_MARK_READ: {
+    default: 'answered',
+    doc: 'When Troupe marks an email read in Gmail: `answered` (only once you answered its interrupt or a reply went out; ignored and notify emails stay unread, labelled), `never`, or `always` (every email it closes).',
+  },
   GOOGLE_API_URL: {
     default: 'Google’s own',
     doc: 'One base URL for the Gmail and Calendar APIs (a self-hosted proxy, or a fake in tests).',
@@ -39,6 +43,9 @@ export const gmailSettings = {
   },
 } as const;
 
+/** When closing an email marks it read: once a person saw it, never, or always. */
+export type MarkReadPolicy = 'answered' | 'never' | 'always';
+
 /** The Gmail settings, parsed. */
 export interface GmailSettings {
   clientId?: string;
@@ -47,6 +54,7 @@ export interface GmailSettings {
   tokenFile?: string;
   pollSeconds: number;
   syncQuery: string;
+  markRead: MarkReadPolicy;
   apiUrl?: string;
   tokenUrl?: string;
 }
@@ -69,6 +77,11 @@ const variables = {
     .refine((n) => n >= 5 && n <= 86_400, { message: 'a whole number of seconds from 5 to 86400' })
     .optional(),
   TROUPE_GMAIL_SYNC_QUERY: z.string().max(500, 'a Gmail search of at most 500 characters').optional(),
+  TROUPE_GMAIL_MARK_READ: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(['answered', 'never', 'always'], 'one of answered, never, always'))
+    .optional(),
   GOOGLE_API_URL: z
     .string()
     .regex(URL_, 'an http(s) URL without credentials, e.g. https://gmail.googleapis.com/')
@@ -118,6 +131,7 @@ export function gmailSettingsFromEnv(env: Env): GmailSettings {
   const settings: GmailSettings = {
     pollSeconds: (values.TROUPE_GMAIL_POLL_SECONDS as number | undefined) ?? 60,
     syncQuery: pick('TROUPE_GMAIL_SYNC_QUERY') ?? 'newer_than:7d',
+    markRead: (values.TROUPE_GMAIL_MARK_READ as MarkReadPolicy | undefined) ?? 'answered',
   };
   const set = <K extends keyof GmailSettings>(key: K, value: GmailSettings[K] | undefined) => {
     if (value !== undefined) settings[key] = value;

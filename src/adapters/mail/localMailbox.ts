@@ -15,7 +15,8 @@ export interface SentReply extends EmailReply {
 /**
  * A mailbox kept in Troupe's store, for running the assistant with no email account (the sample
  * mailbox, tests): replies are recorded under their idempotency key, written once (a second send
- * with the same key returns the first), and closed emails keep their outcome label.
+ * with the same key returns the first), and closed emails keep their outcome label and whether
+ * they count as read (only when a person saw them).
  */
 export function createLocalMailbox(
   documents: DocumentStore,
@@ -38,8 +39,11 @@ export function createLocalMailbox(
       }
       return { messageId };
     },
-    async close(emailId, outcome) {
-      await documents.put(CLOSED, emailId, { label: `troupe/${outcome}`, read: true });
+    async close(emailId, outcome, context) {
+      await documents.put(CLOSED, emailId, {
+        label: `troupe/${outcome}`,
+        read: context?.seenByPerson === true,
+      });
     },
     async sent() {
       return (await documents.list<SentReply>(SENT)).map((d) => d.value).sort((a, b) => a.at - b.at);

@@ -153,7 +153,7 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     const result = await troupe(['email'], { ...env, LOG_LEVEL: 'debug' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error TROUPE_GMAIL_AUTH: Google refused the Gmail credentials/u);
-    expect(result.stderr).toContain('Get a new refresh token');
+    expect(result.stderr).toContain('run `troupe gmail auth`');
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/REFRESHTOKEN-c11|CLIENTSECRET-c11/u);
   });
 

@@ -170,8 +170,9 @@ describe('Gmail tokens', () => {
     expect(error.code).toBe('TROUPE_GMAIL_AUTH');
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('invalid_grant');
-    expect(error.message).toContain('Get a new refresh token');
+    expect(error.message).toContain('run `troupe gmail auth`');
     expect(error.message).toContain('GOOGLE_REFRESH_TOKEN');
+    expect(error.details?.reason).toBe('invalid_grant');
     logger.error({ err: error }, 'as the poller logs it');
     const everything = `${error.message}\n${String(error.cause)}\n${JSON.stringify(error)}\n${logged}`;
     expect(everything).not.toContain(TEST_CREDENTIALS.refreshToken);
@@ -222,6 +223,24 @@ describe('Gmail retries', () => {
     await account.calendar.availability('2026-11-26', 'UTC');
     expect(waits[1]).toBeGreaterThan(9_000);
     expect(waits[1]).toBeLessThanOrEqual(12_000);
+  });
+
+  it('a Retry-After date is measured on the injected clock; one longer than the longest wait fails at once, retryable', async () => {
+    const now = Date.parse('2026-11-25T09:00:00Z');
+    const { account, waits } = await openTestAccount(fake, createMemoryStore(), { retryNow: () => now });
+    fake.inject({
+      path: /\/freeBusy$/u,
+      status: 503,
+      headers: { 'retry-after': 'Wed, 25 Nov 2026 09:00:30 GMT' },
+    });
+    await account.calendar.availability('2026-11-26', 'UTC');
+    expect(waits).toEqual([30_000]);
+
+    fake.inject({ path: /\/freeBusy$/u, status: 429, headers: { 'retry-after': '3600' } });
+    const error = await rejection(account.calendar.availability('2026-11-26', 'UTC'));
+    expect(error.code).toBe('TROUPE_GMAIL_UNAVAILABLE');
+    expect(error.retryable).toBe(true);
+    expect(waits).toEqual([30_000]); // not waited for
   });
 
   it('5xx without Retry-After backs off 1 s, 2 s, …; Gmail’s 403 rate limit counts too; still failing: TROUPE_GMAIL_UNAVAILABLE', async () => {

@@ -8,7 +8,8 @@
  * Every request is recorded (method, path, query, parsed body). Failures can be injected per
  * route: a status with headers (429 with Retry-After, 5xx), once or several times, optionally
  * after carrying the request out (`actThenFail`: Gmail sent it, then answered 500). History older
- * than `minHistoryId` answers 404, as Gmail does for a stale `startHistoryId`. Refresh tokens
+ * than `minHistoryId` answers 404, as Gmail does for a stale `startHistoryId`. A listing's `q`
+ * understands `rfc822msgid:`, `after:<epoch seconds>` and, when `now` is set, `newer_than:<n>d`. Refresh tokens
  * can be revoked (the token endpoint answers `invalid_grant`) and access tokens refused (401).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -30,6 +31,8 @@ export interface FakeMessage {
   threadId: string;
   labelIds: string[];
   historyId: number;
+  /** When Gmail received it (epoch ms, from the Date header), which `after:` and `newer_than:` search. */
+  internalDate: number;
   headers: { name: string; value: string }[];
   /** The MIME tree Gmail returns with `format=full`. */
   payload: Record<string, unknown>;
@@ -83,6 +86,8 @@ export interface FakeGoogle {
   busy: { start: string; end: string }[];
   /** History at or before this id is gone (404). */
   minHistoryId: number;
+  /** The fake's "now" for `newer_than:` searches; unset, `newer_than:` is not applied. */
+  now: number | undefined;
   readonly historyId: number;
   /** Messages per page when the client asks for more (to test paging). */
   pageSize: number;
@@ -168,8 +173,13 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     return historyId;
   };
 
-  function addMessage(message: Omit<FakeMessage, 'historyId'>, inbox: boolean): FakeMessage {
-    const stored: FakeMessage = { ...message, historyId: nextHistory() };
+  function addMessage(message: Omit<FakeMessage, 'historyId' | 'internalDate'>, inbox: boolean): FakeMessage {
+    const date = Date.parse(message.headers.find((h) => h.name.toLowerCase() === 'date')?.value ?? '');
+    const stored: FakeMessage = {
+      ...message,
+      historyId: nextHistory(),
+      internalDate: Number.isFinite(date) ? date : (fake.now ?? Date.now()),
+    };
     messages.set(stored.id, stored);
     if (inbox) history.push({ id: stored.historyId, messageId: stored.id });
     return stored;
@@ -310,8 +320,17 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
         const wanted = listOf(query.labelIds);
         const q = String(query.q ?? '');
         const msgid = /rfc822msgid:(\S+)/u.exec(q)?.[1]?.replace(/^<|>$/gu, '');
+        const after = /(?:^|\s)after:(\d+)(?:\s|$)/u.exec(q)?.[1];
+        const newerDays = /(?:^|\s)newer_than:(\d+)d(?:\s|$)/u.exec(q)?.[1];
+        const since = Math.max(
+          after === undefined ? -Infinity : Number(after) * 1000,
+          newerDays === undefined || fake.now === undefined
+            ? -Infinity
+            : fake.now - Number(newerDays) * 86_400_000,
+        );
         const found = [...messages.values()]
           .filter((m) => wanted.every((l) => m.labelIds.includes(l)))
+          .filter((m) => m.internalDate > since)
           .filter(
             (m) =>
               !msgid ||
@@ -362,6 +381,7 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
             threadId: m.threadId,
             labelIds: m.labelIds,
             historyId: String(m.historyId),
+            internalDate: String(m.internalDate),
             snippet: '',
             payload: m.payload,
           },
@@ -464,6 +484,7 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     events,
     busy: [],
     minHistoryId: 0,
+    now: undefined,
     get historyId() {
       return historyId;
     },

@@ -23,6 +23,8 @@ export async function openTestAccount(
     markRead?: MarkReadPolicy;
     /** The adapter's clock (what the sync status records); the retries' waits are simulated anyway. */
     now?: () => number;
+    /** The clock a Retry-After date is measured from. */
+    retryNow?: () => number;
   } = {},
 ) {
   const waits: number[] = [];
@@ -35,6 +37,7 @@ export async function openTestAccount(
       sleep: async (ms) => {
         waits.push(ms);
       },
+      ...(options.retryNow ? { now: options.retryNow } : {}),
     },
     ...(options.syncQuery !== undefined ? { syncQuery: options.syncQuery } : {}),
     ...(options.markRead ? { markRead: options.markRead } : {}),

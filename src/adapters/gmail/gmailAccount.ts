@@ -5,6 +5,7 @@ import type { TroupeStore } from '../../ports/store.js';
 import { createGmailAuth, type GmailAuth, type GmailCredentials } from './gmailAuth.js';
 import { GmailIngest } from './gmailIngest.js';
 import { GmailMailbox } from './gmailMailbox.js';
+import { recordSyncFailure } from './gmailSyncStatus.js';
 import type { MarkReadPolicy } from './gmailSettings.js';
 import { GoogleCalendar } from './googleCalendar.js';
 import { type GoogleCall, type GoogleRetryOptions, googleRetrying } from './googleRetry.js';
@@ -39,7 +40,8 @@ export interface GmailAccount {
 
 /**
  * Connects to one Gmail account with the real googleapis clients and reads its address
- * (`users.getProfile`), so bad credentials fail here, as `TROUPE_GMAIL_AUTH`.
+ * (`users.getProfile`), so bad credentials fail here, as `TROUPE_GMAIL_AUTH` (also kept in the
+ * store's sync status).
  */
 export async function openGmailAccount(options: GmailAccountOptions): Promise<GmailAccount> {
   const logger = options.logger ?? silentLogger();
@@ -52,9 +54,16 @@ export async function openGmailAccount(options: GmailAccountOptions): Promise<Gm
   const common = { auth: auth.client, retry: false, ...(options.apiUrl ? { rootUrl: options.apiUrl } : {}) };
   const gmail = new gmail_v1.Gmail(common);
   const calendar = new calendar_v3.Calendar(common);
-  const profile = await call('read the mailbox profile', () => gmail.users.getProfile({ userId: 'me' }));
-  const address = profile.data.emailAddress ?? 'me';
   const now = options.now ?? Date.now;
+  let profile: gmail_v1.Schema$Profile;
+  try {
+    profile = (await call('read the mailbox profile', () => gmail.users.getProfile({ userId: 'me' }))).data;
+  } catch (error) {
+    // Kept for `troupe email --status`: a refused grant shows there, with when it happened.
+    await recordSyncFailure(options.store.documents, undefined, error, now()).catch(() => undefined);
+    throw error;
+  }
+  const address = profile.emailAddress ?? 'me';
   return {
     address,
     auth,

@@ -135,6 +135,52 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     expect(fake.messages.get('s1')?.labelIds).toEqual(['INBOX', notify?.id]);
   });
 
+  it('--status shows the last successful sync, the cursor, the messages behind, the failed emails and the last error', async () => {
+    const none = await troupe(['email', '--status'], env);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('  last successful sync: never');
+    expect(none.stdout).toContain('  messages behind: none read yet: the first pass reads the inbox');
+
+    fillInbox();
+    await troupe(['email'], env);
+    fake.addEmail({ id: 'n2', from: 'newsletter@bytes.example', subject: 'Issue 2', text: 'More.' });
+    fake.addEmail({ id: 'n3', from: 'newsletter@bytes.example', subject: 'Issue 3', text: 'More.' });
+    // Gmail refuses the reply for good: the email ends failed, with why.
+    fake.inject({ method: 'POST', path: /\/messages\/send$/u, status: 400, times: 5 });
+    await troupe(['inbox', 'answer', 'q1#1', 'accept'], env);
+    const status = await troupe(['email', '--status'], env);
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    const cursor = /cursor \(history id\): (\d+)/u.exec(status.stdout)?.[1];
+    expect(Number(cursor)).toBeGreaterThan(1000);
+    expect(status.stdout).toContain(
+      [
+        'Gmail: sam@acme.dev',
+        '  last successful sync: 2026-11-25T09:00:00.000Z (full: 3 new, 0 seen before)',
+        `  cursor (history id): ${cursor}`,
+        `  messages behind: 2 new in the inbox since the cursor (the mailbox is at history id ${fake.historyId})`,
+        '  last error: none',
+        'Failed emails (1):',
+      ].join('\n'),
+    );
+    expect(status.stdout).toMatch(
+      / {2}q1 “API limits” from Marco Rossi <marco@acme\.dev> — TROUPE_GMAIL_FAILED: .+/u,
+    );
+    // Reading the status handed nothing over.
+    expect(fake.requests.some((r) => r.path.endsWith('/messages/n2'))).toBe(false);
+
+    fake.revokeRefreshToken('REFRESHTOKEN-c11');
+    expect((await troupe(['email'], env)).code).toBe(2);
+    const refused = await troupe(['email', '--status'], env);
+    expect(refused.code).toBe(0);
+    expect(refused.stdout).toContain('  last successful sync: 2026-11-25T09:00:00.000Z');
+    expect(refused.stdout).toMatch(/messages behind: unknown \(could not connect: TROUPE_GMAIL_AUTH: /u);
+    expect(refused.stdout).toMatch(
+      /last error: 2026-11-25T09:00:00\.000Z TROUPE_GMAIL_AUTH: .*run `troupe gmail auth`/u,
+    );
+    expect(refused.stdout).not.toMatch(/REFRESHTOKEN-c11|CLIENTSECRET-c11/u);
+  });
+
   it('--watch keeps polling until Ctrl-C', async () => {
     fillInbox();
     const watched = await troupe(

@@ -11,7 +11,10 @@
  * than `minHistoryId` answers 404, as Gmail does for a stale `startHistoryId`. A listing's `q`
  * understands `rfc822msgid:`, `after:<epoch seconds>` and, when `now` is set, `newer_than:<n>d`. Refresh tokens
  * can be revoked (the token endpoint answers `invalid_grant`) and access tokens refused (401).
+ * The token endpoint also exchanges sign-in codes the test issues (`authorizeCode`, as Google's
+ * consent page would), once each, checking the redirect URI and the PKCE verifier.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -71,6 +74,18 @@ export interface Injection {
   actThenFail?: boolean;
 }
 
+/** What the consent page granted: a code bound to its redirect URI and PKCE challenge. */
+export interface AuthorizationGrant {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  /** The S256 `code_challenge` of the consent URL. */
+  codeChallenge: string;
+  refreshToken: string;
+  /** Granted scopes, space-separated. */
+  scope: string;
+}
+
 /** A running fake. */
 export interface FakeGoogle {
   /** The `rootUrl` for googleapis (ends with a slash). */
@@ -100,6 +115,8 @@ export interface FakeGoogle {
   /** Refuse every access token (401), issued or accepted. */
   refuseAccessTokens(): void;
   revokeRefreshToken(token: string): void;
+  /** A sign-in code the token endpoint exchanges once for `refreshToken` (and an access token). */
+  authorizeCode(grant: AuthorizationGrant): void;
   /** Requests to the API (not the token endpoint), by `METHOD path`. */
   calls(): string[];
   close(): Promise<void>;
@@ -163,6 +180,7 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
   const injections: (Injection & { left: number })[] = [];
   const accessTokens = new Set<string>();
   const revoked = new Set<string>();
+  const codes = new Map<string, AuthorizationGrant>();
   let refuseAll = false;
   let historyId = 1000;
   let seq = 0;
@@ -253,7 +271,33 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     }
   }
 
+  function exchangeCode(body: Record<string, string>, response: ServerResponse) {
+    const grant = codes.get(body.code ?? '');
+    const verifier = createHash('sha256')
+      .update(body.code_verifier ?? '')
+      .digest('base64url');
+    if (
+      !grant ||
+      grant.redirectUri !== body.redirect_uri ||
+      grant.clientId !== body.client_id ||
+      grant.codeChallenge !== verifier
+    )
+      return json(response, 400, { error: 'invalid_grant', error_description: 'Bad Request' });
+    codes.delete(grant.code);
+    issued += 1;
+    const token = `ya29.fake-${issued}`;
+    accessTokens.add(token);
+    return json(response, 200, {
+      access_token: token,
+      refresh_token: grant.refreshToken,
+      expires_in: 3599,
+      token_type: 'Bearer',
+      scope: grant.scope,
+    });
+  }
+
   function handleToken(body: Record<string, string>, response: ServerResponse) {
+    if (body.grant_type === 'authorization_code') return exchangeCode(body, response);
     if (body.grant_type !== 'refresh_token' || !body.refresh_token)
       return json(response, 400, { error: 'invalid_request', error_description: 'Missing refresh_token.' });
     if (revoked.has(body.refresh_token))
@@ -509,6 +553,9 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     },
     revokeRefreshToken(token) {
       revoked.add(token);
+    },
+    authorizeCode(grant) {
+      codes.set(grant.code, grant);
     },
     calls() {
       return requests.filter((r) => r.path !== '/token').map((r) => `${r.method} ${r.path}`);

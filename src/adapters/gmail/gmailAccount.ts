@@ -5,8 +5,8 @@ import type { TroupeStore } from '../../ports/store.js';
 import { createGmailAuth, type GmailAuth, type GmailCredentials } from './gmailAuth.js';
 import { GmailIngest } from './gmailIngest.js';
 import { GmailMailbox } from './gmailMailbox.js';
-import { recordSyncFailure } from './gmailSyncStatus.js';
 import type { MarkReadPolicy } from './gmailSettings.js';
+import { recordSyncFailure } from './gmailSyncStatus.js';
 import { GoogleCalendar } from './googleCalendar.js';
 import { type GoogleCall, type GoogleRetryOptions, googleRetrying } from './googleRetry.js';
 

@@ -10,6 +10,15 @@ const CURSORS = 'gmail-cursor';
 /** A resync reads from this long before the cursor was last stored (clock skew, late delivery). */
 const RESYNC_MARGIN_MS = 24 * 3_600_000;
 
+/** The history id the ingest of `address` stored last, if any (read without connecting). */
+export async function readGmailCursor(
+  documents: TroupeStore['documents'],
+  address: string,
+): Promise<string | undefined> {
+  const stored = await documents.get<{ historyId?: unknown }>(CURSORS, address);
+  return typeof stored?.value.historyId === 'string' ? stored.value.historyId : undefined;
+}
+
 /** Which messages a full read of the inbox lists. */
 interface FullSyncPlan {
   mode: 'full' | 'resync';

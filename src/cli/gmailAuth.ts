@@ -1,3 +1,4 @@
+import type { SavedGmailToken } from '../adapters/gmail/gmailTokenFile.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
@@ -66,13 +67,14 @@ export async function runGmailAuth(options: GmailAuthCommandOptions): Promise<nu
       },
     });
     try {
-      await writeTokenFile(path, {
+      const token: SavedGmailToken = {
         type: 'authorized_user',
         client_id: clientId,
         client_secret: clientSecret,
         refresh_token: grant.refreshToken,
         ...(grant.scope ? { scope: grant.scope } : {}),
-      });
+      };
+      await writeTokenFile(path, token);
     } catch (error) {
       return fail(
         'TROUPE_CONFIG_INVALID',

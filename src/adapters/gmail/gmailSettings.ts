@@ -29,7 +29,7 @@ export const gmailSettings = {
   },
   TROUPE_GMAIL_SYNC_QUERY: {
     default: 'newer_than:7d',
-    doc: 'The Gmail search that picks the inbox messages read on the first run (and when Gmail no longer has the stored history); empty: the whole inbox.',
+    doc: 'The Gmail search that picks the inbox messages read on the first run; empty: the whole inbox. (When Gmail no longer has the stored history, the inbox is read from a day before the cursor was stored instead, whatever this says.)',
   },
   TROUPE_GMAIL_MARK_READ: {
     default: 'answered',

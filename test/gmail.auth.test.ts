@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readGmailCredentials } from '../src/adapters/gmail/gmailAuth.js';
 import { pollGmail } from '../src/adapters/gmail/gmailPoller.js';
-import { gmailSettingsFromEnv } from '../src/adapters/gmail/gmailSettings.js';
+import { gmailConfigured, gmailSettingsFromEnv } from '../src/adapters/gmail/gmailSettings.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { ConfigError } from '../src/config/configError.js';
 import { createLogger } from '../src/logging/logger.js';
@@ -72,11 +72,52 @@ describe('Gmail settings', () => {
   });
 
   it('missing credentials are named together, after the token file is read', async () => {
-    const error = await rejection(readGmailCredentials(gmailSettingsFromEnv({ GOOGLE_CLIENT_ID: 'id' })));
+    const empty = await mkdtemp(join(tmpdir(), 'troupe-gmail-'));
+    const error = await rejection(
+      readGmailCredentials(gmailSettingsFromEnv({ GOOGLE_CLIENT_ID: 'id', TROUPE_DATA_DIR: empty })),
+    );
     expect((error as ConfigError).problems.map((p) => p.variable)).toEqual([
       'GOOGLE_CLIENT_SECRET',
       'GOOGLE_REFRESH_TOKEN',
     ]);
+  });
+
+  it('the environment wins over TROUPE_GMAIL_TOKEN_FILE, which wins over the token `troupe gmail auth` saved', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'troupe-gmail-'));
+    expect(gmailConfigured({ TROUPE_DATA_DIR: dataDir })).toBe(false);
+    await writeFile(
+      join(dataDir, 'gmail-token.json'),
+      JSON.stringify({
+        type: 'authorized_user',
+        client_id: 'saved-id',
+        client_secret: 'saved-cs',
+        refresh_token: 'saved-rt',
+      }),
+    );
+    expect(gmailConfigured({ TROUPE_DATA_DIR: dataDir })).toBe(true);
+    const read = (env: Record<string, string>) =>
+      readGmailCredentials(gmailSettingsFromEnv({ TROUPE_DATA_DIR: dataDir, ...env }));
+    expect(await read({})).toMatchObject({
+      clientId: 'saved-id',
+      clientSecret: 'saved-cs',
+      refreshToken: 'saved-rt',
+      tokenFile: join(dataDir, 'gmail-token.json'),
+    });
+    expect(await read({ GOOGLE_REFRESH_TOKEN: 'env-rt', GOOGLE_CLIENT_ID: 'env-id' })).toMatchObject({
+      clientId: 'env-id',
+      clientSecret: 'saved-cs',
+      refreshToken: 'env-rt',
+    });
+    const other = join(dataDir, 'other.json');
+    await writeFile(
+      other,
+      JSON.stringify({ client_id: 'o-id', client_secret: 'o-cs', refresh_token: 'o-rt' }),
+    );
+    expect(await read({ TROUPE_GMAIL_TOKEN_FILE: other })).toMatchObject({
+      clientId: 'o-id',
+      refreshToken: 'o-rt',
+      tokenFile: other,
+    });
   });
 
   it('reads the client and the refresh token from a token file (authorized_user or what google-auth-library writes)', async () => {

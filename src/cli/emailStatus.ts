@@ -124,7 +124,10 @@ async function gmailLines(env: Env, store: TroupeStore, logger: Logger): Promise
     } else behind = `unknown (could not connect${problem ? `: ${problem}` : ''})`;
     lines.push(`  messages behind: ${behind}`);
     const error = status?.lastError;
-    lines.push(`  last error: ${error ? `${time(error.at)} ${error.code}: ${error.message}` : 'none'}`);
+    const since = error && status?.lastSuccessAt !== undefined && status.lastSuccessAt > error.at;
+    lines.push(
+      `  last error: ${error ? `${time(error.at)} ${error.code}: ${error.message}${since ? ' (a later sync went through)' : ''}` : 'none'}`,
+    );
     return lines;
   } finally {
     await account?.auth.flush();
@@ -134,7 +137,8 @@ async function gmailLines(env: Env, store: TroupeStore, logger: Logger): Promise
 /**
  * `troupe email --status`: how the Gmail sync stands (the last successful sync, the cursor, how
  * many messages it is behind, the last error) and the emails that ended failed, with why.
- * Exit 0 when the status could be read, 2 when the store or the settings could not.
+ * A Gmail account it cannot open (refused credentials, a bad setting) is shown in the status.
+ * Exit 0 when the status could be read, 2 when the store could not be opened or LOG_LEVEL is bad.
  */
 export async function runEmailStatus(options: {
   stdout: (text: string) => void;

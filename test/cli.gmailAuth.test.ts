@@ -156,6 +156,15 @@ describe('troupe gmail auth (the installed-app flow against the fake token endpo
     await expect(stat(join(dataDir, 'gmail-token.json'))).rejects.toThrow();
   });
 
+  it('Ctrl-C while it waits for the browser stops it, saving nothing', async () => {
+    const run = await runTroupe(['gmail', 'auth'], env, { stopWhen: /Waiting for Google/u });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^error TROUPE_GMAIL_AUTH: Stopped before Google answered; nothing was saved/u,
+    );
+    await expect(stat(join(dataDir, 'gmail-token.json'))).rejects.toThrow();
+  });
+
   it('without the OAuth client it says which variable to set, and waits for nothing', async () => {
     const run = await runTroupe(['gmail', 'auth'], { ...env, GOOGLE_CLIENT_SECRET: '' });
     expect(run.code).toBe(2);

@@ -64,33 +64,104 @@ function page(response: ServerResponse, status: number, text: string): Promise<v
  *   or not every scope, the exchange is refused, the wait times out or is stopped.
  */
 export async function runInstalledAppFlow(options: InstalledAppFlowOptions): Promise<InstalledAppGrant> {
-  const log = options.logger ?? silentLogger();
   const tokenUrl = options.tokenUrl ?? GOOGLE_TOKEN_URL;
   const state = randomBytes(32).toString('base64url');
   let settle: { resolve: (grant: InstalledAppGrant) => void; reject: (error: unknown) => void } | undefined;
   const done = new Promise<InstalledAppGrant>((resolve, reject) => {
     settle = { resolve, reject };
   });
-  let answering = false;
-  let client: OAuth2Client | undefined;
-  let codeVerifier = '';
+  // Rejected maybe before it is awaited (stopped while the consent URL is made): not unhandled.
+  done.catch(() => undefined);
+  let receive: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
   const server = createServer((request, response) => {
-    if (!client) return void page(response, 503, 'Troupe is not ready yet; try again.');
-    void onRequest(request, response, client).catch((error: unknown) => settle?.reject(error));
+    if (!receive) return void page(response, 503, 'Troupe is not ready yet; try again.');
+    receive(request, response).catch((error: unknown) => settle?.reject(error));
   });
-  async function onRequest(request: IncomingMessage, response: ServerResponse, oauth: OAuth2Client) {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const fail = (message: string) => () => settle?.reject(authFailure(message));
+  const timer = setTimeout(
+    fail(
+      'No answer came from the browser in time. Run `troupe gmail auth` again and open the URL it prints.',
+    ),
+    options.timeoutMs ?? 5 * 60_000,
+  );
+  const onAbort = fail('Stopped before Google answered; nothing was saved. Run `troupe gmail auth` again.');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}${CALLBACK_PATH}`;
+    const consent = await prepareConsent(options, redirectUri, state, tokenUrl);
+    receive = callbackHandler({
+      ...consent,
+      state,
+      tokenUrl,
+      log: options.logger ?? silentLogger(),
+      granted: (grant) => settle?.resolve(grant),
+    });
+    options.onUrl(consent.url, redirectUri);
+    if (options.signal?.aborted) onAbort();
+    return await done;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** The OAuth client for the loopback redirect, the consent page's URL and its PKCE verifier. */
+async function prepareConsent(
+  options: InstalledAppFlowOptions,
+  redirectUri: string,
+  state: string,
+  tokenUrl: string,
+): Promise<{ oauth: OAuth2Client; url: string; codeVerifier: string }> {
+  const oauth = new OAuth2Client({
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    redirectUri,
+    endpoints: { oauth2TokenUrl: tokenUrl, oauth2AuthBaseUrl: options.authUrl ?? GOOGLE_AUTH_URL },
+  });
+  const pkce = await oauth.generateCodeVerifierAsync();
+  const url = oauth.generateAuthUrl({
+    access_type: 'offline',
+    prompt: 'consent',
+    scope: [...GMAIL_SCOPES],
+    state,
+    code_challenge: pkce.codeChallenge ?? '',
+    code_challenge_method: CodeChallengeMethod.S256,
+  });
+  return { oauth, url, codeVerifier: pkce.codeVerifier };
+}
+
+/**
+ * Answers the browser coming back: a forged or stale state is refused and the wait goes on; the
+ * first answer with the right state ends it, granted (`granted`) or by throwing why not.
+ */
+function callbackHandler(context: {
+  oauth: OAuth2Client;
+  codeVerifier: string;
+  state: string;
+  tokenUrl: string;
+  log: Logger;
+  granted: (grant: InstalledAppGrant) => void;
+}): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+  let answered = false;
+  return async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== CALLBACK_PATH) return page(response, 404, 'Not found.');
-    if (url.searchParams.get('state') !== state) {
-      log.warn('refused a sign-in answer whose state is not the one sent');
+    if (url.searchParams.get('state') !== context.state) {
+      context.log.warn('refused a sign-in answer whose state is not the one sent');
       return page(
         response,
         400,
         'Troupe refused this answer: it is not the sign-in Troupe asked for (the state does not match). Open the URL `troupe gmail auth` printed.',
       );
     }
-    if (answering) return page(response, 409, 'Troupe already has this answer.');
-    answering = true;
+    if (answered) return page(response, 409, 'Troupe already has this answer.');
+    answered = true;
     const declined = url.searchParams.get('error');
     const code = url.searchParams.get('code');
     if (declined || !code) {
@@ -100,9 +171,9 @@ export async function runInstalledAppFlow(options: InstalledAppFlowOptions): Pro
       );
     }
     try {
-      const grant = await exchange(oauth, code, codeVerifier, tokenUrl);
+      const grant = await exchange(context.oauth, code, context.codeVerifier, context.tokenUrl);
       await page(response, 200, 'Troupe is authorised. You can close this tab and go back to the terminal.');
-      settle?.resolve(grant);
+      context.granted(grant);
     } catch (error) {
       await page(
         response,
@@ -111,53 +182,7 @@ export async function runInstalledAppFlow(options: InstalledAppFlowOptions): Pro
       );
       throw error;
     }
-  }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const timer = setTimeout(
-    () =>
-      settle?.reject(
-        authFailure(
-          'No answer came from the browser in time. Run `troupe gmail auth` again and open the URL it prints.',
-        ),
-      ),
-    options.timeoutMs ?? 5 * 60_000,
-  );
-  const onAbort = () =>
-    settle?.reject(
-      authFailure('Stopped before Google answered; nothing was saved. Run `troupe gmail auth` again.'),
-    );
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}${CALLBACK_PATH}`;
-    const oauth = new OAuth2Client({
-      clientId: options.clientId,
-      clientSecret: options.clientSecret,
-      redirectUri,
-      endpoints: { oauth2TokenUrl: tokenUrl, oauth2AuthBaseUrl: options.authUrl ?? GOOGLE_AUTH_URL },
-    });
-    const pkce = await oauth.generateCodeVerifierAsync();
-    codeVerifier = pkce.codeVerifier;
-    const url = oauth.generateAuthUrl({
-      access_type: 'offline',
-      prompt: 'consent',
-      scope: [...GMAIL_SCOPES],
-      state,
-      code_challenge: pkce.codeChallenge ?? '',
-      code_challenge_method: CodeChallengeMethod.S256,
-    });
-    client = oauth;
-    options.onUrl(url, redirectUri);
-    if (options.signal?.aborted) onAbort();
-    return await done;
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  };
 }
 
 /** Exchanges the code for tokens; a grant without a refresh token or a scope is refused. */

@@ -212,6 +212,11 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     });
     expect(partial.code).toBe(2);
     expect(partial.stderr).toContain('TROUPE_GMAIL_POLL_SECONDS="1"');
+    const markRead = await troupe(['email'], { ...env, TROUPE_GMAIL_MARK_READ: 'sometimes' });
+    expect(markRead.code).toBe(2);
+    expect(markRead.stderr).toMatch(
+      /^error TROUPE_CONFIG_INVALID: [\s\S]*TROUPE_GMAIL_MARK_READ="sometimes"/u,
+    );
     const missing = await troupe(['email'], { ...env, GOOGLE_CLIENT_SECRET: '', GOOGLE_REFRESH_TOKEN: '' });
     expect(missing.stderr).toContain('GOOGLE_CLIENT_SECRET');
     expect(missing.stderr).toContain('GOOGLE_REFRESH_TOKEN');

@@ -63,8 +63,9 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     );
     expect(first.stdout).toMatch(/q1 “API limits”[\s\S]*?waiting for you \(q1#1\)/u);
     expect(first.stdout).toMatch(/m1 “Meeting next week\?”[\s\S]*?waiting for you \(m1#1\)/u);
-    const troupeLabel = fake.labels.find((l) => l.name === 'Troupe/ignored');
-    expect(fake.messages.get('n1')?.labelIds).toEqual(['INBOX', troupeLabel?.id]);
+    // Ignored without anyone seeing it: labelled, and still unread in Gmail.
+    const troupeLabel = fake.labels.find((l) => l.name === 'Troupe/Ignored');
+    expect(fake.messages.get('n1')?.labelIds).toEqual(['INBOX', 'UNREAD', troupeLabel?.id]);
     // The meeting's availability was read from Calendar, for the next working day in Berlin.
     expect(fake.requests.find((r) => r.path === '/calendar/v3/freeBusy')?.body).toMatchObject({
       timeMin: '2026-11-26T00:00:00+01:00',
@@ -81,6 +82,8 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
       'Sent to marco@acme.dev: “Re: API limits” (in reply to <q1@mail.acme.dev>)',
     );
     expect(sent.stdout).toContain('now: done — answered');
+    // The person accepted the reply: the email is read now.
+    expect(fake.messages.get('q1')?.labelIds).not.toContain('UNREAD');
     const [reply] = fake.sent();
     expect(reply?.message.threadId).toBe('thread-q1');
     expect(reply?.header('in-reply-to')).toBe('<q1@mail.acme.dev>');
@@ -111,8 +114,71 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     expect(second.code).toBe(0);
     expect(fake.messages.get('n1')?.labelIds).toEqual([
       'INBOX',
-      fake.labels.find((l) => l.name === 'Troupe/ignored')?.id,
+      'UNREAD',
+      fake.labels.find((l) => l.name === 'Troupe/Ignored')?.id,
     ]);
+  });
+
+  it('a notify email waits labelled Troupe/Notify and unread; answering it marks it read', async () => {
+    fake.addEmail({
+      id: 's1',
+      from: 'Jordan <jordan@acme.dev>',
+      subject: 'Project Atlas status update',
+      text: 'FYI: Atlas is on track. No action items.',
+    });
+    const first = await troupe(['email'], env);
+    expect(first.stdout).toMatch(/s1 “Project Atlas status update”[\s\S]*?waiting for you \(s1#1\)/u);
+    const notify = fake.labels.find((l) => l.name === 'Troupe/Notify');
+    expect(fake.messages.get('s1')?.labelIds).toEqual(['INBOX', 'UNREAD', notify?.id]);
+    const answered = await troupe(['inbox', 'answer', 's1#1', 'ignore'], env);
+    expect(answered.code).toBe(0);
+    expect(fake.messages.get('s1')?.labelIds).toEqual(['INBOX', notify?.id]);
+  });
+
+  it('--status shows the last successful sync, the cursor, the messages behind, the failed emails and the last error', async () => {
+    const none = await troupe(['email', '--status'], env);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('  last successful sync: never');
+    expect(none.stdout).toContain('  messages behind: none read yet: the first pass reads the inbox');
+
+    fillInbox();
+    await troupe(['email'], env);
+    fake.addEmail({ id: 'n2', from: 'newsletter@bytes.example', subject: 'Issue 2', text: 'More.' });
+    fake.addEmail({ id: 'n3', from: 'newsletter@bytes.example', subject: 'Issue 3', text: 'More.' });
+    // Gmail refuses the reply for good: the email ends failed, with why.
+    fake.inject({ method: 'POST', path: /\/messages\/send$/u, status: 400, times: 5 });
+    await troupe(['inbox', 'answer', 'q1#1', 'accept'], env);
+    const status = await troupe(['email', '--status'], env);
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    const cursor = /cursor \(history id\): (\d+)/u.exec(status.stdout)?.[1];
+    expect(Number(cursor)).toBeGreaterThan(1000);
+    expect(status.stdout).toContain(
+      [
+        'Gmail: sam@acme.dev',
+        '  last successful sync: 2026-11-25T09:00:00.000Z (full: 3 new, 0 seen before)',
+        `  cursor (history id): ${cursor}`,
+        `  messages behind: 2 new in the inbox since the cursor (the mailbox is at history id ${fake.historyId})`,
+        '  last error: none',
+        'Failed emails (1):',
+      ].join('\n'),
+    );
+    expect(status.stdout).toMatch(
+      / {2}q1 “API limits” from Marco Rossi <marco@acme\.dev> — TROUPE_GMAIL_FAILED: .+/u,
+    );
+    // Reading the status handed nothing over.
+    expect(fake.requests.some((r) => r.path.endsWith('/messages/n2'))).toBe(false);
+
+    fake.revokeRefreshToken('REFRESHTOKEN-c11');
+    expect((await troupe(['email'], env)).code).toBe(2);
+    const refused = await troupe(['email', '--status'], env);
+    expect(refused.code).toBe(0);
+    expect(refused.stdout).toContain('  last successful sync: 2026-11-25T09:00:00.000Z');
+    expect(refused.stdout).toMatch(/messages behind: unknown \(could not connect: TROUPE_GMAIL_AUTH: /u);
+    expect(refused.stdout).toMatch(
+      /last error: 2026-11-25T09:00:00\.000Z TROUPE_GMAIL_AUTH: .*run `troupe gmail auth`/u,
+    );
+    expect(refused.stdout).not.toMatch(/REFRESHTOKEN-c11|CLIENTSECRET-c11/u);
   });
 
   it('--watch keeps polling until Ctrl-C', async () => {
@@ -133,7 +199,7 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     const result = await troupe(['email'], { ...env, LOG_LEVEL: 'debug' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error TROUPE_GMAIL_AUTH: Google refused the Gmail credentials/u);
-    expect(result.stderr).toContain('Get a new refresh token');
+    expect(result.stderr).toContain('run `troupe gmail auth`');
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/REFRESHTOKEN-c11|CLIENTSECRET-c11/u);
   });
 
@@ -146,6 +212,11 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     });
     expect(partial.code).toBe(2);
     expect(partial.stderr).toContain('TROUPE_GMAIL_POLL_SECONDS="1"');
+    const markRead = await troupe(['email'], { ...env, TROUPE_GMAIL_MARK_READ: 'sometimes' });
+    expect(markRead.code).toBe(2);
+    expect(markRead.stderr).toMatch(
+      /^error TROUPE_CONFIG_INVALID: [\s\S]*TROUPE_GMAIL_MARK_READ="sometimes"/u,
+    );
     const missing = await troupe(['email'], { ...env, GOOGLE_CLIENT_SECRET: '', GOOGLE_REFRESH_TOKEN: '' });
     expect(missing.stderr).toContain('GOOGLE_CLIENT_SECRET');
     expect(missing.stderr).toContain('GOOGLE_REFRESH_TOKEN');

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readGmailCredentials } from '../src/adapters/gmail/gmailAuth.js';
 import { pollGmail } from '../src/adapters/gmail/gmailPoller.js';
-import { gmailSettingsFromEnv } from '../src/adapters/gmail/gmailSettings.js';
+import { gmailConfigured, gmailSettingsFromEnv } from '../src/adapters/gmail/gmailSettings.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { ConfigError } from '../src/config/configError.js';
 import { createLogger } from '../src/logging/logger.js';
@@ -56,12 +56,68 @@ describe('Gmail settings', () => {
     expect(config.message).not.toContain('bad token');
   });
 
+  it('TROUPE_GMAIL_MARK_READ is answered by default, takes never or always, and refuses anything else', () => {
+    expect(gmailSettingsFromEnv({}).markRead).toBe('answered');
+    expect(gmailSettingsFromEnv({ TROUPE_GMAIL_MARK_READ: ' Never ' }).markRead).toBe('never');
+    expect(gmailSettingsFromEnv({ TROUPE_GMAIL_MARK_READ: 'always' }).markRead).toBe('always');
+    let error: unknown;
+    try {
+      gmailSettingsFromEnv({ TROUPE_GMAIL_MARK_READ: 'sometimes' });
+    } catch (e) {
+      error = e;
+    }
+    expect(ConfigError.isInstance(error) && error.code).toBe('TROUPE_CONFIG_INVALID');
+    expect((error as ConfigError).message).toContain('TROUPE_GMAIL_MARK_READ="sometimes"');
+    expect((error as ConfigError).message).toContain('one of answered, never, always');
+  });
+
   it('missing credentials are named together, after the token file is read', async () => {
-    const error = await rejection(readGmailCredentials(gmailSettingsFromEnv({ GOOGLE_CLIENT_ID: 'id' })));
+    const empty = await mkdtemp(join(tmpdir(), 'troupe-gmail-'));
+    const error = await rejection(
+      readGmailCredentials(gmailSettingsFromEnv({ GOOGLE_CLIENT_ID: 'id', TROUPE_DATA_DIR: empty })),
+    );
     expect((error as ConfigError).problems.map((p) => p.variable)).toEqual([
       'GOOGLE_CLIENT_SECRET',
       'GOOGLE_REFRESH_TOKEN',
     ]);
+  });
+
+  it('the environment wins over TROUPE_GMAIL_TOKEN_FILE, which wins over the token `troupe gmail auth` saved', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'troupe-gmail-'));
+    expect(gmailConfigured({ TROUPE_DATA_DIR: dataDir })).toBe(false);
+    await writeFile(
+      join(dataDir, 'gmail-token.json'),
+      JSON.stringify({
+        type: 'authorized_user',
+        client_id: 'saved-id',
+        client_secret: 'saved-cs',
+        refresh_token: 'saved-rt',
+      }),
+    );
+    expect(gmailConfigured({ TROUPE_DATA_DIR: dataDir })).toBe(true);
+    const read = (env: Record<string, string>) =>
+      readGmailCredentials(gmailSettingsFromEnv({ TROUPE_DATA_DIR: dataDir, ...env }));
+    expect(await read({})).toMatchObject({
+      clientId: 'saved-id',
+      clientSecret: 'saved-cs',
+      refreshToken: 'saved-rt',
+      tokenFile: join(dataDir, 'gmail-token.json'),
+    });
+    expect(await read({ GOOGLE_REFRESH_TOKEN: 'env-rt', GOOGLE_CLIENT_ID: 'env-id' })).toMatchObject({
+      clientId: 'env-id',
+      clientSecret: 'saved-cs',
+      refreshToken: 'env-rt',
+    });
+    const other = join(dataDir, 'other.json');
+    await writeFile(
+      other,
+      JSON.stringify({ client_id: 'o-id', client_secret: 'o-cs', refresh_token: 'o-rt' }),
+    );
+    expect(await read({ TROUPE_GMAIL_TOKEN_FILE: other })).toMatchObject({
+      clientId: 'o-id',
+      refreshToken: 'o-rt',
+      tokenFile: other,
+    });
   });
 
   it('reads the client and the refresh token from a token file (authorized_user or what google-auth-library writes)', async () => {
@@ -155,8 +211,9 @@ describe('Gmail tokens', () => {
     expect(error.code).toBe('TROUPE_GMAIL_AUTH');
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('invalid_grant');
-    expect(error.message).toContain('Get a new refresh token');
+    expect(error.message).toContain('run `troupe gmail auth`');
     expect(error.message).toContain('GOOGLE_REFRESH_TOKEN');
+    expect(error.details?.reason).toBe('invalid_grant');
     logger.error({ err: error }, 'as the poller logs it');
     const everything = `${error.message}\n${String(error.cause)}\n${JSON.stringify(error)}\n${logged}`;
     expect(everything).not.toContain(TEST_CREDENTIALS.refreshToken);
@@ -207,6 +264,24 @@ describe('Gmail retries', () => {
     await account.calendar.availability('2026-11-26', 'UTC');
     expect(waits[1]).toBeGreaterThan(9_000);
     expect(waits[1]).toBeLessThanOrEqual(12_000);
+  });
+
+  it('a Retry-After date is measured on the injected clock; one longer than the longest wait fails at once, retryable', async () => {
+    const now = Date.parse('2026-11-25T09:00:00Z');
+    const { account, waits } = await openTestAccount(fake, createMemoryStore(), { retryNow: () => now });
+    fake.inject({
+      path: /\/freeBusy$/u,
+      status: 503,
+      headers: { 'retry-after': 'Wed, 25 Nov 2026 09:00:30 GMT' },
+    });
+    await account.calendar.availability('2026-11-26', 'UTC');
+    expect(waits).toEqual([30_000]);
+
+    fake.inject({ path: /\/freeBusy$/u, status: 429, headers: { 'retry-after': '3600' } });
+    const error = await rejection(account.calendar.availability('2026-11-26', 'UTC'));
+    expect(error.code).toBe('TROUPE_GMAIL_UNAVAILABLE');
+    expect(error.retryable).toBe(true);
+    expect(waits).toEqual([30_000]); // not waited for
   });
 
   it('5xx without Retry-After backs off 1 s, 2 s, …; Gmail’s 403 rate limit counts too; still failing: TROUPE_GMAIL_UNAVAILABLE', async () => {

@@ -113,7 +113,7 @@ describe('Gmail mailbox: replies', () => {
 });
 
 describe('Gmail mailbox: closing emails, through the email assistant', () => {
-  it('labels Troupe/<outcome> and marks read on ignored, notified and answered; the label is created once', async () => {
+  function fillInbox() {
     fake.addEmail({
       id: 'n1',
       from: 'The Weekly Byte <newsletter@bytes.example>',
@@ -134,7 +134,11 @@ describe('Gmail mailbox: closing emails, through the email assistant', () => {
       text: 'What rate limit should the public API use?',
       messageId: '<q1@mail.acme.dev>',
     });
-    const { account } = await openTestAccount(fake, store);
+  }
+
+  /** The assistant on the Gmail account, every email of the inbox received. */
+  async function assistantOnGmail(markRead?: 'answered' | 'never' | 'always') {
+    const { account } = await openTestAccount(fake, store, markRead ? { markRead } : {});
     const assistant = new EmailAssistant({
       store,
       mailbox: account.mailbox,
@@ -144,18 +148,29 @@ describe('Gmail mailbox: closing emails, through the email assistant', () => {
       timeZone: 'Europe/Berlin',
     });
     await account.ingest.poll((input) => assistant.receive(input));
-    const labelNamed = (id: string) =>
-      fake.messages.get(id)?.labelIds.map((l) => fake.labels.find((x) => x.id === l)?.name ?? l);
+    return { account, assistant };
+  }
 
-    expect(labelNamed('n1')).toEqual(['INBOX', 'Troupe/ignored']);
+  const labelNamed = (id: string) =>
+    fake.messages.get(id)?.labelIds.map((l) => fake.labels.find((x) => x.id === l)?.name ?? l);
+
+  it('an ignored email stays unread (labelled Troupe/Ignored); a notify answered and a sent reply are marked read; the label is created once', async () => {
+    fillInbox();
+    const { account, assistant } = await assistantOnGmail();
+
+    // Triaged ignore: nobody saw it, so it stays in Unread.
+    expect((await assistant.record('n1'))?.state.value).toBe('done');
+    expect(labelNamed('n1')).toEqual(['INBOX', 'UNREAD', 'Troupe/Ignored']);
+    // A notify waiting for the person: untouched until answered.
+    expect(fake.messages.get('s1')?.labelIds).toEqual(['INBOX', 'UNREAD']);
     const notify = (await assistant.pendingFor('s1'))[0];
     await assistant.answer(notify?.id ?? '', { type: 'ignore' });
-    expect(labelNamed('s1')).toEqual(['INBOX', 'Troupe/notified']);
+    expect(labelNamed('s1')).toEqual(['INBOX', 'Troupe/Notify']);
 
     const draft = (await assistant.pendingFor('q1'))[0];
     expect(fake.messages.get('q1')?.labelIds).toContain('UNREAD'); // waiting for the human: untouched
     await assistant.answer(draft?.id ?? '', { type: 'accept' });
-    expect(labelNamed('q1')).toEqual(['INBOX', 'Troupe/answered']);
+    expect(labelNamed('q1')).toEqual(['INBOX', 'Troupe/Answered']);
     const [sent] = fake.sent();
     expect(sent?.message.threadId).toBe('thread-q1');
     expect(sent?.header('in-reply-to')).toBe('<q1@mail.acme.dev>');
@@ -164,18 +179,64 @@ describe('Gmail mailbox: closing emails, through the email assistant', () => {
     const creates = () =>
       fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/labels')).length;
     const before = creates();
-    await account.mailbox.close('n1', 'ignored');
-    expect(labelNamed('n1')).toEqual(['INBOX', 'Troupe/ignored']);
+    await account.mailbox.close('n1', 'ignored', { seenByPerson: false });
+    expect(labelNamed('n1')).toEqual(['INBOX', 'UNREAD', 'Troupe/Ignored']);
     expect(creates()).toBe(before);
-    expect(fake.labels.filter((l) => l.name === 'Troupe/ignored')).toHaveLength(1);
+    expect(fake.labels.filter((l) => l.name === 'Troupe/Ignored')).toHaveLength(1);
   });
 
-  it('a label made elsewhere is found by name, not created again', async () => {
+  it('a reply sent without any review (the person never answered) still marks the email read', async () => {
+    fake.addEmail({ id: 'r1', from: 'ana@acme.dev', subject: 'Hello', text: 'x' });
+    const { account } = await openTestAccount(fake, store);
+    // What the assistant passes when a send step went out: seen, whatever was answered.
+    await account.mailbox.close('r1', 'answered', { seenByPerson: true });
+    expect(labelNamed('r1')).toEqual(['INBOX', 'Troupe/Answered']);
+    await account.mailbox.close('r1', 'answered');
+    expect(labelNamed('r1')).toEqual(['INBOX', 'Troupe/Answered']); // never marked unread again
+  });
+
+  it('TROUPE_GMAIL_MARK_READ=never leaves even answered emails unread; always marks ignored ones read too', async () => {
+    fillInbox();
+    const never = await assistantOnGmail('never');
+    const notify = (await never.assistant.pendingFor('s1'))[0];
+    await never.assistant.answer(notify?.id ?? '', { type: 'ignore' });
+    const draft = (await never.assistant.pendingFor('q1'))[0];
+    await never.assistant.answer(draft?.id ?? '', { type: 'accept' });
+    expect(labelNamed('n1')).toEqual(['INBOX', 'UNREAD', 'Troupe/Ignored']);
+    expect(labelNamed('s1')).toEqual(['INBOX', 'UNREAD', 'Troupe/Notify']);
+    expect(labelNamed('q1')).toEqual(['INBOX', 'UNREAD', 'Troupe/Answered']);
+
+    await fake.close();
+    fake = await startFakeGoogle();
+    store = createMemoryStore();
+    fake.addEmail({
+      id: 'n1',
+      from: 'The Weekly Byte <newsletter@bytes.example>',
+      subject: 'News',
+      text: 'x',
+    });
+    await assistantOnGmail('always');
+    expect(labelNamed('n1')).toEqual(['INBOX', 'Troupe/Ignored']);
+  });
+
+  it('Troupe/Notify marks a notify email waiting for the person, and stays unread; a failure to label is only logged', async () => {
+    fake.addEmail({ id: 's1', from: 'jordan@acme.dev', subject: 'Status', text: 'FYI' });
+    fake.addEmail({ id: 's2', from: 'jordan@acme.dev', subject: 'Status 2', text: 'FYI' });
+    const { account } = await openTestAccount(fake, store);
+    await account.mailbox.labelNotify('s1');
+    await account.mailbox.labelNotify('s1');
+    expect(labelNamed('s1')).toEqual(['INBOX', 'UNREAD', 'Troupe/Notify']);
+    fake.inject({ path: /\/messages\/s2\/modify$/u, status: 400 });
+    await expect(account.mailbox.labelNotify('s2')).resolves.toBeUndefined();
+    expect(labelNamed('s2')).toEqual(['INBOX', 'UNREAD']);
+  });
+
+  it('a label made elsewhere is found by name in any case, not created again', async () => {
     fake.labels.push({ id: 'Label_77', name: 'Troupe/ignored', type: 'user' });
     fake.addEmail({ id: 'n1', from: 'newsletter@bytes.example', subject: 'News', text: 'x' });
     const { account } = await openTestAccount(fake, store);
     await account.mailbox.close('n1', 'ignored');
-    expect(fake.messages.get('n1')?.labelIds).toEqual(['INBOX', 'Label_77']);
+    expect(fake.messages.get('n1')?.labelIds).toEqual(['INBOX', 'UNREAD', 'Label_77']);
     expect(fake.requests.some((r) => r.method === 'POST' && r.path.endsWith('/labels'))).toBe(false);
   });
 });

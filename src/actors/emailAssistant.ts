@@ -757,7 +757,12 @@ export class EmailAssistant {
         if (isIn(record.state.value, 'responding', 'executing')) return save(record);
       } else if (isIn(value, 'closing')) {
         try {
-          await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done');
+          // A person saw it if they answered one of its interrupts or a reply went out.
+          const seenByPerson =
+            (record.answered?.length ?? 0) > 0 || record.steps.some((s) => s.call.tool === 'send_email_tool');
+          await this.options.mailbox.close(record.email.id, record.state.context.outcome ?? 'done', {
+            seenByPerson,
+          });
         } catch (error) {
           // Labelling can wait: the email stays in closing and is closed on a later pass.
           this.log.warn(

@@ -93,13 +93,13 @@ export async function runEmail(
     if (gmail) {
       if (options.mailboxGiven)
         return usage(
-          'troupe email reads Gmail when Google credentials are set (GOOGLE_CLIENT_ID, GOOGLE_REFRESH_TOKEN or TROUPE_GMAIL_TOKEN_FILE); unset them to read a mailbox file.',
+          'troupe email reads Gmail when Google credentials are set (GOOGLE_CLIENT_ID, GOOGLE_REFRESH_TOKEN, TROUPE_GMAIL_TOKEN_FILE, or the gmail-token.json `troupe gmail auth` saved in TROUPE_DATA_DIR); unset them (or use another TROUPE_DATA_DIR) to read a mailbox file.',
         );
       return await runOnGmail(opened, gmail, options, out);
     }
     if (options.watch)
       return usage(
-        '--watch polls Gmail: set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET and GOOGLE_REFRESH_TOKEN (or TROUPE_GMAIL_TOKEN_FILE) first (see docs/email.md, “Gmail and Calendar”).',
+        '--watch polls Gmail: run `troupe gmail auth` first, or set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET and GOOGLE_REFRESH_TOKEN (or TROUPE_GMAIL_TOKEN_FILE) (see docs/email.md, “Gmail and Calendar”).',
       );
     let text: string;
     try {
@@ -164,6 +164,9 @@ async function runOnGmail(
     const result = await assistant.receive(input);
     if (isTroupeError(result)) out(`  ${input.id}: ${result.message}`);
     else if (!before) out(describeRecord(result));
+    // A notify waiting for the person is findable in Gmail (Troupe/Notify), and stays unread.
+    if (!isTroupeError(result) && !before && result.state.value === 'notifying')
+      await account.mailbox.labelNotify(input.id);
   };
   // Each pass first finishes what an earlier one left half done (a label Gmail refused for a
   // while, a crash mid-email): the email is not handed over again, so resume is what closes it.

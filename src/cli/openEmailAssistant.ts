@@ -142,7 +142,7 @@ function recording(
       if (!result.duplicate) opened.sentNow.push({ ...reply, messageId: result.messageId });
       return result;
     },
-    close: (emailId, outcome) => mailbox.close(emailId, outcome),
+    close: (emailId, outcome, context) => mailbox.close(emailId, outcome, context),
   };
   const recordingCalendar: Calendar = {
     availability: (day, zone) => calendar.availability(day, zone),
@@ -176,6 +176,7 @@ async function openGmail(
     ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
     ...(settings.tokenUrl ? { tokenUrl: settings.tokenUrl } : {}),
     syncQuery: settings.syncQuery,
+    markRead: settings.markRead,
     logger,
     now,
   });

@@ -22,6 +22,8 @@ import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
 import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from './email.js';
 import { preferenceProfiles, runPreferences } from './emailPreferences.js';
+import { runEmailStatus } from './emailStatus.js';
+import { runGmailAuth } from './gmailAuth.js';
 import { runStudio } from './studio.js';
 import { formatPlaySummary, playScenario } from './tour.js';
 import { playEmailAct } from './tourEmail.js';
@@ -306,7 +308,15 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       'emails, one JSON object per line (default: examples/email/sample-mailbox.jsonl)',
     )
     .option('--watch', 'keep polling Gmail every TROUPE_GMAIL_POLL_SECONDS until Ctrl-C')
-    .action(async (flags: { mailbox?: string; watch?: boolean }) => {
+    .option(
+      '--status',
+      'show how the Gmail sync stands (last successful sync, cursor, messages behind, last error) and the emails that failed',
+    )
+    .action(async (flags: { mailbox?: string; watch?: boolean; status?: boolean }) => {
+      if (flags.status) {
+        exitCode = await runEmailStatus({ stdout: io.stdout, stderr, env: io.env });
+        return;
+      }
       exitCode = await runEmail({
         mailboxFile: flags.mailbox ?? fileURLToPath(new URL('email/sample-mailbox.jsonl', examplesDir)),
         mailboxGiven: flags.mailbox !== undefined,
@@ -316,6 +326,22 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         stdout: io.stdout,
         stderr,
         env: io.env,
+      });
+    });
+
+  program
+    .command('gmail')
+    .description('The Gmail account Troupe works on.')
+    .command('auth')
+    .description(
+      'Authorise Troupe on your Gmail and Calendar: prints Google’s consent page to open, waits for the browser on 127.0.0.1, and saves the refresh token in TROUPE_DATA_DIR (mode 0600). Needs GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (a “Desktop app” OAuth client).',
+    )
+    .action(async () => {
+      exitCode = await runGmailAuth({
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
+        stopSignal: io.stopSignal?.() ?? new Promise<string>(() => undefined),
       });
     });
 

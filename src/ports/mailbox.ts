@@ -9,16 +9,29 @@ export interface EmailReply {
   threadId?: string;
 }
 
+/** What the assistant knows about an email when it closes it. */
+export interface CloseContext {
+  /**
+   * True when a person has seen the email: they answered one of its interrupts, or a reply to it
+   * went out. An email closed without a person (triaged ignore, a notify nobody answered) is not.
+   */
+  seenByPerson: boolean;
+}
+
 /**
  * Where the email assistant reads from and writes to: sends replies in their thread and closes
- * emails (label, mark as read) at the end of their lifecycle. Adapters: the local mailbox (in the
- * store), Gmail. A key already sent is not sent again (`duplicate: true`).
+ * emails (label, and mark as read when a person saw them) at the end of their lifecycle.
+ * Adapters: the local mailbox (in the store), Gmail. A key already sent is not sent again
+ * (`duplicate: true`).
  */
 export interface Mailbox {
   readonly id: string;
   sendReply(reply: EmailReply, idempotencyKey: string): Promise<{ messageId: string; duplicate?: boolean }>;
-  /** Marks an email handled: labelled with its outcome and marked read. Idempotent. */
-  close(emailId: string, outcome: string): Promise<void>;
+  /**
+   * Marks an email handled: labelled with its outcome, and marked read as the adapter's policy
+   * says for `context.seenByPerson` (without a context: nobody saw it). Idempotent.
+   */
+  close(emailId: string, outcome: string, context?: CloseContext): Promise<void>;
 }
 
 /** A meeting to put in the calendar and send invitations for. */

@@ -8,9 +8,13 @@
  * Every request is recorded (method, path, query, parsed body). Failures can be injected per
  * route: a status with headers (429 with Retry-After, 5xx), once or several times, optionally
  * after carrying the request out (`actThenFail`: Gmail sent it, then answered 500). History older
- * than `minHistoryId` answers 404, as Gmail does for a stale `startHistoryId`. Refresh tokens
+ * than `minHistoryId` answers 404, as Gmail does for a stale `startHistoryId`. A listing's `q`
+ * understands `rfc822msgid:`, `after:<epoch seconds>` and, when `now` is set, `newer_than:<n>d`. Refresh tokens
  * can be revoked (the token endpoint answers `invalid_grant`) and access tokens refused (401).
+ * The token endpoint also exchanges sign-in codes the test issues (`authorizeCode`, as Google's
+ * consent page would), once each, checking the redirect URI and the PKCE verifier.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -30,6 +34,8 @@ export interface FakeMessage {
   threadId: string;
   labelIds: string[];
   historyId: number;
+  /** When Gmail received it (epoch ms, from the Date header), which `after:` and `newer_than:` search. */
+  internalDate: number;
   headers: { name: string; value: string }[];
   /** The MIME tree Gmail returns with `format=full`. */
   payload: Record<string, unknown>;
@@ -68,6 +74,18 @@ export interface Injection {
   actThenFail?: boolean;
 }
 
+/** What the consent page granted: a code bound to its redirect URI and PKCE challenge. */
+export interface AuthorizationGrant {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  /** The S256 `code_challenge` of the consent URL. */
+  codeChallenge: string;
+  refreshToken: string;
+  /** Granted scopes, space-separated. */
+  scope: string;
+}
+
 /** A running fake. */
 export interface FakeGoogle {
   /** The `rootUrl` for googleapis (ends with a slash). */
@@ -83,6 +101,8 @@ export interface FakeGoogle {
   busy: { start: string; end: string }[];
   /** History at or before this id is gone (404). */
   minHistoryId: number;
+  /** The fake's "now" for `newer_than:` searches; unset, `newer_than:` is not applied. */
+  now: number | undefined;
   readonly historyId: number;
   /** Messages per page when the client asks for more (to test paging). */
   pageSize: number;
@@ -95,6 +115,8 @@ export interface FakeGoogle {
   /** Refuse every access token (401), issued or accepted. */
   refuseAccessTokens(): void;
   revokeRefreshToken(token: string): void;
+  /** A sign-in code the token endpoint exchanges once for `refreshToken` (and an access token). */
+  authorizeCode(grant: AuthorizationGrant): void;
   /** Requests to the API (not the token endpoint), by `METHOD path`. */
   calls(): string[];
   close(): Promise<void>;
@@ -158,6 +180,7 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
   const injections: (Injection & { left: number })[] = [];
   const accessTokens = new Set<string>();
   const revoked = new Set<string>();
+  const codes = new Map<string, AuthorizationGrant>();
   let refuseAll = false;
   let historyId = 1000;
   let seq = 0;
@@ -168,8 +191,13 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     return historyId;
   };
 
-  function addMessage(message: Omit<FakeMessage, 'historyId'>, inbox: boolean): FakeMessage {
-    const stored: FakeMessage = { ...message, historyId: nextHistory() };
+  function addMessage(message: Omit<FakeMessage, 'historyId' | 'internalDate'>, inbox: boolean): FakeMessage {
+    const date = Date.parse(message.headers.find((h) => h.name.toLowerCase() === 'date')?.value ?? '');
+    const stored: FakeMessage = {
+      ...message,
+      historyId: nextHistory(),
+      internalDate: Number.isFinite(date) ? date : (fake.now ?? Date.now()),
+    };
     messages.set(stored.id, stored);
     if (inbox) history.push({ id: stored.historyId, messageId: stored.id });
     return stored;
@@ -243,7 +271,33 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     }
   }
 
+  function exchangeCode(body: Record<string, string>, response: ServerResponse) {
+    const grant = codes.get(body.code ?? '');
+    const verifier = createHash('sha256')
+      .update(body.code_verifier ?? '')
+      .digest('base64url');
+    if (
+      !grant ||
+      grant.redirectUri !== body.redirect_uri ||
+      grant.clientId !== body.client_id ||
+      grant.codeChallenge !== verifier
+    )
+      return json(response, 400, { error: 'invalid_grant', error_description: 'Bad Request' });
+    codes.delete(grant.code);
+    issued += 1;
+    const token = `ya29.fake-${issued}`;
+    accessTokens.add(token);
+    return json(response, 200, {
+      access_token: token,
+      refresh_token: grant.refreshToken,
+      expires_in: 3599,
+      token_type: 'Bearer',
+      scope: grant.scope,
+    });
+  }
+
   function handleToken(body: Record<string, string>, response: ServerResponse) {
+    if (body.grant_type === 'authorization_code') return exchangeCode(body, response);
     if (body.grant_type !== 'refresh_token' || !body.refresh_token)
       return json(response, 400, { error: 'invalid_request', error_description: 'Missing refresh_token.' });
     if (revoked.has(body.refresh_token))
@@ -310,8 +364,17 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
         const wanted = listOf(query.labelIds);
         const q = String(query.q ?? '');
         const msgid = /rfc822msgid:(\S+)/u.exec(q)?.[1]?.replace(/^<|>$/gu, '');
+        const after = /(?:^|\s)after:(\d+)(?:\s|$)/u.exec(q)?.[1];
+        const newerDays = /(?:^|\s)newer_than:(\d+)d(?:\s|$)/u.exec(q)?.[1];
+        const since = Math.max(
+          after === undefined ? -Infinity : Number(after) * 1000,
+          newerDays === undefined || fake.now === undefined
+            ? -Infinity
+            : fake.now - Number(newerDays) * 86_400_000,
+        );
         const found = [...messages.values()]
           .filter((m) => wanted.every((l) => m.labelIds.includes(l)))
+          .filter((m) => m.internalDate > since)
           .filter(
             (m) =>
               !msgid ||
@@ -362,6 +425,7 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
             threadId: m.threadId,
             labelIds: m.labelIds,
             historyId: String(m.historyId),
+            internalDate: String(m.internalDate),
             snippet: '',
             payload: m.payload,
           },
@@ -464,6 +528,7 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     events,
     busy: [],
     minHistoryId: 0,
+    now: undefined,
     get historyId() {
       return historyId;
     },
@@ -488,6 +553,9 @@ export async function startFakeGoogle(options: { address?: string } = {}): Promi
     },
     revokeRefreshToken(token) {
       revoked.add(token);
+    },
+    authorizeCode(grant) {
+      codes.set(grant.code, grant);
     },
     calls() {
       return requests.filter((r) => r.path !== '/token').map((r) => `${r.method} ${r.path}`);

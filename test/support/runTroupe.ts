@@ -15,7 +15,12 @@ export interface TroupeRun {
 export async function runTroupe(
   args: string[],
   env: Record<string, string | undefined> = {},
-  options: { stopWhen?: RegExp; isTTY?: boolean } = {},
+  options: {
+    stopWhen?: RegExp;
+    isTTY?: boolean;
+    /** Called with all the output so far after each write (to act on what a command prints). */
+    onStdout?: (stdout: string) => void;
+  } = {},
 ): Promise<TroupeRun> {
   let stdout = '';
   let stderr = '';
@@ -27,6 +32,7 @@ export async function runTroupe(
     stdout: (t) => {
       stdout += t;
       if (options.stopWhen?.test(stdout)) stop('SIGINT');
+      options.onStdout?.(stdout);
     },
     stderr: (t) => {
       stderr += t;

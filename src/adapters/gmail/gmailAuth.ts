@@ -1,10 +1,11 @@
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { type Credentials, OAuth2Client } from 'google-auth-library';
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/configError.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
 import { describe } from '../../ports/troupeError.js';
 import type { GmailSettings } from './gmailSettings.js';
+import { writeTokenFile } from './gmailTokenFile.js';
 
 /** The token endpoint Google's OAuth client uses unless told otherwise. */
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -40,27 +41,46 @@ export interface GmailCredentials {
 }
 
 /**
- * The credentials from the settings and the token file (the environment wins over the file).
+ * The token file to read: TROUPE_GMAIL_TOKEN_FILE when set, else the one `troupe gmail auth`
+ * saved in the data directory when it exists, else none.
+ */
+async function tokenFileOf(settings: GmailSettings): Promise<{ path: string; variable: string } | undefined> {
+  if (settings.tokenFile) return { path: settings.tokenFile, variable: 'TROUPE_GMAIL_TOKEN_FILE' };
+  if (!settings.savedTokenFile) return undefined;
+  try {
+    await access(settings.savedTokenFile);
+    return { path: settings.savedTokenFile, variable: 'TROUPE_DATA_DIR' };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The credentials from the settings and a token file. Each of the client id, client secret and
+ * refresh token comes from the environment when set there (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET,
+ * GOOGLE_REFRESH_TOKEN), else from TROUPE_GMAIL_TOKEN_FILE, else from the file `troupe gmail auth`
+ * saved in the data directory.
  *
  * @throws ConfigError `TROUPE_CONFIG_INVALID` naming what is missing or unreadable, all at once.
  */
 export async function readGmailCredentials(settings: GmailSettings): Promise<GmailCredentials> {
   const problems: ConfigProblem[] = [];
   let stored: TokenFile | undefined;
-  if (settings.tokenFile) {
+  const file = await tokenFileOf(settings);
+  if (file) {
     try {
-      const parsed = tokenFileSchema.safeParse(JSON.parse(await readFile(settings.tokenFile, 'utf8')));
+      const parsed = tokenFileSchema.safeParse(JSON.parse(await readFile(file.path, 'utf8')));
       if (parsed.success) stored = parsed.data;
       else
         problems.push({
-          variable: 'TROUPE_GMAIL_TOKEN_FILE',
-          value: settings.tokenFile,
-          expected: `a JSON token file as google-auth-library writes it (${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')})`,
+          variable: file.variable,
+          value: file.path,
+          expected: `a JSON token file as google-auth-library or \`troupe gmail auth\` writes it (${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')})`,
         });
     } catch (error) {
       problems.push({
-        variable: 'TROUPE_GMAIL_TOKEN_FILE',
-        value: settings.tokenFile,
+        variable: file.variable,
+        value: file.path,
         expected: `a readable JSON token file (${describe(error).replace(/\s+/gu, ' ').slice(0, 200)})`,
       });
     }
@@ -68,7 +88,7 @@ export async function readGmailCredentials(settings: GmailSettings): Promise<Gma
   const clientId = settings.clientId ?? stored?.client_id;
   const clientSecret = settings.clientSecret ?? stored?.client_secret;
   const refreshToken = settings.refreshToken ?? stored?.refresh_token;
-  const fileRead = settings.tokenFile === undefined || stored !== undefined;
+  const fileRead = file === undefined || stored !== undefined;
   if (!clientId && fileRead)
     problems.push({
       variable: 'GOOGLE_CLIENT_ID',
@@ -82,7 +102,7 @@ export async function readGmailCredentials(settings: GmailSettings): Promise<Gma
       variable: 'GOOGLE_REFRESH_TOKEN',
       value: '',
       expected:
-        'a refresh token for gmail.modify, calendar.events and calendar.freebusy (or a TROUPE_GMAIL_TOKEN_FILE holding one)',
+        'a refresh token for gmail.modify, calendar.events and calendar.freebusy: run `troupe gmail auth` (or set TROUPE_GMAIL_TOKEN_FILE to a file holding one)',
     });
   if (problems.length > 0 || !clientId || !clientSecret || !refreshToken) throw new ConfigError(problems);
   const fromFile = stored && stored.refresh_token === refreshToken;
@@ -92,7 +112,7 @@ export async function readGmailCredentials(settings: GmailSettings): Promise<Gma
     refreshToken,
     ...(fromFile && stored?.access_token ? { accessToken: stored.access_token } : {}),
     ...(fromFile && typeof stored?.expiry_date === 'number' ? { expiryDate: stored.expiry_date } : {}),
-    ...(settings.tokenFile ? { tokenFile: settings.tokenFile } : {}),
+    ...(file ? { tokenFile: file.path } : {}),
     ...(stored ? { stored } : {}),
   };
 }
@@ -139,10 +159,7 @@ export function createGmailAuth(
     file = merged;
     writes = writes.then(async () => {
       try {
-        const temporary = `${path}.${process.pid}.tmp`;
-        await writeFile(temporary, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
-        await chmod(temporary, 0o600);
-        await rename(temporary, path);
+        await writeTokenFile(path, merged);
       } catch (error) {
         log.warn({ err: error, file: path }, 'could not save the refreshed Google token');
       }

@@ -3,14 +3,51 @@ import { type Logger, silentLogger } from '../../logging/logger.js';
 import type { TroupeStore } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
 import { type GmailEmailInput, gmailMessageToInput } from './gmailMessage.js';
+import { recordSyncFailure, recordSyncSuccess } from './gmailSyncStatus.js';
 import type { GoogleCall } from './googleRetry.js';
 
 const CURSORS = 'gmail-cursor';
+/** A resync reads from this long before the cursor was last stored (clock skew, late delivery). */
+const RESYNC_MARGIN_MS = 24 * 3_600_000;
+
+/** The history id the ingest of `address` stored last, if any (read without connecting). */
+export async function readGmailCursor(
+  documents: TroupeStore['documents'],
+  address: string,
+): Promise<string | undefined> {
+  const stored = await documents.get<{ historyId?: unknown }>(CURSORS, address);
+  return typeof stored?.value.historyId === 'string' ? stored.value.historyId : undefined;
+}
+
+/** Which messages a full read of the inbox lists. */
+interface FullSyncPlan {
+  mode: 'full' | 'resync';
+  query: string;
+  limit: number;
+}
+
+/** How far the cursor is behind the mailbox, for `troupe email --status`. */
+export type GmailBacklog =
+  | { state: 'no-cursor' }
+  | { state: 'too-old'; cursor: string }
+  | {
+      state: 'known';
+      cursor: string;
+      /** Inbox messages added since the cursor and not handed over yet. */
+      count: number;
+      /** True when there were more than were looked at (`count` is then a lower bound). */
+      more: boolean;
+      /** The mailbox's own history id now. */
+      mailboxHistoryId?: string;
+    };
 
 /** What one pass over the mailbox did. */
 export interface GmailPollResult {
-  /** `full` on the first run or when Gmail no longer had the stored history; else `history`. */
-  mode: 'full' | 'history';
+  /**
+   * `full` on the first run; `resync` when Gmail no longer had the stored history (404) and the
+   * inbox was read again from shortly before the cursor was stored; else `history`.
+   */
+  mode: 'full' | 'history' | 'resync';
   /** Messages handed to the callback in this pass (ids), oldest first. */
   handed: string[];
   /** Messages seen again and skipped (processed before). */
@@ -29,6 +66,8 @@ export interface GmailIngestOptions {
   syncQuery?: string;
   /** The most messages a full sync reads (default 500). */
   maxFullSync?: number;
+  /** The most messages a resync after a 404 reads (default 2000). */
+  maxResync?: number;
   /** Messages per page asked of Gmail (default 100). */
   pageSize?: number;
   logger?: Logger;
@@ -37,9 +76,12 @@ export interface GmailIngestOptions {
 
 /**
  * Reads new inbox mail from Gmail with a stored history-id cursor: `users.history.list`
- * (messageAdded, INBOX) from the cursor; on the first run, or when Gmail answers 404 because the
- * cursor is too old, a full sync of the inbox (`messages.list`) from the mailbox's current
- * history id. Each message is fetched whole and handed to the callback once: its id goes into
+ * (messageAdded, INBOX) from the cursor. On the first run, a full sync of the inbox
+ * (`messages.list` with the sync query); when Gmail answers 404 because the cursor is too old, a
+ * resync: the inbox messages received since a day before the cursor was last stored (`after:`),
+ * so mail that arrived in the gap is read whatever the sync query; both from the mailbox's
+ * current history id. Each pass's outcome (or failure) is kept in the store's sync status
+ * ({@link readSyncStatus}). Each message is fetched whole and handed to the callback once: its id goes into
  * the store's processed-id set (scope `gmail:<address>`) after the callback returns, whether or
  * not it was read in Gmail. The cursor is stored only after the messages before it were handed
  * over, so a crash reads them again and the processed ids skip them.
@@ -55,25 +97,105 @@ export class GmailIngest {
 
   /** The stored cursor (Gmail history id), if any. */
   async cursor(): Promise<string | undefined> {
-    return (await this.options.store.documents.get<{ historyId: string }>(CURSORS, this.options.address))
-      ?.value.historyId;
+    return (await this.cursorDocument())?.value.historyId;
+  }
+
+  private cursorDocument() {
+    return this.options.store.documents.get<{ historyId: string }>(CURSORS, this.options.address);
   }
 
   /**
    * One pass: new messages to `onMessage` (the email assistant's `receive`), oldest first.
    * A callback that throws stops the pass before its message is marked, and the cursor stays.
+   * The pass's outcome, or its failure, goes into the sync status.
    */
   async poll(onMessage: (input: GmailEmailInput) => Promise<unknown>): Promise<GmailPollResult> {
-    const cursor = await this.cursor();
-    if (cursor) {
-      const result = await this.fromHistory(cursor, onMessage);
-      if (result) return result;
-      this.log.warn(
-        { mailbox: this.options.address, historyId: cursor },
-        'Gmail no longer has the stored history; reading the inbox again (messages seen before are skipped)',
+    const { documents } = this.options.store;
+    try {
+      const result = await this.pass(onMessage);
+      await recordSyncSuccess(
+        documents,
+        this.options.address,
+        { ...result, handed: result.handed.length },
+        this.now(),
       );
+      return result;
+    } catch (error) {
+      await recordSyncFailure(documents, this.options.address, error, this.now()).catch((e: unknown) =>
+        this.log.warn({ err: e }, 'could not record the Gmail sync failure'),
+      );
+      throw error;
     }
-    return this.fullSync(onMessage);
+  }
+
+  private async pass(onMessage: (input: GmailEmailInput) => Promise<unknown>): Promise<GmailPollResult> {
+    const cursor = await this.cursorDocument();
+    if (!cursor)
+      return this.fullSync(onMessage, {
+        mode: 'full',
+        query: this.options.syncQuery ?? 'newer_than:7d',
+        limit: this.options.maxFullSync ?? 500,
+      });
+    const result = await this.fromHistory(cursor.value.historyId, onMessage);
+    if (result) return result;
+    // Everything received since shortly before the cursor was stored: the gap, whatever its age.
+    const after = Math.max(0, Math.floor((cursor.updatedAt - RESYNC_MARGIN_MS) / 1000));
+    this.log.warn(
+      { mailbox: this.options.address, historyId: cursor.value.historyId, after },
+      'Gmail no longer has the stored history; reading the inbox again from before the cursor (messages seen before are skipped)',
+    );
+    return this.fullSync(onMessage, {
+      mode: 'resync',
+      query: `after:${after}`,
+      limit: this.options.maxResync ?? 2000,
+    });
+  }
+
+  /**
+   * How many inbox messages arrived since the cursor and were not handed over yet: the history
+   * from the cursor, read without handing anything over (at most `limit` messages looked at).
+   */
+  async behind(limit = 1000): Promise<GmailBacklog> {
+    const cursor = await this.cursor();
+    if (!cursor) return { state: 'no-cursor' };
+    const { gmail, call, store } = this.options;
+    const ids = new Set<string>();
+    let pageToken: string | undefined;
+    let mailboxHistoryId: string | undefined;
+    do {
+      let page: gmail_v1.Schema$ListHistoryResponse;
+      try {
+        page = (
+          await call('read the mailbox history', () =>
+            gmail.users.history.list({
+              userId: 'me',
+              startHistoryId: cursor,
+              historyTypes: ['messageAdded'],
+              labelId: 'INBOX',
+              maxResults: 500,
+              ...(pageToken ? { pageToken } : {}),
+            }),
+          )
+        ).data;
+      } catch (error) {
+        if (TroupeError.isInstance(error) && error.details?.status === 404)
+          return { state: 'too-old', cursor };
+        throw error;
+      }
+      mailboxHistoryId = page.historyId ?? mailboxHistoryId;
+      for (const record of page.history ?? [])
+        for (const added of record.messagesAdded ?? []) if (added.message?.id) ids.add(added.message.id);
+      pageToken = page.nextPageToken ?? undefined;
+    } while (pageToken && ids.size < limit);
+    let count = 0;
+    for (const id of ids) if (!(await store.processed.isProcessed(this.scope, id))) count += 1;
+    return {
+      state: 'known',
+      cursor,
+      count,
+      more: pageToken !== undefined,
+      ...(mailboxHistoryId ? { mailboxHistoryId } : {}),
+    };
   }
 
   /** Reads history from `start`; `undefined` when Gmail says the cursor is too old (404). */
@@ -120,14 +242,15 @@ export class GmailIngest {
     return result;
   }
 
-  private async fullSync(onMessage: (input: GmailEmailInput) => Promise<unknown>): Promise<GmailPollResult> {
+  private async fullSync(
+    onMessage: (input: GmailEmailInput) => Promise<unknown>,
+    plan: FullSyncPlan,
+  ): Promise<GmailPollResult> {
     const { gmail, call } = this.options;
     // The mailbox's history id before listing: mail arriving while the inbox is read is in the
     // history after it, so the next pass finds it.
     const profile = await call('read the mailbox profile', () => gmail.users.getProfile({ userId: 'me' }));
     const historyId = profile.data.historyId ?? undefined;
-    const limit = this.options.maxFullSync ?? 500;
-    const query = this.options.syncQuery ?? 'newer_than:7d';
     const ids: string[] = [];
     let pageToken: string | undefined;
     do {
@@ -136,16 +259,21 @@ export class GmailIngest {
           gmail.users.messages.list({
             userId: 'me',
             labelIds: ['INBOX'],
-            ...(query ? { q: query } : {}),
-            maxResults: Math.min(this.options.pageSize ?? 100, limit - ids.length),
+            ...(plan.query ? { q: plan.query } : {}),
+            maxResults: Math.min(this.options.pageSize ?? 100, plan.limit - ids.length),
             ...(pageToken ? { pageToken } : {}),
           }),
         )
       ).data;
       for (const m of page.messages ?? []) if (m.id && !ids.includes(m.id)) ids.push(m.id);
       pageToken = page.nextPageToken ?? undefined;
-    } while (pageToken && ids.length < limit);
-    const result: GmailPollResult = { mode: 'full', handed: [], skipped: 0, historyId: historyId ?? '' };
+    } while (pageToken && ids.length < plan.limit);
+    if (pageToken)
+      this.log.warn(
+        { mailbox: this.options.address, mode: plan.mode, limit: plan.limit, query: plan.query },
+        'the inbox held more messages than one full read takes; the oldest of them were not read',
+      );
+    const result: GmailPollResult = { mode: plan.mode, handed: [], skipped: 0, historyId: historyId ?? '' };
     // Gmail lists newest first; the assistant gets them in the order they arrived.
     await this.handOver(ids.reverse(), onMessage, result);
     if (historyId) await this.saveCursor(historyId, result);

@@ -1,6 +1,23 @@
 import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
 import type { GoogleCall } from './googleRetry.js';
 
+/** The label of an email triaged notify, added when its interrupt is raised and kept when closed. */
+export const NOTIFY_LABEL = 'Troupe/Notify';
+
+const OUTCOME_LABELS: Readonly<Record<string, string>> = {
+  ignored: 'Troupe/Ignored',
+  notified: NOTIFY_LABEL,
+  answered: 'Troupe/Answered',
+};
+
+/**
+ * The Gmail label of an email closed with `outcome`: `Troupe/Ignored`, `Troupe/Notify` (a notify
+ * the person dismissed), `Troupe/Answered`; any other outcome `Troupe/<Outcome>`.
+ */
+export function outcomeLabel(outcome: string): string {
+  return OUTCOME_LABELS[outcome] ?? `Troupe/${outcome.charAt(0).toUpperCase()}${outcome.slice(1)}`;
+}
+
 /**
  * Label ids by name for one Gmail account: found in the account's labels, created once if
  * missing (two processes creating the same label at once: the loser's 409 finds the winner's).

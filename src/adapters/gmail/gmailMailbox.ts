@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
-import type { EmailReply, Mailbox } from '../../ports/mailbox.js';
+import type { Logger } from '../../logging/logger.js';
+import type { CloseContext, EmailReply, Mailbox } from '../../ports/mailbox.js';
 import type { DocumentStore } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
-import { GmailLabels } from './gmailLabels.js';
+import { GmailLabels, NOTIFY_LABEL, outcomeLabel } from './gmailLabels.js';
+import type { MarkReadPolicy } from './gmailSettings.js';
 import type { GoogleCall } from './googleRetry.js';
 import { replyRaw } from './replyMime.js';
 
@@ -23,6 +25,9 @@ export interface GmailMailboxOptions {
   address: string;
   documents: DocumentStore;
   call: GoogleCall;
+  /** When closing removes UNREAD (default `answered`: only when a person saw the email). */
+  markRead?: MarkReadPolicy;
+  logger?: Logger;
   now?: () => number;
 }
 
@@ -38,7 +43,9 @@ export function replyMessageId(address: string, key: string): string {
 
 /**
  * The {@link Mailbox} port over Gmail: replies go out in their thread (`threadId`, In-Reply-To,
- * References, one `Re:`), and `close` labels an email `Troupe/<outcome>` and marks it read.
+ * References, one `Re:`), and `close` labels an email with its outcome ({@link outcomeLabel}) and
+ * marks it read as `markRead` says: by default only when a person saw it (answered its interrupt,
+ * or a reply went out), so a misclassified email stays in Unread.
  *
  * Nothing is sent twice: each reply's Message-ID comes from its idempotency key. Before sending,
  * the mailbox looks in its own record, then in Gmail's sent mail (`rfc822msgid:`), so a resend
@@ -93,15 +100,33 @@ export class GmailMailbox implements Mailbox {
     return sent.duplicate ? { messageId, duplicate: true } : { messageId };
   }
 
-  async close(emailId: string, outcome: string): Promise<void> {
-    const labelId = await this.labels.idFor(`Troupe/${outcome}`);
+  async close(emailId: string, outcome: string, context?: CloseContext): Promise<void> {
+    const policy = this.options.markRead ?? 'answered';
+    const read = policy === 'always' || (policy === 'answered' && context?.seenByPerson === true);
+    await this.modify(emailId, outcomeLabel(outcome), read);
+  }
+
+  /**
+   * Labels an email waiting for a person `Troupe/Notify`, so it can be found in Gmail; it stays
+   * unread. Idempotent, and a failure is only logged: the interrupt stands without the label.
+   */
+  async labelNotify(emailId: string): Promise<void> {
+    try {
+      await this.modify(emailId, NOTIFY_LABEL, false);
+    } catch (error) {
+      this.options.logger?.warn({ err: error, emailId }, 'could not label the email Troupe/Notify');
+    }
+  }
+
+  private async modify(emailId: string, label: string, read: boolean): Promise<void> {
+    const labelId = await this.labels.idFor(label);
     // Adding a label it has and removing one it lacks are both no-ops for Gmail: idempotent.
     try {
       await this.options.call(`label the email ${emailId}`, () =>
         this.options.gmail.users.messages.modify({
           userId: 'me',
           id: emailId,
-          requestBody: { addLabelIds: [labelId], removeLabelIds: ['UNREAD'] },
+          requestBody: { addLabelIds: [labelId], ...(read ? { removeLabelIds: ['UNREAD'] } : {}) },
         }),
       );
     } catch (error) {

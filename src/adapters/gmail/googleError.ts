@@ -2,7 +2,7 @@ import { TroupeError } from '../../ports/troupeError.js';
 
 /** How to get a new refresh token: said with every `TROUPE_GMAIL_AUTH`. */
 export const NEW_REFRESH_TOKEN_HELP =
-  'Get a new refresh token: run the OAuth consent flow with your OAuth client (GOOGLE_CLIENT_ID) for the scopes https://www.googleapis.com/auth/gmail.modify, https://www.googleapis.com/auth/calendar.events and https://www.googleapis.com/auth/calendar.freebusy (for example in the OAuth 2.0 Playground with "Use your own OAuth credentials"), then set GOOGLE_REFRESH_TOKEN or write it into the file TROUPE_GMAIL_TOKEN_FILE names. Refresh tokens of an OAuth app left in "Testing" expire after 7 days; publish the app to keep them.';
+  'Authorise Troupe again: run `troupe gmail auth` (it opens Google\'s consent page for your OAuth client, GOOGLE_CLIENT_ID, and saves a new refresh token in the data directory). A GOOGLE_REFRESH_TOKEN or TROUPE_GMAIL_TOKEN_FILE set in the environment wins over the saved token: unset it, or put the new refresh token there. Refresh tokens of an OAuth app left in "Testing" expire after 7 days; publish the app to keep them.';
 
 /** What an HTTP failure from googleapis (a gaxios error) carries, read without importing gaxios. */
 export interface GoogleFailure {
@@ -24,7 +24,11 @@ const RATE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'RAT
 const AUTH_REASONS = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client']);
 
 /** Reads a thrown value from googleapis; `undefined` for something that is not an HTTP failure. */
-export function readGoogleFailure(error: unknown, tokenUrl?: string): GoogleFailure | undefined {
+export function readGoogleFailure(
+  error: unknown,
+  tokenUrl?: string,
+  now: number = Date.now(),
+): GoogleFailure | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const e = error as {
     status?: unknown;
@@ -61,7 +65,7 @@ export function readGoogleFailure(error: unknown, tokenUrl?: string): GoogleFail
     }
   }
   const url = typeof e.config?.url === 'string' ? e.config.url : String(e.config?.url ?? '');
-  const retryAfterMs = retryAfter(e.response?.headers);
+  const retryAfterMs = retryAfter(e.response?.headers, now);
   return {
     ...(status !== undefined ? { status } : {}),
     ...(reason ? { reason } : {}),
@@ -73,7 +77,7 @@ export function readGoogleFailure(error: unknown, tokenUrl?: string): GoogleFail
 }
 
 /** Retry-After as seconds or an HTTP date, in ms; headers as a fetch `Headers` or a plain object. */
-function retryAfter(headers: unknown, now = Date.now()): number | undefined {
+function retryAfter(headers: unknown, now: number): number | undefined {
   let raw: unknown;
   if (headers && typeof (headers as { get?: unknown }).get === 'function')
     raw = (headers as { get(name: string): string | null }).get('retry-after');

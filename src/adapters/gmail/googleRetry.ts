@@ -11,6 +11,8 @@ export interface GoogleRetryOptions {
   maxDelayMs?: number;
   /** Waits `ms` (tests pass a simulated one). */
   sleep?: (ms: number) => Promise<void>;
+  /** The time a Retry-After date is measured from (default `Date.now`; tests pass a simulated one). */
+  now?: () => number;
 }
 
 /** A function that runs one Google operation with retries; failures come out as `TroupeError`s. */
@@ -20,7 +22,9 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 
 /**
  * Runs operations with retries on 429, 5xx, Gmail's 403 rate limits and lost connections,
- * waiting what Google's Retry-After says (else 1 s, 2 s, 4 s…). The operation is retried whole,
+ * waiting what Google's Retry-After says (seconds, or an HTTP date measured from `now`; else
+ * 1 s, 2 s, 4 s…), at most `attempts` tries and `maxDelayMs` per wait (a longer Retry-After
+ * fails at once, retryable, for the next pass). The operation is retried whole,
  * so one that must not be repeated blindly (a send) looks for its earlier result first.
  * What still fails is a `TROUPE_GMAIL_*` error.
  */
@@ -31,12 +35,13 @@ export function googleRetrying(
   const base = options.baseDelayMs ?? 1_000;
   const max = options.maxDelayMs ?? 120_000;
   const sleep = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
   return async (what, operation) => {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await operation();
       } catch (error) {
-        const failure = readGoogleFailure(error, options.tokenUrl);
+        const failure = readGoogleFailure(error, options.tokenUrl, now());
         if (!failure || !isRetryable(failure) || attempt >= attempts)
           throw googleError(error, what, options.tokenUrl);
         const wait = failure.retryAfterMs ?? base * 2 ** (attempt - 1);

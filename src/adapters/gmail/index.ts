@@ -21,11 +21,32 @@ export {
   GOOGLE_TOKEN_URL,
   readGmailCredentials,
 } from './gmailAuth.js';
-export { GmailIngest, type GmailIngestOptions, type GmailPollResult } from './gmailIngest.js';
+export {
+  type GmailBacklog,
+  GmailIngest,
+  type GmailIngestOptions,
+  type GmailPollResult,
+  readGmailCursor,
+} from './gmailIngest.js';
+export { NOTIFY_LABEL, outcomeLabel } from './gmailLabels.js';
 export { GmailMailbox, type GmailMailboxOptions, replyMessageId } from './gmailMailbox.js';
 export { type GmailEmailInput, gmailMessageToInput, htmlToText } from './gmailMessage.js';
+export {
+  GMAIL_SCOPES,
+  type InstalledAppFlowOptions,
+  type InstalledAppGrant,
+  runInstalledAppFlow,
+} from './gmailOAuthFlow.js';
 export { type GmailPollerEnd, type GmailPollerOptions, pollGmail } from './gmailPoller.js';
-export { type GmailSettings, gmailConfigured, gmailSettings, gmailSettingsFromEnv } from './gmailSettings.js';
+export {
+  type GmailSettings,
+  gmailConfigured,
+  gmailSettings,
+  gmailSettingsFromEnv,
+  type MarkReadPolicy,
+} from './gmailSettings.js';
+export { type GmailSyncStatus, readSyncStatus } from './gmailSyncStatus.js';
+export { type SavedGmailToken, savedTokenPath, writeTokenFile } from './gmailTokenFile.js';
 export { eventIdFor, GoogleCalendar, type GoogleCalendarOptions } from './googleCalendar.js';
 export { googleError, NEW_REFRESH_TOKEN_HELP } from './googleError.js';
 export { type GoogleCall, type GoogleRetryOptions, googleRetrying } from './googleRetry.js';

@@ -16,9 +16,10 @@ export interface SentReply extends EmailReply {
 /**
  * A mailbox kept in Troupe's store, for running the assistant with no email account (the sample
  * mailbox, tests): replies are recorded under their idempotency key, written once (a second send
- * with the same key returns the first), and closed emails keep their outcome label. A reply is
- * composed as the message a mail server would get before it is recorded, so recipients that are
- * not email addresses are refused here as by Gmail; {@link message} writes a recorded one out.
+ * with the same key returns the first), and closed emails keep their outcome label and whether
+ * they count as read (only when a person saw them). A reply is composed as the message a mail
+ * server would get before it is recorded, so recipients that are not email addresses are refused
+ * here as by Gmail; {@link message} writes a recorded one out.
  */
 export function createLocalMailbox(
   documents: DocumentStore,
@@ -48,8 +49,11 @@ export function createLocalMailbox(
       }
       return { messageId };
     },
-    async close(emailId, outcome) {
-      await documents.put(CLOSED, emailId, { label: `troupe/${outcome}`, read: true });
+    async close(emailId, outcome, context) {
+      await documents.put(CLOSED, emailId, {
+        label: `troupe/${outcome}`,
+        read: context?.seenByPerson === true,
+      });
     },
     async sent() {
       return (await documents.list<SentReply>(SENT)).map((d) => d.value).sort((a, b) => a.at - b.at);

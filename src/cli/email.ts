@@ -5,6 +5,7 @@ import { terminalText } from '../delivery/terminalText.js';
 import { stateValueText } from '../inspect/stateValueText.js';
 import type { Logger } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
@@ -45,9 +46,10 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
     options.stderr(`error ${code}: ${terminalText(message)}\n`);
     return 2;
   };
-  const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
+  let logger: Logger;
   let store: TroupeStore;
   try {
+    logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
     store = await openDefaultStore(options.env, { logger });
   } catch (error) {
     if (isTroupeError(error)) return fail(error.code, error.message);

@@ -54,6 +54,14 @@ export {
 export { type Email, type ParsedEmail, parseEmail } from './email/emailInput.js';
 export { emailMarkdown } from './email/emailMarkdown.js';
 export {
+  allowedAnswers,
+  answerTypes,
+  type InboxItemJson,
+  inboxEmailJsonSchema,
+  inboxItemJsonSchema,
+  inboxListJsonSchema,
+} from './email/inboxItemJson.js';
+export {
   defaultCalendarPreferences,
   defaultResponsePreferences,
   type MemoryInteraction,

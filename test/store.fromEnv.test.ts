@@ -112,6 +112,7 @@ describe('storeSettings', () => {
     expect(Object.keys(storeSettings)).toEqual([
       'TROUPE_STORE',
       'TROUPE_DATA_DIR',
+      'TROUPE_SQLITE_BUSY_TIMEOUT_MS',
       'MONGODB_URI',
       'MONGODB_DATABASE',
     ]);

@@ -337,15 +337,23 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   inbox
     .command('list')
     .description('List the interrupts waiting for you, with what each allows.')
-    .action(async () => {
-      exitCode = await runInboxList({ stdout: io.stdout, stderr, env: io.env });
+    .option('--json', 'print them as a JSON array (the shape is inboxListJsonSchema in troupe/email)')
+    .action(async (flags: { json?: boolean }) => {
+      exitCode = await runInboxList({ json: flags.json ?? false, stdout: io.stdout, stderr, env: io.env });
     });
   inbox
     .command('show')
     .description('Show one interrupt whole: the email, the proposed call, what you may answer.')
     .argument('<id>', 'the interrupt id, from troupe inbox list')
-    .action(async (id: string) => {
-      exitCode = await runInboxShow({ id, stdout: io.stdout, stderr, env: io.env });
+    .option('--json', 'print it as a JSON object (the shape is inboxItemJsonSchema in troupe/email)')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      exitCode = await runInboxShow({
+        id,
+        json: flags.json ?? false,
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
+      });
     });
   inbox
     .command('answer')

@@ -55,7 +55,7 @@ export function capacityError(
   if (isBusy(code))
     return new TroupeError(
       storeErrorCodes.busy,
-      `${capitalise(name)} is held by another process: ${during} waited ${context.busyTimeoutMs} ms for its lock (${osReason(error)}). Another troupe process is writing to it: wait for it to finish or stop it, then run this again (TROUPE_SQLITE_BUSY_TIMEOUT_MS sets how long a write waits). Nothing of this write was made.`,
+      `${capitalise(name)} is held by another process: ${during} waited ${context.busyTimeoutMs} ms for its lock (${osReason(error)}). Another troupe process (or a tool with the file open) is writing to it: wait for it to finish or stop it, then run this again (TROUPE_SQLITE_BUSY_TIMEOUT_MS sets how long a write waits). Nothing of this write was made.`,
       { retryable: true, cause: error, details: { ...details, busyTimeoutMs: context.busyTimeoutMs } },
     );
   if (isFull(code, error)) {

@@ -49,6 +49,13 @@ const firstFour = ['sample-01', 'sample-02', 'sample-03', 'sample-04'];
 const lastFour = ['sample-05', 'sample-06', 'sample-07', 'sample-08'];
 
 describe('troupe email on a store it cannot write', () => {
+  it('troupe --help lists the exit codes, the store ones with their codes', async () => {
+    const help = await runTroupe(['--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain(`${EXIT_STORE_FULL} the store's disk is full (TROUPE_STORE_FULL)`);
+    expect(help.stdout).toContain(`${EXIT_STORE_BUSY} another process holds the store (TROUPE_STORE_BUSY)`);
+  });
+
   it('another process holding the store: one TROUPE_STORE_BUSY line, exit 75, nothing claimed; the next run processes the emails', async () => {
     const { mailbox, env, db } = await setUp();
     const first = await troupeProcess(['email', '--mailbox', mailbox], env);

@@ -2,6 +2,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from '../src/cli/email.js';
+import { runPreferences } from '../src/cli/emailPreferences.js';
+import { runStudio } from '../src/cli/studio.js';
+import { runTriageEval } from '../src/cli/triageEval.js';
 import { logLevelFromEnv, logLevels } from '../src/logging/logLevel.js';
 import { runTroupe } from './support/runTroupe.js';
 
@@ -44,6 +48,35 @@ describe('LOG_LEVEL', () => {
       expect(run.stderr).not.toContain('unknown level');
     },
   );
+
+  it('each command function refuses it too when called directly (as an embedding program may)', async () => {
+    let stderr = '';
+    const io = {
+      stdout: (t: string) => {
+        throw new Error(`nothing belongs on stdout: ${t}`);
+      },
+      stderr: (t: string) => {
+        stderr += t;
+      },
+      env: { TROUPE_STORE: 'memory', LOG_LEVEL: 'LOUD' },
+    };
+    const runs: [string, () => Promise<number>][] = [
+      ['email', () => runEmail({ ...io, mailboxFile: 'examples/email/sample-mailbox.jsonl' })],
+      ['inbox list', () => runInboxList(io)],
+      ['inbox show', () => runInboxShow({ ...io, id: 'sample-02#1' })],
+      ['inbox answer', () => runInboxAnswer({ ...io, id: 'sample-02#1', type: 'ignore' })],
+      ['preferences', () => runPreferences({ ...io, history: false })],
+      ['triage-eval', () => runTriageEval({ ...io, file: 'examples/email/triage-eval.jsonl', json: false })],
+      ['studio', () => runStudio({ ...io, port: '0', stopSignal: Promise.resolve('SIGINT') })],
+    ];
+    for (const [name, run] of runs) {
+      stderr = '';
+      expect(await run(), name).toBe(2);
+      expect(stderr, name).toMatch(
+        /^error TROUPE_CONFIG_INVALID: [^]*LOG_LEVEL="LOUD" is not allowed; expected one of fatal, error, warn, info, debug, trace, silent/u,
+      );
+    }
+  });
 
   it('is read trimmed and in any case; unset or blank, each command keeps its default', () => {
     expect(logLevelFromEnv({ LOG_LEVEL: ' DEBUG ' })).toBe('debug');

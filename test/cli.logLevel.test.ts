@@ -73,7 +73,7 @@ describe('LOG_LEVEL', () => {
       stderr = '';
       expect(await run(), name).toBe(2);
       expect(stderr, name).toMatch(
-        /^error TROUPE_CONFIG_INVALID: [^]*LOG_LEVEL="LOUD" is not allowed; expected one of fatal, error, warn, info, debug, trace, silent/u,
+        /^error TROUPE_CONFIG_INVALID: [\s\S]*LOG_LEVEL="LOUD" is not allowed; expected one of fatal, error, warn, info, debug, trace, silent/u,
       );
     }
   });

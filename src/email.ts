@@ -71,6 +71,14 @@ export {
   htmlToText,
 } from './email/htmlText.js';
 export {
+  allowedAnswers,
+  answerTypes,
+  type InboxItemJson,
+  inboxEmailJsonSchema,
+  inboxItemJsonSchema,
+  inboxListJsonSchema,
+} from './email/inboxItemJson.js';
+export {
   defaultCalendarPreferences,
   defaultResponsePreferences,
   type MemoryInteraction,

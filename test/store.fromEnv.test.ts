@@ -43,6 +43,22 @@ describe('openDefaultStore', () => {
     expect(openers.memory).not.toHaveBeenCalled();
   });
 
+  it('passes TROUPE_SQLITE_BUSY_TIMEOUT_MS to SQLite, and refuses one that is not a whole number of ms', async () => {
+    const openers = spies();
+    await openDefaultStore(
+      { TROUPE_DATA_DIR: '/data/t', TROUPE_SQLITE_BUSY_TIMEOUT_MS: ' 250 ' },
+      { openers },
+    );
+    expect(openers.sqlite).toHaveBeenCalledWith({ path: join('/data/t', 'troupe.db'), busyTimeoutMs: 250 });
+    for (const bad of ['soon', '-1', '1.5', '600001'])
+      await expect(
+        openDefaultStore({ TROUPE_SQLITE_BUSY_TIMEOUT_MS: bad }, { openers: spies() }),
+      ).rejects.toMatchObject({
+        code: 'TROUPE_CONFIG_INVALID',
+        message: expect.stringContaining(`TROUPE_SQLITE_BUSY_TIMEOUT_MS=${JSON.stringify(bad)}`),
+      });
+  });
+
   it('really opens a SQLite file under TROUPE_DATA_DIR, creating the directory', async () => {
     const dataDir = join(dir, 'fresh', 'data');
     const store = await openDefaultStore({ TROUPE_DATA_DIR: dataDir });
@@ -112,6 +128,7 @@ describe('storeSettings', () => {
     expect(Object.keys(storeSettings)).toEqual([
       'TROUPE_STORE',
       'TROUPE_DATA_DIR',
+      'TROUPE_SQLITE_BUSY_TIMEOUT_MS',
       'MONGODB_URI',
       'MONGODB_DATABASE',
     ]);

@@ -90,6 +90,55 @@ describe('sqlite store: the file', () => {
     expect(error.message).toContain('directory');
   });
 
+  it('reports a write another process holds the lock against as TROUPE_STORE_BUSY (retryable), naming the file and what to do', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path, busyTimeoutMs: 10 });
+    await store.documents.put('c', 'before', 1);
+    const other = new Database(path);
+    other.exec('BEGIN EXCLUSIVE');
+    const error = await rejection(
+      store.documents.batch([{ op: 'put', collection: 'c', key: 'k', value: 1 }]),
+    );
+    other.exec('COMMIT');
+    other.close();
+    expect(error.code).toBe('TROUPE_STORE_BUSY');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain(`The SQLite store at ${path} is held by another process`);
+    expect(error.message).toContain('waited 10 ms');
+    expect(error.message).toContain('wait for it to finish or stop it');
+    // Nothing of the write was made; once the lock is gone it goes through.
+    expect(await store.documents.get('c', 'k')).toBeUndefined();
+    await store.documents.batch([{ op: 'put', collection: 'c', key: 'k', value: 1 }]);
+    expect((await store.documents.get('c', 'k'))?.value).toBe(1);
+    await store.close();
+  });
+
+  it('reports a write SQLite finds no room for (SQLITE_FULL) as TROUPE_STORE_FULL, naming where to free space; nothing is written', async () => {
+    const path = nextPath();
+    const setup = await openSqliteStore({ path });
+    await setup.documents.put('c', 'small', 1);
+    await setup.close();
+    const store = await openSqliteStore({ path, maxSizeBytes: 1 });
+    const big = 'x'.repeat(50_000);
+    const error = await rejection(
+      store.documents.batch([
+        { op: 'put', collection: 'c', key: 'a', value: 2 },
+        { op: 'put', collection: 'c', key: 'b', value: big },
+      ]),
+    );
+    expect(error.code).toBe('TROUPE_STORE_FULL');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain(`The SQLite store at ${path} is full (SQLITE_FULL`);
+    expect(error.message).toContain(`free disk space in ${dir}`);
+    expect(await store.documents.get('c', 'a')).toBeUndefined();
+    expect((await store.documents.get('c', 'small'))?.value).toBe(1);
+    await store.close();
+    const roomy = await openSqliteStore({ path });
+    await roomy.documents.put('c', 'b', big);
+    expect((await roomy.documents.get('c', 'b'))?.value).toBe(big);
+    await roomy.close();
+  });
+
   it('upgrades a database written by an older schema, keeping its data', async () => {
     const path = nextPath();
     const old = new Database(path);

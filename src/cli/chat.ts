@@ -14,6 +14,7 @@ import { replySettingsFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
+import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
 import type { FloorView } from '../machines/channelFloor.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { TroupeStore } from '../ports/store.js';
@@ -53,7 +54,6 @@ type ThreadView = FloorView['threads'][number];
 export const TERMINAL_USER_ID = 'terminal-user';
 
 const CHANNEL_ID = /^[\w.-]{1,100}$/u;
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 const HELP = [
   'Type a message and press Enter; everyone in the channel hears it. Avatars answer when addressed',
@@ -163,12 +163,12 @@ export async function runChat(options: ChatOptions): Promise<number> {
     if (!isTroupeError(error)) throw error;
     return fail(error.code, error.message);
   }
-  const level = env.LOG_LEVEL?.trim().toLowerCase() || 'warn';
-  if (!LOG_LEVELS.includes(level)) {
-    return fail(
-      'TROUPE_CONFIG_INVALID',
-      `LOG_LEVEL=${JSON.stringify(env.LOG_LEVEL)} is not one of ${LOG_LEVELS.join(', ')}.`,
-    );
+  let level: LogLevel;
+  try {
+    level = logLevelFromEnv(env, 'warn');
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    return fail(error.code, error.message);
   }
   const logger = createLogger({ level });
   let model: ReturnType<typeof modelFromEnv>;

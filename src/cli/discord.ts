@@ -13,6 +13,7 @@ import { replySettingsFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
+import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
 import { redactCredentials } from '../ports/redactCredentials.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
@@ -34,7 +35,6 @@ export interface DiscordCommandOptions {
   stopDeadlineMs?: number;
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const SNOWFLAKE = /^\d{17,20}$/u;
 
 /**
@@ -58,12 +58,13 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     );
   let settings: DiscordSettings;
   let avatars: AvatarDefinition[];
-  const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
-  if (!LOG_LEVELS.includes(level))
-    return fail(
-      'TROUPE_CONFIG_INVALID',
-      `LOG_LEVEL=${JSON.stringify(env.LOG_LEVEL)} is not one of ${LOG_LEVELS.join(', ')}.`,
-    );
+  let level: LogLevel;
+  try {
+    level = logLevelFromEnv(env, 'info');
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    return fail(error.code, error.message);
+  }
   const logger = createLogger({ level });
   let model: ReturnType<typeof modelFromEnv>;
   let replies: ReturnType<typeof replySettingsFromEnv>;

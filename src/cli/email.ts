@@ -1,20 +1,26 @@
 import { readFile } from 'node:fs/promises';
 import type { EmailAssistant, EmailRecord, InboxItem } from '../actors/emailAssistant.js';
-import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
+import { openDefaultStore, type StoreOpeners } from '../adapters/store/storeFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { parseEmail } from '../email/emailInput.js';
+import { allowedAnswers } from '../email/inboxItemJson.js';
 import { stateValueText } from '../inspect/stateValueText.js';
 import type { Logger } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError, TroupeError } from '../ports/troupeError.js';
+import { inboxItemJson, jsonText } from './inboxJson.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
+import { exitCodeOf, reportStoreFailure } from './storeErrors.js';
 
 /** What the email commands need. */
 export interface EmailCommandOptions {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** How the store the environment names is opened (default: the real openers; tests wrap them). */
+  storeOpeners?: Partial<StoreOpeners>;
 }
 
 interface Opened extends OpenedEmailAssistant {
@@ -22,36 +28,27 @@ interface Opened extends OpenedEmailAssistant {
   logger: Logger;
 }
 
-const ALLOWED = (item: InboxItem) =>
-  (['accept', 'edit', 'response', 'ignore'] as const).filter(
-    (t) =>
-      item.request.config[
-        (
-          {
-            accept: 'allow_accept',
-            edit: 'allow_edit',
-            response: 'allow_respond',
-            ignore: 'allow_ignore',
-          } as const
-        )[t]
-      ],
-  );
+const ALLOWED = (item: InboxItem) => allowedAnswers(item.request.config);
 
 /**
  * The assistant on the default store and the model of the environment, with Gmail and Google
  * Calendar when Google credentials are set, else the local mailbox and calendar.
  */
 async function open(options: EmailCommandOptions): Promise<Opened | number> {
-  const fail = (code: string, message: string) => {
-    options.stderr(`error ${code}: ${terminalText(message)}\n`);
-    return 2;
+  const fail = (error: TroupeError) => {
+    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
+    return exitCodeOf(error);
   };
-  const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
+  let logger: Logger;
   let store: TroupeStore;
   try {
-    store = await openDefaultStore(options.env, { logger });
+    logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
+    store = await openDefaultStore(options.env, {
+      logger,
+      ...(options.storeOpeners ? { openers: options.storeOpeners } : {}),
+    });
   } catch (error) {
-    if (isTroupeError(error)) return fail(error.code, error.message);
+    if (isTroupeError(error)) return fail(error);
     throw error;
   }
   try {
@@ -59,7 +56,7 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
   } catch (error) {
     await store.close();
     if (!isTroupeError(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(error);
   }
 }
 
@@ -142,6 +139,11 @@ export async function runEmail(
     if (fresh === 0) out('  No new email (each is processed once; state is kept in the store).');
     await printPending(assistant, out);
     return 0;
+  } catch (error) {
+    // A store write that fails writes nothing: the emails from this one on wait for the next run.
+    const code = reportStoreFailure(error, options.stderr);
+    if (code === undefined) throw error;
+    return code;
   } finally {
     await closeOpened(opened);
   }
@@ -179,7 +181,7 @@ async function runOnGmail(
   const failed = (error: unknown) => {
     if (!isTroupeError(error)) throw error;
     options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return 2;
+    return exitCodeOf(error);
   };
   if (!options.watch) {
     try {
@@ -211,20 +213,37 @@ async function runOnGmail(
   return 0;
 }
 
-/** `troupe inbox list`: what waits for the human. */
-export async function runInboxList(options: EmailCommandOptions): Promise<number> {
+/** `troupe inbox list [--json]`: what waits for the human (with `--json`, as data on stdout). */
+export async function runInboxList(options: EmailCommandOptions & { json?: boolean }): Promise<number> {
   const opened = await open(options);
   if (typeof opened === 'number') return opened;
   try {
+    if (options.json) {
+      const { assistant } = opened;
+      const items = await Promise.all(
+        (await assistant.pending()).map((item) => inboxItemJson(assistant, item)),
+      );
+      options.stdout(jsonText(items));
+      return 0;
+    }
     await printPending(opened.assistant, (line) => options.stdout(`${terminalText(line)}\n`));
     return 0;
+  } catch (error) {
+    const code = reportStoreFailure(error, options.stderr);
+    if (code === undefined) throw error;
+    return code;
   } finally {
     await closeOpened(opened);
   }
 }
 
-/** `troupe inbox show <id>`: one interrupt whole (the email, the proposed call), and how to answer it. */
-export async function runInboxShow(options: EmailCommandOptions & { id: string }): Promise<number> {
+/**
+ * `troupe inbox show <id> [--json]`: one interrupt whole (the email, the proposed call), and how to
+ * answer it; with `--json`, as data on stdout.
+ */
+export async function runInboxShow(
+  options: EmailCommandOptions & { id: string; json?: boolean },
+): Promise<number> {
   const opened = await open(options);
   if (typeof opened === 'number') return opened;
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
@@ -236,25 +255,37 @@ export async function runInboxShow(options: EmailCommandOptions & { id: string }
       );
       return 2;
     }
-    out(`${item.id} — ${item.request.action_request.action} — ${item.status}`);
-    out('');
-    for (const line of item.request.description.split('\n')) out(`  ${line}`);
-    // An answered interrupt keeps the call's arguments, not their written-out copy.
-    const args = Object.entries(item.request.action_request.args as Record<string, unknown>);
-    if (item.status === 'answered' && args.length > 0) {
-      out('');
-      out(`  # Proposed: ${item.request.action_request.action}`);
-      out('');
-      for (const [k, v] of args) out(`  **${k}**: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    if (options.json) {
+      options.stdout(jsonText(await inboxItemJson(opened.assistant, item)));
+      return 0;
     }
-    out('');
-    if (item.status === 'pending')
-      out(`Answer with: troupe inbox answer ${item.id} <${ALLOWED(item).join('|')}> [text]`);
-    else out(`Answered with ${item.answer?.type}.`);
+    printItem(item, out);
     return 0;
+  } catch (error) {
+    const code = reportStoreFailure(error, options.stderr);
+    if (code === undefined) throw error;
+    return code;
   } finally {
     await opened.store.close();
   }
+}
+
+function printItem(item: InboxItem, out: (line: string) => void): void {
+  out(`${item.id} — ${item.request.action_request.action} — ${item.status}`);
+  out('');
+  for (const line of item.request.description.split('\n')) out(`  ${line}`);
+  // An answered interrupt keeps the call's arguments, not their written-out copy.
+  const args = Object.entries(item.request.action_request.args as Record<string, unknown>);
+  if (item.status === 'answered' && args.length > 0) {
+    out('');
+    out(`  # Proposed: ${item.request.action_request.action}`);
+    out('');
+    for (const [k, v] of args) out(`  **${k}**: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  }
+  out('');
+  if (item.status === 'pending')
+    out(`Answer with: troupe inbox answer ${item.id} <${ALLOWED(item).join('|')}> [text]`);
+  else out(`Answered with ${item.answer?.type}.`);
 }
 
 /**
@@ -299,7 +330,7 @@ export async function runInboxAnswer(
   } catch (error) {
     if (!isTroupeError(error)) throw error;
     options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return 2;
+    return exitCodeOf(error);
   } finally {
     await closeOpened(opened);
   }

@@ -3,6 +3,7 @@ import { terminalText } from '../delivery/terminalText.js';
 import { type MemoryRefusal, readRefusals } from '../email/memoryRefusals.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
 import { createLogger } from '../logging/logger.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { MemoryRecord, TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
 
@@ -38,9 +39,9 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
     );
     return 2;
   }
-  const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
   let store: TroupeStore;
   try {
+    const logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
     store = await openDefaultStore(options.env, { logger });
   } catch (error) {
     if (!isTroupeError(error)) throw error;

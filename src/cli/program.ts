@@ -7,11 +7,12 @@ import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { loadCoordinationConfig } from '../config/loadCoordinationConfig.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
 import { emailLifecycleMachine } from '../machines/emailLifecycle.machine.js';
 import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
-import { describe } from '../ports/troupeError.js';
+import { describe, TroupeError } from '../ports/troupeError.js';
 import { formatTranscript } from '../simulator/formatTranscript.js';
 import { runScenario } from '../simulator/runScenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulator/scenario.js';
@@ -24,6 +25,7 @@ import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from './email.js
 import { preferenceProfiles, runPreferences } from './emailPreferences.js';
 import { runEmailStatus } from './emailStatus.js';
 import { runGmailAuth } from './gmailAuth.js';
+import { EXIT_STORE_BUSY, EXIT_STORE_FULL, exitCodeOf } from './storeErrors.js';
 import { runStudio } from './studio.js';
 import { formatPlaySummary, playScenario } from './tour.js';
 import { playEmailAct } from './tourEmail.js';
@@ -47,7 +49,11 @@ export interface CliIo {
   stopSignal?: () => Promise<string>;
 }
 
-/** Exit codes: 0 ok, 1 unexpected failure or usage error, 2 bad scenario or bad configuration. */
+/**
+ * Exit codes: 0 ok, 1 unexpected failure or usage error, 2 bad scenario or bad configuration,
+ * 74 the store's disk is full ({@link EXIT_STORE_FULL}), 75 the store is held by another process
+ * ({@link EXIT_STORE_BUSY}).
+ */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_BAD_INPUT = 2;
@@ -147,7 +153,15 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   const program = new Command('troupe')
     .description('Troupe: an actor-model runtime for conversational avatars in chat channels.')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: stderr });
+    .configureOutput({ writeOut: io.stdout, writeErr: stderr })
+    .addHelpText(
+      'after',
+      `\nExit codes: ${EXIT_OK} done; ${EXIT_FAILURE} unexpected failure or usage error; ${EXIT_BAD_INPUT} bad input or configuration (the line names it); ${EXIT_STORE_FULL} the store's disk is full (TROUPE_STORE_FULL); ${EXIT_STORE_BUSY} another process holds the store (TROUPE_STORE_BUSY). Nothing is half done on ${EXIT_STORE_FULL} or ${EXIT_STORE_BUSY}: run the command again once it is fixed.`,
+    )
+    // Every command, whether it logs or not, refuses a LOG_LEVEL it could not use.
+    .hook('preAction', () => {
+      logLevelFromEnv(io.env);
+    });
 
   program
     .command('simulate')
@@ -349,15 +363,23 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   inbox
     .command('list')
     .description('List the interrupts waiting for you, with what each allows.')
-    .action(async () => {
-      exitCode = await runInboxList({ stdout: io.stdout, stderr, env: io.env });
+    .option('--json', 'print them as a JSON array (the shape is inboxListJsonSchema in troupe/email)')
+    .action(async (flags: { json?: boolean }) => {
+      exitCode = await runInboxList({ json: flags.json ?? false, stdout: io.stdout, stderr, env: io.env });
     });
   inbox
     .command('show')
     .description('Show one interrupt whole: the email, the proposed call, what you may answer.')
     .argument('<id>', 'the interrupt id, from troupe inbox list')
-    .action(async (id: string) => {
-      exitCode = await runInboxShow({ id, stdout: io.stdout, stderr, env: io.env });
+    .option('--json', 'print it as a JSON object (the shape is inboxItemJsonSchema in troupe/email)')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      exitCode = await runInboxShow({
+        id,
+        json: flags.json ?? false,
+        stdout: io.stdout,
+        stderr,
+        env: io.env,
+      });
     });
   inbox
     .command('answer')
@@ -473,6 +495,11 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     if (error instanceof CommanderError) {
       // Help and version are "errors" to commander; their code is 0.
       return error.exitCode === 0 ? EXIT_OK : EXIT_FAILURE;
+    }
+    // A Troupe error says what happened and what to do; its stack would only hide that.
+    if (TroupeError.isInstance(error)) {
+      stderr(`error ${error.code}: ${error.message}\n`);
+      return exitCodeOf(error, ConfigError.isInstance(error) ? EXIT_BAD_INPUT : EXIT_FAILURE);
     }
     stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : describe(error)}\n`);
     return EXIT_FAILURE;

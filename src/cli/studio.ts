@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { createLogger } from '../logging/logger.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import { configErrorCodes } from '../ports/errorCodes.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
 import { openStudio } from '../studio/openStudio.js';
@@ -34,7 +35,14 @@ export async function runStudio(options: StudioCliOptions): Promise<number> {
     return 2;
   }
   const { host, port } = parsed.data;
-  const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
+  let logger: Logger;
+  try {
+    logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    options.stderr(`error ${error.code}: ${error.message}\n`);
+    return 2;
+  }
   let studio: Awaited<ReturnType<typeof openStudio>>;
   try {
     studio = await openStudio({ host, port, logger });

@@ -12,6 +12,7 @@ import {
 } from '../email/triagePreferences.js';
 import { triageEmail } from '../email/triageRouter.js';
 import { createLogger } from '../logging/logger.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import { describe } from '../ports/troupeError.js';
 
@@ -66,10 +67,10 @@ export async function runTriageEval(options: TriageEvalOptions): Promise<number>
       );
     }
   }
-  const logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
   let model: ObjectModel | undefined;
   let router = 'offline (rules, then the preferences’ words; no model)';
   try {
+    const logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
     const configured = modelFromEnv(options.env, { logger });
     if (configured.languageModel) {
       model = createAiSdkObjectModel({

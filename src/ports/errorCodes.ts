@@ -115,6 +115,13 @@ export const storeErrorCodes = {
   corrupt: 'TROUPE_STORE_CORRUPT',
   /** A value is not storable JSON. */
   invalidValue: 'TROUPE_STORE_INVALID_VALUE',
+  /**
+   * Another process held the store locked past the busy timeout; nothing was written. Retryable:
+   * wait for it or stop it, then try again.
+   */
+  busy: 'TROUPE_STORE_BUSY',
+  /** The disk holding the store is full (or the store reached its size limit); nothing was written. */
+  full: 'TROUPE_STORE_FULL',
 } as const;
 
 /** Configuration, from the environment or from code. */

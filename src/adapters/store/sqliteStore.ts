@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from '../../logging/logger.js';
@@ -20,14 +20,31 @@ import type {
 } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
 import { checkIncrement, checkNumber, copyJson, decodeJson, encodeJson } from './jsonValue.js';
+import {
+  capacityError,
+  capitalise,
+  driverError,
+  openError,
+  osReason,
+  type SqliteErrorContext,
+} from './sqliteErrors.js';
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
   /** The database file (its directory is created if missing), or `:memory:`. */
   path: string;
   logger?: Logger;
-  /** How long a write waits for another process's lock before failing (default 5000 ms). */
+  /**
+   * How long a write waits for another process's lock before failing with `TROUPE_STORE_BUSY`
+   * (default 5000 ms).
+   */
   busyTimeoutMs?: number;
+  /**
+   * The largest the database may grow, in bytes (rounded up to whole pages, and never below its
+   * size when opened): past it a write fails with `TROUPE_STORE_FULL`, as on a full disk, and
+   * writes nothing. Default: only the disk's room limits it.
+   */
+  maxSizeBytes?: number;
   /** History lines kept per channel (default 200; trimmed in batches, so up to twice that for a while). */
   historyPerChannel?: number;
   /** The clock for writes that give no `at` (default `Date.now`). */
@@ -113,7 +130,9 @@ export const SQLITE_SCHEMA_VERSION = sqliteMigrations.length;
  * timeout, so several processes can share the file; the schema is migrated on open. The driver
  * is synchronous; every method still returns a promise, so the port is the same as MongoDB's.
  * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` when the file cannot be opened (naming the path
- *   and the reason), `TROUPE_STORE_CORRUPT` when it is not a SQLite database.
+ *   and the reason), `TROUPE_STORE_CORRUPT` when it is not a SQLite database, `TROUPE_STORE_BUSY`
+ *   when another process holds it past the busy timeout, `TROUPE_STORE_FULL` when its disk is full.
+ *   Every method fails the same way; a failed write writes nothing.
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const connection = new SqliteConnection(options);
@@ -144,6 +163,7 @@ class SqliteConnection {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly inTransaction: Database.Transaction<(work: () => unknown) => unknown>;
   private readonly where: string;
+  private readonly errors: SqliteErrorContext;
   private closed = false;
 
   constructor(private readonly options: SqliteStoreOptions) {
@@ -151,20 +171,23 @@ class SqliteConnection {
     const { path } = options;
     const inMemory = path === ':memory:' || path === '';
     this.where = inMemory ? 'the in-memory SQLite store' : `the SQLite store at ${resolve(path)}`;
-    if (!inMemory) prepareDirectory(path);
+    const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+    this.errors = { path, busyTimeoutMs };
+    if (!inMemory) prepareDirectory(this.errors);
     try {
-      this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+      this.db = new Database(path, { timeout: busyTimeoutMs });
     } catch (error) {
-      throw openError(path, error);
+      throw openError(error, this.errors);
     }
     try {
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.schemaVersion = migrate(this.db, path, options.logger);
+      if (options.maxSizeBytes !== undefined) limitSize(this.db, options.maxSizeBytes);
     } catch (error) {
       this.db.close();
-      throw TroupeError.isInstance(error) ? error : openError(path, error);
+      throw TroupeError.isInstance(error) ? error : openError(error, this.errors);
     }
     this.inTransaction = this.db.transaction((work: () => unknown) => work());
     options.logger?.debug({ path, schemaVersion: this.schemaVersion }, 'SQLite store opened');
@@ -185,8 +208,11 @@ class SqliteConnection {
       return work();
     } catch (error) {
       if (TroupeError.isInstance(error)) throw error;
-      const failure = driverError(error, `${operation} on ${this.where}`);
-      this.options.logger?.warn({ operation, code: failure.code, cause: String(error) }, failure.message);
+      const failure = driverError(error, operation, this.errors);
+      // A busy or full store is the caller's to report (it says what to do); other failures are logged here.
+      const level =
+        failure.code === 'TROUPE_STORE_BUSY' || failure.code === 'TROUPE_STORE_FULL' ? 'debug' : 'warn';
+      this.options.logger?.[level]({ operation, code: failure.code, cause: String(error) }, failure.message);
       throw failure;
     }
   }
@@ -233,16 +259,24 @@ class SqliteConnection {
   }
 }
 
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/** How long a write waits for another process's lock unless told otherwise. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/** Caps the database at `bytes` (SQLite's `max_page_count` for this connection). */
+function limitSize(db: Database.Database, bytes: number): void {
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  db.pragma(`max_page_count = ${Math.max(1, Math.ceil(bytes / pageSize))}`);
 }
 
 /** Creates the database's directory; a path that cannot be used fails here with the OS's reason. */
-function prepareDirectory(path: string): void {
+function prepareDirectory(context: SqliteErrorContext): void {
+  const { path } = context;
   const directory = dirname(resolve(path));
   try {
     mkdirSync(directory, { recursive: true });
   } catch (error) {
+    const full = capacityError(error, 'creating its directory', context);
+    if (full) throw full;
     const reason = osReason(error);
     throw new TroupeError(
       'TROUPE_STORE_UNAVAILABLE',
@@ -250,72 +284,6 @@ function prepareDirectory(path: string): void {
       { retryable: true, cause: error, details: { path: resolve(path), reason } },
     );
   }
-}
-
-function osReason(error: unknown): string {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  const text = typeof message === 'string' ? message : String(error);
-  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
-}
-
-/** Why a database file could not be opened, as a `TroupeError`. */
-function openError(path: string, error: unknown): TroupeError {
-  const absolute = resolve(path);
-  const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')))
-    return new TroupeError(
-      'TROUPE_STORE_CORRUPT',
-      `Cannot open the SQLite store at ${absolute}: the file is not a SQLite database (${osReason(error)}). Move it aside or choose another path; Troupe will not overwrite it.`,
-      { cause: error, details: { path: absolute, reason: osReason(error) } },
-    );
-  let reason = osReason(error);
-  try {
-    if (statSync(absolute).isDirectory()) reason = `it is a directory (${reason})`;
-  } catch {
-    // Nothing more to say about a path that cannot be examined.
-  }
-  return new TroupeError(
-    'TROUPE_STORE_UNAVAILABLE',
-    `Cannot open the SQLite store at ${absolute}: ${reason}.`,
-    {
-      retryable: true,
-      cause: error,
-      details: { path: absolute, reason },
-    },
-  );
-}
-
-/** A driver error, classified: busy and I/O trouble may pass; damage and misuse do not. */
-function driverError(error: unknown, during: string): TroupeError {
-  const code = String((error as { code?: unknown }).code ?? '');
-  const reason = osReason(error);
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))
-    return new TroupeError(
-      'TROUPE_STORE_CORRUPT',
-      `The database file is damaged (${reason}) during ${during}.`,
-      {
-        cause: error,
-        details: { code },
-      },
-    );
-  const transient =
-    code.startsWith('SQLITE_BUSY') ||
-    code.startsWith('SQLITE_LOCKED') ||
-    code.startsWith('SQLITE_IOERR') ||
-    code.startsWith('SQLITE_CANTOPEN') ||
-    code.startsWith('SQLITE_READONLY') ||
-    code === 'SQLITE_FULL' ||
-    code === 'SQLITE_PERM' ||
-    code === 'SQLITE_PROTOCOL';
-  return new TroupeError(
-    'TROUPE_STORE_UNAVAILABLE',
-    `The SQLite store failed (${reason}) during ${during}.`,
-    {
-      retryable: transient,
-      cause: error,
-      details: { code },
-    },
-  );
 }
 
 /** Brings the schema up to date in one write transaction; safe when several processes open at once. */

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { z } from 'zod';
 import { ConfigError } from '../../config/configError.js';
 import type { Logger } from '../../logging/logger.js';
 import type { TroupeStore } from '../../ports/store.js';
@@ -16,6 +17,10 @@ export const storeSettings = {
   TROUPE_DATA_DIR: {
     default: './.troupe',
     doc: 'Directory of the SQLite store (`troupe.db`); created if missing.',
+  },
+  TROUPE_SQLITE_BUSY_TIMEOUT_MS: {
+    default: '5000',
+    doc: 'How long a SQLite write waits for another process holding the store before failing with `TROUPE_STORE_BUSY` (a whole number of milliseconds, 0 to 600000).',
   },
   MONGODB_URI: {
     default: 'unset',
@@ -49,6 +54,24 @@ export function defaultDataDir(env: Env): string {
   return env.TROUPE_DATA_DIR?.trim() || './.troupe';
 }
 
+const busyTimeoutSchema = z.coerce.number().int().min(0).max(600_000);
+
+/** `TROUPE_SQLITE_BUSY_TIMEOUT_MS`, or `undefined` when unset (the store's default). @throws ConfigError */
+export function sqliteBusyTimeoutFromEnv(env: Env): number | undefined {
+  const raw = env.TROUPE_SQLITE_BUSY_TIMEOUT_MS?.trim();
+  if (!raw) return undefined;
+  const parsed = busyTimeoutSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new ConfigError([
+      {
+        variable: 'TROUPE_SQLITE_BUSY_TIMEOUT_MS',
+        value: raw,
+        expected: 'a whole number of milliseconds from 0 to 600000',
+      },
+    ]);
+  return parsed.data;
+}
+
 /** Which store the environment asks for (see {@link storeSettings}). @throws ConfigError */
 export function storeKindFromEnv(env: Env): StoreKind {
   const raw = env.TROUPE_STORE?.trim().toLowerCase();
@@ -71,7 +94,7 @@ export function storeKindFromEnv(env: Env): StoreKind {
 /**
  * Opens the store the environment asks for: MongoDB when `MONGODB_URI` is set, SQLite at
  * `<TROUPE_DATA_DIR>/troupe.db` otherwise, or memory with `TROUPE_STORE=memory`.
- * @throws ConfigError for a bad `TROUPE_STORE`; TroupeError `TROUPE_STORE_*` when it cannot open.
+ * @throws ConfigError for a bad `TROUPE_STORE` or `TROUPE_SQLITE_BUSY_TIMEOUT_MS`; TroupeError `TROUPE_STORE_*` when it cannot open.
  */
 export async function openDefaultStore(
   env: Env,
@@ -96,7 +119,12 @@ export async function openDefaultStore(
     }
     default: {
       const path = join(defaultDataDir(env), 'troupe.db');
-      const store = await openers.sqlite({ path, ...(logger ? { logger } : {}) });
+      const busyTimeoutMs = sqliteBusyTimeoutFromEnv(env);
+      const store = await openers.sqlite({
+        path,
+        ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}),
+        ...(logger ? { logger } : {}),
+      });
       logger?.info({ store: 'sqlite', path }, `store: SQLite at ${path}`);
       return store;
     }

@@ -20,3 +20,4 @@ export { type ModelConfig, type ModelFromEnv, modelFromEnv } from './modelFromEn
 export { defaultModelIds, type ModelProvider, type ModelVariable, modelSettings } from './modelSettings.js';
 export { createScriptedModel, SCRIPTED_MODEL_ID } from './scriptedModel.js';
 export { type GenerateStructuredOptions, generateStructured } from './structuredOutput.js';
+export { type AiSdkAgentModelOptions, createAiSdkAgentModel } from './aiSdkAgentModel.js';

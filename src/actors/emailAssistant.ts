@@ -176,6 +176,13 @@ function readRecord(value: EmailRecord, version: number): EmailRecord {
   return record;
 }
 
+/** A write of the email's record failed: not the email's fault, so it is not failed for it. */
+class WriteFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the record could not be written');
+  }
+}
+
 /** A state value as one word or `parent.child`. */
 function stateName(value: StateValue): string {
   if (typeof value === 'string') return value;
@@ -480,13 +487,8 @@ export class EmailAssistant {
     for (const doc of records) {
       const record = readRecord(doc.value, doc.version);
       if (FINISHED.has(String(record.state.value))) continue;
-      try {
-        out.push(await this.resumeOne(record));
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.code.startsWith('TROUPE_STORE_')) throw error;
-        // One email's fault stays with it: it fails, and the others go on.
-        out.push(await this.save(this.failedFor(record, error)));
-      }
+      // A step's failure fails its email only (advance()); the others go on.
+      out.push(await this.resumeOne(record));
     }
     return out;
   }
@@ -856,9 +858,9 @@ export class EmailAssistant {
         record = reached;
       });
     } catch (error) {
-      // The store's own failures are not this email's: they stop the pass, and what was not
-      // written is done again on the next one.
-      if (TroupeError.isInstance(error) && error.code.startsWith('TROUPE_STORE_')) throw error;
+      // A write that failed is not this email's fault (a busy store, a stop): it stops the pass,
+      // and what was not written is worked out again on the next one.
+      if (error instanceof WriteFailed) throw error.cause;
       return this.save(this.failedFor(record, error));
     }
   }
@@ -885,7 +887,10 @@ export class EmailAssistant {
 
   /** {@link advance}'s loop; `reached` is told each record on the way (what a failure starts from). */
   private async run(start: EmailRecord, reached: (record: EmailRecord) => void): Promise<EmailRecord> {
-    const save = (record: EmailRecord) => this.save(record);
+    const save = (record: EmailRecord) =>
+      this.save(record).catch((error: unknown) => {
+        throw new WriteFailed(error);
+      });
     let record = start;
     for (let guard = 0; guard < 100; guard += 1) {
       reached(record);

@@ -53,12 +53,12 @@ describe('troupe email with a model (the real AI SDK against an OpenAI-compatibl
       const learned = `${defaultTriagePreferences.instructions}\n- demos from Jordan need an answer`;
       fake.enqueue({ json: { user_preferences: learned, summary: 'Demos from Jordan need an answer.' } });
       fake.enqueue({
-        json: {
-          call: {
-            tool: 'send_email_tool',
-            args: { to: 'jordan@acme.dev', subject: 'Re: Atlas demo', content: 'Great, Thursday works. Sam' },
+        toolCalls: [
+          {
+            name: 'send_email_tool',
+            arguments: { to: 'jordan@acme.dev', subject: 'Re: Atlas demo', content: 'Great, Thursday works. Sam' },
           },
-        },
+        ],
       });
       const answered = await troupe(['inbox', 'answer', 'x1#1', 'response', 'Say Thursday works'], env);
       expect(answered.code).toBe(0);
@@ -73,13 +73,17 @@ describe('troupe email with a model (the real AI SDK against an OpenAI-compatibl
       expect(shown(fake.requests[2]?.body)).toContain('Say Thursday works');
       expect(answered.stdout).toMatch(/waiting for you \(x1#2\)/u);
 
-      fake.enqueue({ json: { call: { tool: 'Done', args: { done: true } } } });
+      fake.enqueue({ toolCalls: [{ name: 'Done', arguments: { done: true } }] });
       const sent = await troupe(['inbox', 'answer', 'x1#2', 'accept'], env);
       expect(sent.stdout).toContain(
         'Sent to jordan@acme.dev: “Re: Atlas demo” (in reply to <x1@mail.example>)',
       );
       expect(sent.stdout).toContain('now: done — answered');
       expect(sent.stdout).not.toContain('x@evil.example');
+      // The last step saw the reply it sent as its call's result, after the person's note.
+      const last = (fake.requests[3]?.body as ChatRequestBody).messages;
+      expect(last.map((m) => m.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool']);
+      expect(String(last[2]?.content)).toContain('Say Thursday works');
       expect(fake.requests).toHaveLength(4);
     } finally {
       await fake.close();
@@ -114,12 +118,12 @@ describe('troupe email with a model (the real AI SDK against an OpenAI-compatibl
 
       fake.enqueue({ json: { reasoning: 'It asks for a signature.', classification: 'respond' } });
       fake.enqueue({
-        json: {
-          call: {
-            tool: 'send_email_tool',
-            args: { to: 'ben@customer.example', subject: 'Re: Contract', content: 'Signed, thanks. Sam' },
+        toolCalls: [
+          {
+            name: 'send_email_tool',
+            arguments: { to: 'ben@customer.example', subject: 'Re: Contract', content: 'Signed, thanks. Sam' },
           },
-        },
+        ],
       });
       const again = await troupe(['email', '--mailbox', mailbox], env);
       expect(again.stdout).toMatch(

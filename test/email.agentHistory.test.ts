@@ -9,7 +9,11 @@ import type { AgentModel } from '../src/ports/agentModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { assistantOn, EMAIL_START } from './support/emailHarness.js';
 import { startFakeGoogle } from './support/fakeGoogle.js';
-import { type ChatRequestBody, type FakeOpenAiServer, startFakeOpenAiServer } from './support/fakeOpenAiServer.js';
+import {
+  type ChatRequestBody,
+  type FakeOpenAiServer,
+  startFakeOpenAiServer,
+} from './support/fakeOpenAiServer.js';
 import { openTestAccount } from './support/gmailTestAccount.js';
 
 let fake: FakeOpenAiServer;
@@ -76,7 +80,8 @@ const question = {
 const draft = {
   to: 'marco@acme.dev',
   subject: 'Re: API limits',
-  content: 'Hi Marco,\n\nThanks for asking. I think we should use 100 requests per minute per key, with bursts.\n\nBest,\nSam',
+  content:
+    'Hi Marco,\n\nThanks for asking. I think we should use 100 requests per minute per key, with bursts.\n\nBest,\nSam',
 };
 
 describe('the response agent sees its own history (real AI SDK, OpenAI-compatible fake)', () => {
@@ -128,7 +133,9 @@ describe('the response agent sees its own history (real AI SDK, OpenAI-compatibl
     expect(result).toContain('Not sent: the user rejected this draft.');
     expect(result).toContain('make it shorter');
     // Attached to that call, not loose text elsewhere.
-    const loose = after.messages.filter((m) => m.role !== 'tool' && JSON.stringify(m.content).includes('make it shorter'));
+    const loose = after.messages.filter(
+      (m) => m.role !== 'tool' && JSON.stringify(m.content).includes('make it shorter'),
+    );
     expect(loose).toEqual([]);
     expect(await a.pendingFor('q1')).toMatchObject([{ id: 'q1#2' }]);
   });
@@ -194,7 +201,10 @@ describe('one email never stalls the others', () => {
     });
     expect(agentRequests()).toHaveLength(4);
     expect(await a.failed()).toEqual([
-      expect.objectContaining({ emailId: 'm1', error: expect.objectContaining({ code: 'TROUPE_EMAIL_AGENT_LIMIT' }) }),
+      expect.objectContaining({
+        emailId: 'm1',
+        error: expect.objectContaining({ code: 'TROUPE_EMAIL_AGENT_LIMIT' }),
+      }),
     ]);
     fake.reset();
     fake.enqueue(respond, call('send_email_tool', draft));
@@ -205,7 +215,9 @@ describe('one email never stalls the others', () => {
     const { assistant: a } = assistant({ maxSteps: 2, maxUnreviewedCalls: 10 });
     fake.enqueue(respond);
     for (let i = 0; i < 5; i += 1)
-      fake.enqueue(call('check_calendar_availability_tool', { day: '2026-11-30', time_zone: 'Europe/Berlin' }));
+      fake.enqueue(
+        call('check_calendar_availability_tool', { day: '2026-11-30', time_zone: 'Europe/Berlin' }),
+      );
     const record = (await a.receive(meeting)) as EmailRecord;
     expect(record.state.value).toBe('failed');
     expect(record.state.context.error?.message).toContain('TROUPE_EMAIL_MAX_STEPS');
@@ -254,7 +266,9 @@ describe('one email never stalls the others', () => {
     const { assistant: a, mailbox } = assistant();
     fake.enqueue(respond);
     for (let i = 0; i < 4; i += 1)
-      fake.enqueue(call('check_calendar_availability_tool', { day: '2026-11-30', time_zone: 'Europe/Berlin' }));
+      fake.enqueue(
+        call('check_calendar_availability_tool', { day: '2026-11-30', time_zone: 'Europe/Berlin' }),
+      );
     await a.receive(meeting);
     await expect(a.retry('q9')).rejects.toMatchObject({ code: 'TROUPE_INBOX_INVALID' });
     fake.reset();
@@ -282,7 +296,11 @@ describe('one email never stalls the others', () => {
     await expect(a.retry('m1')).rejects.toThrow(/has not failed/u);
     // The rest goes on as usual: the invitation, then the short reply, then done.
     fake.enqueue(
-      call('send_email_tool', { to: 'ben@customer.example', subject: 'Re: Meeting', content: 'Invite sent. Sam' }),
+      call('send_email_tool', {
+        to: 'ben@customer.example',
+        subject: 'Re: Meeting',
+        content: 'Invite sent. Sam',
+      }),
     );
     await a.answer('m1#1', { type: 'accept' });
     fake.enqueue(call('Done', { done: true }));
@@ -306,8 +324,18 @@ describe('one email never stalls the others', () => {
         userName: 'Sam',
         timeZone: 'Europe/Berlin',
       });
-      google.addEmail({ id: 'g1', from: 'Ben <ben@customer.example>', subject: 'Meeting?', text: 'A call on Monday?' });
-      google.addEmail({ id: 'g2', from: 'Marco <marco@acme.dev>', subject: 'API limits', text: 'Which limit?' });
+      google.addEmail({
+        id: 'g1',
+        from: 'Ben <ben@customer.example>',
+        subject: 'Meeting?',
+        text: 'A call on Monday?',
+      });
+      google.addEmail({
+        id: 'g2',
+        from: 'Marco <marco@acme.dev>',
+        subject: 'API limits',
+        text: 'Which limit?',
+      });
       // Triage says respond; the agent checks the calendar on every step for the meeting, and
       // drafts a reply for the other.
       fake.respondWith((body) => {

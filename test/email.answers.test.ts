@@ -59,7 +59,11 @@ function askingModel(): ObjectModel & AgentModel {
 }
 
 /** The assistant on `store` with a test model: for triage, and for drafting when it can. */
-function withModel(store: TroupeStore, clock: SimulatedClock, model?: ObjectModel | (ObjectModel & AgentModel)) {
+function withModel(
+  store: TroupeStore,
+  clock: SimulatedClock,
+  model?: ObjectModel | (ObjectModel & AgentModel),
+) {
   return assistantOn(store, clock, model, model && 'nextToolCall' in model ? { agentModel: model } : {});
 }
 
@@ -604,7 +608,9 @@ function kept(record: EmailRecord): EmailRecord {
     ...(record.answered
       ? {
           answered: record.answered.map(({ step, ...entry }) =>
-            failed || entry.answer.type === 'accept' ? { ...entry, ...(step === undefined ? {} : { step }) } : entry,
+            failed || entry.answer.type === 'accept'
+              ? { ...entry, ...(step === undefined ? {} : { step }) }
+              : entry,
           ),
         }
       : {}),

@@ -288,7 +288,9 @@ describe('the email assistant, end to end on the local mailbox', () => {
       action: 'send_email_tool',
       args: {
         to: 'ben@customer.example',
-        content: expect.stringContaining('I have sent you an invitation for 30 minutes on 2026-11-26 at 09:00'),
+        content: expect.stringContaining(
+          'I have sent you an invitation for 30 minutes on 2026-11-26 at 09:00',
+        ),
       },
     });
     const { record } = await assistant.answer(reply?.id as string, { type: 'accept' });

@@ -1,5 +1,5 @@
-import { NOTIFY_ACTION } from '../email/agentInbox.js';
 import type { AgentTurn } from '../email/agentHistory.js';
+import { NOTIFY_ACTION } from '../email/agentInbox.js';
 import type { ResponseToolCall } from '../email/responseTools.js';
 import type { AnsweredInterrupt, EmailRecord } from './emailAssistant.js';
 

@@ -16,8 +16,8 @@ import {
   toolInterrupt,
 } from '../email/agentInbox.js';
 import { type Email, parseEmail } from '../email/emailInput.js';
-import { defaultUserBackground } from '../email/emailSettings.js';
 import { emailHeading } from '../email/emailMarkdown.js';
+import { defaultUserBackground } from '../email/emailSettings.js';
 import {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -36,9 +36,9 @@ import {
   type EmailLifecycleEvent,
   emailLifecycleMachine,
 } from '../machines/emailLifecycle.machine.js';
+import type { AgentModel } from '../ports/agentModel.js';
 import type { Clock } from '../ports/clock.js';
 import type { Calendar, Mailbox } from '../ports/mailbox.js';
-import type { AgentModel } from '../ports/agentModel.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
@@ -530,7 +530,10 @@ export class EmailAssistant {
   async retry(emailId: string): Promise<EmailRecord> {
     const record = await this.record(emailId);
     if (!record)
-      throw new TroupeError('TROUPE_INBOX_INVALID', `No email ${emailId}; \`troupe inbox list\` shows failed emails.`);
+      throw new TroupeError(
+        'TROUPE_INBOX_INVALID',
+        `No email ${emailId}; \`troupe inbox list\` shows failed emails.`,
+      );
     if (record.state.value !== 'failed')
       throw new TroupeError(
         'TROUPE_INBOX_INVALID',

@@ -212,10 +212,44 @@ export async function runInboxList(options: EmailCommandOptions): Promise<number
   const opened = await open(options);
   if (typeof opened === 'number') return opened;
   try {
-    await printPending(opened.assistant, (line) => options.stdout(`${terminalText(line)}\n`));
+    const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
+    await printPending(opened.assistant, out);
+    await printFailed(opened.assistant, out);
     return 0;
   } finally {
     await closeOpened(opened);
+  }
+}
+
+/** `troupe inbox retry <email id>`: runs a failed email again (see EmailAssistant.retry). */
+export async function runInboxRetry(options: EmailCommandOptions & { emailId: string }): Promise<number> {
+  const opened = await open(options);
+  if (typeof opened === 'number') return opened;
+  const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
+  try {
+    const record = await opened.assistant.retry(options.emailId);
+    out(`Retried ${record.email.id}.`);
+    for (const sent of opened.sentNow) out(`  Sent to ${sent.to}: “${sent.subject}”`);
+    out(describeRecord(record));
+    await printPending(opened.assistant, out);
+    return 0;
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
+    return 2;
+  } finally {
+    await closeOpened(opened);
+  }
+}
+
+/** The emails that failed, with why and how to run each again. */
+async function printFailed(assistant: EmailAssistant, out: (line: string) => void): Promise<void> {
+  const failed = await assistant.failed();
+  if (failed.length === 0) return;
+  out(`Failed (${failed.length}) — run one again with: troupe inbox retry <email id>`);
+  for (const email of failed) {
+    out(`  ${email.emailId}  “${oneLine(email.subject, 70)}” from ${oneLine(email.from, 60)}`);
+    out(`      ${email.error.code}: ${oneLine(email.error.message, 300)}`);
   }
 }
 
@@ -318,7 +352,7 @@ function describeRecord(record: EmailRecord): string {
   const problem = !error
     ? ''
     : state.value === 'failed'
-      ? `\n    ${error.code}: ${error.message}`
+      ? `\n    ${error.code}: ${error.message}\n    run it again with: troupe inbox retry ${email.id}`
       : `\n    the last try failed (${error.code}: ${error.message}); it is tried again on the next run`;
   return `${head}${triage}\n    now: ${where}${record.interruptId ? ` — waiting for you (${record.interruptId})` : ''}${problem}`;
 }

@@ -178,9 +178,11 @@ function reply(input: ResponseAgentInput, to: string, opening: string, closing?:
     const previous = guide.previous?.replace(MODEL_NEEDED, '').trim();
     const day = DAY.exec(guide.feedback)?.[1];
     const decision = DECLINE.test(guide.feedback) ? 'no' : ACCEPT.test(guide.feedback) ? 'yes' : undefined;
-    if (SHORTER.test(guide.feedback)) content = previous ? shortened(previous, input.userName) : letter(opening);
+    if (SHORTER.test(guide.feedback))
+      content = previous ? shortened(previous, input.userName) : letter(opening);
     else if (day || decision) {
-      const said = decision === 'yes' ? 'Yes, happy to.' : decision === 'no' ? 'Unfortunately, I have to say no.' : '';
+      const said =
+        decision === 'yes' ? 'Yes, happy to.' : decision === 'no' ? 'Unfortunately, I have to say no.' : '';
       const named = day ? `${capitalised(day)} ${decision === 'no' ? 'does not work' : 'works'} for me.` : '';
       content = letter([opening, said, named].filter(Boolean).join(' '));
     } else content = `${MODEL_NEEDED}\n\n${previous ?? plain}`;

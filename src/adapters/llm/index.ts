@@ -5,6 +5,8 @@
  * mapping and concurrency limit. The offline scripted model is also on the root export.
  * @packageDocumentation
  */
+
+export { type AiSdkAgentModelOptions, createAiSdkAgentModel } from './aiSdkAgentModel.js';
 export {
   type AiSdkTurnModelOptions,
   createAiSdkTurnModel,
@@ -20,4 +22,3 @@ export { type ModelConfig, type ModelFromEnv, modelFromEnv } from './modelFromEn
 export { defaultModelIds, type ModelProvider, type ModelVariable, modelSettings } from './modelSettings.js';
 export { createScriptedModel, SCRIPTED_MODEL_ID } from './scriptedModel.js';
 export { type GenerateStructuredOptions, generateStructured } from './structuredOutput.js';
-export { type AiSdkAgentModelOptions, createAiSdkAgentModel } from './aiSdkAgentModel.js';

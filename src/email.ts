@@ -28,6 +28,7 @@ export {
   type EmailAssistantChange,
   type EmailAssistantOptions,
   type EmailRecord,
+  type FailedEmail,
   type InboxItem,
   KEPT_BODY,
 } from './actors/emailAssistant.js';
@@ -37,6 +38,7 @@ export {
   type LocalEvent,
   type SentReply,
 } from './adapters/mail/localMailbox.js';
+export { type AgentTurn, agentMessages } from './email/agentHistory.js';
 export {
   disallowed,
   editedArgs,
@@ -60,7 +62,15 @@ export {
   type MemoryUpdateResult,
   updateMemory,
 } from './email/memoryUpdate.js';
-export { type AgentStep, nextToolCall, type ResponseAgentInput } from './email/responseAgent.js';
+export {
+  type AgentStep,
+  agentSystemPrompt,
+  MODEL_NEEDED,
+  nextToolCall,
+  offlineToolCall,
+  type ResponseAgentInput,
+  responseAgentTools,
+} from './email/responseAgent.js';
 export {
   isReviewed,
   type ResponseToolCall,
@@ -83,5 +93,6 @@ export {
   type TriageRule,
 } from './email/triagePreferences.js';
 export { readTriagePreferences, type TriageRouterOptions, triageEmail } from './email/triageRouter.js';
+export type { AgentModel, AgentStepRequest, AgentTool, AgentToolCall } from './ports/agentModel.js';
 export type { Calendar, DayAvailability, EmailReply, Mailbox, MeetingRequest } from './ports/mailbox.js';
 export type { ObjectModel } from './ports/objectModel.js';

@@ -25,6 +25,7 @@ import { SimulatedClock } from '../src/actors/clock.js';
 import { EmailAssistant } from '../src/actors/emailAssistant.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
+import type { AgentModel } from '../src/ports/agentModel.js';
 import type { Calendar, Mailbox } from '../src/ports/mailbox.js';
 import type { ObjectModel } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
@@ -69,7 +70,7 @@ function makeEmails(n: number) {
   }));
 }
 
-/** The instant mock model: triage from the subject, a draft then done, memory as profile + note. */
+/** The instant mock model: triage from the subject, memory as profile + note. */
 const mockModel: ObjectModel = {
   id: 'mock:instant',
   async generateObject(request) {
@@ -78,20 +79,26 @@ const mockModel: ObjectModel = {
       const kind = /## Email: (\w+):/u.exec(content)?.[1] ?? 'notify';
       return request.schema.parse({ reasoning: 'from the subject', classification: kind });
     }
-    if (request.schemaName === 'tool_call') {
-      if (content.includes('send_email_tool('))
-        return request.schema.parse({ call: { tool: 'Done', args: { done: true } } });
-      const from = /\*\*From\*\*: (\S+)/u.exec(content)?.[1] ?? 'someone@example.com';
-      const subject = /## Email: (.*)/u.exec(content)?.[1] ?? '';
-      return request.schema.parse({
-        call: {
-          tool: 'send_email_tool',
-          args: { to: from, subject: `Re: ${subject}`, content: 'Thanks, will do.' },
-        },
-      });
-    }
     const profile = /<profile>\n([\s\S]*?)\n<\/profile>/u.exec(content)?.[1] ?? '';
     return request.schema.parse({ user_preferences: `${profile}\n- noted`.slice(-2000), summary: 'noted' });
+  },
+};
+
+/** The instant mock agent: a draft, then done once a call was carried out (its result is in the history). */
+const mockAgentModel: AgentModel = {
+  id: 'mock:instant',
+  async nextToolCall(request) {
+    if (request.messages.some((m) => m.role === 'tool'))
+      return { toolCallId: 'done', toolName: 'Done', input: { done: true } };
+    const first = request.messages[0]?.content;
+    const content = typeof first === 'string' ? first : '';
+    const from = /\*\*From\*\*: (\S+)/u.exec(content)?.[1] ?? 'someone@example.com';
+    const subject = /## Email: (.*)/u.exec(content)?.[1] ?? '';
+    return {
+      toolCallId: 'draft',
+      toolName: 'send_email_tool',
+      input: { to: from, subject: `Re: ${subject}`, content: 'Thanks, will do.' },
+    };
   },
 };
 
@@ -133,6 +140,7 @@ async function runTroupe(name: string, store: TroupeStore): Promise<Figures> {
     calendar: instantCalendar,
     clock,
     model: mockModel,
+    agentModel: mockAgentModel,
     userName: 'Sam',
     timeZone: 'UTC',
   });
@@ -269,6 +277,7 @@ async function soak(n: number): Promise<void> {
       calendar: instantCalendar,
       clock,
       model: mockModel,
+      agentModel: mockAgentModel,
       userName: 'Sam',
       timeZone: 'UTC',
     });

@@ -28,6 +28,7 @@ export {
   type EmailAssistantChange,
   type EmailAssistantOptions,
   type EmailRecord,
+  type FailedEmail,
   type InboxItem,
   KEPT_BODY,
 } from './actors/emailAssistant.js';
@@ -37,6 +38,7 @@ export {
   type LocalEvent,
   type SentReply,
 } from './adapters/mail/localMailbox.js';
+export { type AgentTurn, agentMessages } from './email/agentHistory.js';
 export {
   disallowed,
   editedArgs,
@@ -62,7 +64,6 @@ export {
 } from './email/emailAddress.js';
 export { type Email, type ParsedEmail, parseEmail } from './email/emailInput.js';
 export { emailMarkdown } from './email/emailMarkdown.js';
-export { type MemoryRefusal, REFUSALS_KEY, readRefusals } from './email/memoryRefusals.js';
 export {
   BODY_MAX_CHARS,
   cutText,
@@ -78,6 +79,7 @@ export {
   inboxItemJsonSchema,
   inboxListJsonSchema,
 } from './email/inboxItemJson.js';
+export { type MemoryRefusal, REFUSALS_KEY, readRefusals } from './email/memoryRefusals.js';
 export {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -87,7 +89,15 @@ export {
 } from './email/memoryUpdate.js';
 export { COMPACT_AT, COMPACT_TO, MAX_PROFILE } from './email/profileCompaction.js';
 export { composeReply, type ReplyEnvelope, replySubject } from './email/replyMessage.js';
-export { type AgentStep, nextToolCall, type ResponseAgentInput } from './email/responseAgent.js';
+export {
+  type AgentStep,
+  agentSystemPrompt,
+  MODEL_NEEDED,
+  nextToolCall,
+  offlineToolCall,
+  type ResponseAgentInput,
+  responseAgentTools,
+} from './email/responseAgent.js';
 export {
   isReviewed,
   type ResponseToolCall,
@@ -117,5 +127,6 @@ export {
   type TriageRouterOptions,
   triageEmail,
 } from './email/triageRouter.js';
+export type { AgentModel, AgentStepRequest, AgentTool, AgentToolCall } from './ports/agentModel.js';
 export type { Calendar, DayAvailability, EmailReply, Mailbox, MeetingRequest } from './ports/mailbox.js';
 export type { ObjectModel } from './ports/objectModel.js';

@@ -50,6 +50,13 @@ describe('troupe email and troupe inbox, on the sample mailbox', () => {
     expect(booked.stdout).toContain(
       'Booked “Meeting next week?” on 2026-11-26 at 09:00 (Europe/Berlin, 30 min) with ben@customer.example',
     );
+    // Once booked, the short reply saying so waits for review; accepted, the email is done.
+    expect(booked.stdout).toMatch(
+      /sample-04#2 {2}send_email_tool[^\n]*\n {6}reply to ben@customer\.example: Hi Ben, I have sent you an invitation for 30 minutes on 2026-11-26 at 09:00 \(Europe\/Berlin\)\./u,
+    );
+    const replied = await troupe(['inbox', 'answer', 'sample-04#2', 'accept'], env);
+    expect(replied.stdout).toContain('Sent to ben@customer.example: “Re: Meeting next week?”');
+    expect(replied.stdout).toContain('now: done — answered');
 
     const list = await troupe(['inbox', 'list'], env);
     expect(list.stdout).toContain('Waiting for you (3)');

@@ -71,7 +71,9 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(act).toMatch(
       /📝 The agent drafts a reply for review \(sample-02#2\): to jordan@acme\.dev, “Re: Project Atlas status update”/u,
     );
-    expect(act).toMatch(/│ .*When can we see a demo\?/u);
+    // Shaped by the feedback (a yes, the day named), not pasted from it.
+    expect(act).toMatch(/│ .*Yes, happy to\. Thursday works for me\./u);
+    expect(act).not.toMatch(/│ .*Say yes to a demo/u);
     expect(act).toContain(
       '📤 Sent to jordan@acme.dev in thread t-02, In-Reply-To <sample-02@mail.example>; the email is done — answered.',
     );

@@ -8,6 +8,7 @@ import { type EmailRecord, type InboxItem, KEPT_BODY } from '../src/actors/email
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
 import type { HumanResponse } from '../src/email/agentInbox.js';
+import type { AgentModel, AgentStepRequest } from '../src/ports/agentModel.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { TroupeError } from '../src/ports/troupeError.js';
@@ -28,28 +29,42 @@ const statusUpdate = {
 };
 
 /** A model that triages as respond, asks the human first, then drafts a reply, then is done. */
-function askingModel(): ObjectModel {
+function askingModel(): ObjectModel & AgentModel {
   return {
     id: 'test:asking',
     async generateObject<Schema extends z.ZodType>(request: ObjectRequest<Schema>) {
       if (request.schemaName === 'triage_decision')
         return { reasoning: 'a question for Sam', classification: 'respond' } as z.output<Schema>;
-      if (request.schemaName !== 'tool_call') throw new Error('no preference updates in this test');
-      const text = request.prompt.messages.map((m) => m.content).join('\n');
-      if (text.includes('send_email_tool('))
-        return { call: { tool: 'Done', args: { done: true } } } as z.output<Schema>;
+      throw new Error('no preference updates in this test');
+    },
+    async nextToolCall(request: AgentStepRequest) {
+      const called = (tool: string) =>
+        request.messages.some(
+          (m) =>
+            m.role === 'tool' &&
+            m.content.some((part) => part.type === 'tool-result' && part.toolName === tool),
+        );
+      const text = JSON.stringify(request.messages);
+      const answer = (toolName: string, input: unknown) => ({ toolCallId: 'c', toolName, input });
+      if (called('send_email_tool') && !text.includes('Not sent')) return answer('Done', { done: true });
       if (text.includes('100 per minute'))
-        return {
-          call: {
-            tool: 'send_email_tool',
-            args: { to: 'marco@acme.dev', subject: 'Re: API limits', content: 'Hi Marco, 100 per minute.' },
-          },
-        } as z.output<Schema>;
-      return {
-        call: { tool: 'Question', args: { content: 'Which limit does finance want?' } },
-      } as z.output<Schema>;
+        return answer('send_email_tool', {
+          to: 'marco@acme.dev',
+          subject: 'Re: API limits',
+          content: 'Hi Marco, 100 per minute.',
+        });
+      return answer('Question', { content: 'Which limit does finance want?' });
     },
   };
+}
+
+/** The assistant on `store` with a test model: for triage, and for drafting when it can. */
+function withModel(
+  store: TroupeStore,
+  clock: SimulatedClock,
+  model?: ObjectModel | (ObjectModel & AgentModel),
+) {
+  return assistantOn(store, clock, model, model && 'nextToolCall' in model ? { agentModel: model } : {});
 }
 
 /** The store of a process that dies at its `nth` write (of any kind): that write and all after fail. */
@@ -94,7 +109,7 @@ interface Flow {
   name: string;
   email: Record<string, unknown>;
   answers: HumanResponse[];
-  model?: () => ObjectModel;
+  model?: () => ObjectModel & AgentModel;
   /** Which answers teach a memory version. */
   teaches: boolean[];
   /** Replies and invitations it ends with (each once). */
@@ -136,9 +151,10 @@ const flows: Flow[] = [
       subject: 'Meeting next week?',
       body: 'Would you have 30 minutes for a call?',
     },
-    answers: [{ type: 'edit', args: { start_time: '10:00' } }],
-    teaches: [true],
-    sends: 1,
+    // The invitation edited, then the short reply saying so accepted.
+    answers: [{ type: 'edit', args: { start_time: '10:00' } }, { type: 'accept' }],
+    teaches: [true, false],
+    sends: 2,
   },
   {
     name: 'question → accept',
@@ -165,12 +181,12 @@ async function runFlow(flow: Flow, nth: number) {
   const clock = new SimulatedClock(START);
   const id = flow.email.id as string;
   const dying = dyingAtWrite(store, nth);
-  let current = assistantOn(dying.store, clock, flow.model?.());
+  let current = withModel(dying.store, clock, flow.model?.());
   let restarts = 0;
   const restart = async () => {
     restarts += 1;
     clock.setNow(clock.now() + 60_000);
-    current = assistantOn(store, clock, flow.model?.());
+    current = withModel(store, clock, flow.model?.());
     await current.assistant.resume();
   };
   for (let guard = 0; guard < 20; guard += 1) {
@@ -477,12 +493,15 @@ describe('an answer stored by a process that stopped, carried through by two at 
 const longBody = (text: string) => `${text} ${'More detail follows here. '.repeat(12)}`;
 
 /** A model that triages as respond and fails drafting for good. */
-function failingModel(): ObjectModel {
+function failingModel(): ObjectModel & AgentModel {
   return {
     id: 'test:failing',
     async generateObject<Schema extends z.ZodType>(request: ObjectRequest<Schema>) {
       if (request.schemaName === 'triage_decision')
         return { reasoning: 'needs a reply', classification: 'respond' } as z.output<Schema>;
+      throw new TroupeError('TROUPE_MODEL_FAILED', 'the model refused', { retryable: false });
+    },
+    async nextToolCall() {
       throw new TroupeError('TROUPE_MODEL_FAILED', 'the model refused', { retryable: false });
     },
   };
@@ -492,7 +511,7 @@ interface Finished {
   name: string;
   email: Record<string, unknown>;
   answers: HumanResponse[];
-  model?: () => ObjectModel;
+  model?: () => ObjectModel & AgentModel;
   outcome: string;
 }
 
@@ -542,7 +561,8 @@ const finished: Finished[] = [
       subject: 'Meeting next week?',
       body: longBody('Would you have 30 minutes for a call?'),
     },
-    answers: [{ type: 'accept' }],
+    // The invitation, then the short reply saying it was sent.
+    answers: [{ type: 'accept' }, { type: 'accept' }],
     outcome: 'done',
   },
   {
@@ -573,12 +593,27 @@ const finished: Finished[] = [
   },
 ];
 
-/** What a finished record keeps of the record the assistant had: the body cut, steps without results, reasoning once. */
+/**
+ * What a finished record keeps of the record the assistant had: the body cut, steps without
+ * results, answers placed in the history only when accepted, reasoning once; a failed one keeps
+ * its body and steps whole (a retry reads them).
+ */
 function kept(record: EmailRecord): EmailRecord {
+  const failed = record.state.value === 'failed';
+  const { agentSteps: _steps, unreviewed: _unreviewed, ...rest } = record;
   return {
-    ...record,
-    email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
-    steps: record.steps.map((s) => ({ call: s.call })),
+    ...rest,
+    email: failed ? record.email : { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
+    steps: failed ? record.steps : record.steps.map((s) => ({ call: s.call })),
+    ...(record.answered
+      ? {
+          answered: record.answered.map(({ step, ...entry }) =>
+            failed || entry.answer.type === 'accept'
+              ? { ...entry, ...(step === undefined ? {} : { step }) }
+              : entry,
+          ),
+        }
+      : {}),
     state: {
       value: record.state.value,
       context: record.decision ? { ...record.state.context, reasoning: null } : record.state.context,
@@ -591,7 +626,7 @@ describe('a finished email read back from its compacted record', () => {
     it(`${kind.name}: record() gives what the assistant returned, and each interrupt what the inbox showed`, async () => {
       const store = createMemoryStore();
       const clock = new SimulatedClock(START);
-      const { assistant } = assistantOn(store, clock, kind.model?.());
+      const { assistant } = withModel(store, clock, kind.model?.());
       const id = kind.email.id as string;
       let last = (await assistant.receive(kind.email)) as EmailRecord;
       expect(last).not.toBeInstanceOf(TroupeError);
@@ -611,7 +646,8 @@ describe('a finished email read back from its compacted record', () => {
       const { stored: _b, ...returned } = kept(last);
       expect(readBack).toEqual(returned);
       // Written again as read (a record read then saved, say by another process), it reads the same.
-      expect(read?.email.body).toBe((kind.email.body as string).slice(0, KEPT_BODY));
+      const body = kind.email.body as string;
+      expect(read?.email.body).toBe(kind.outcome === 'failed' ? body : body.slice(0, KEPT_BODY));
       for (const [i, item] of shown.entries()) {
         const answered = await assistant.interrupt(item.id);
         const [heading, headers] = item.request.description.split('\n\n');
@@ -767,7 +803,10 @@ describe('troupe inbox show and answer, on ids as people type them', () => {
 
     // An accepted invitation: once the email is done its arguments are kept in its step only.
     const booked = await runTroupe(['inbox', 'answer', 'sample-04#1', 'accept'], env);
-    expect(booked.stdout).toContain('now: done — answered');
+    expect(booked.stdout).toMatch(/waiting for you \(sample-04#2\)/u);
+    // Then the short reply saying the invitation went out.
+    const replied = await runTroupe(['inbox', 'answer', 'sample-04#2', 'accept'], env);
+    expect(replied.stdout).toContain('now: done — answered');
     const meeting = await runTroupe(['inbox', 'show', 'sample-04#1'], env);
     expect(meeting.stdout).toContain('sample-04#1 — schedule_meeting_tool — answered');
     expect(meeting.stdout).toMatch(

@@ -3,6 +3,7 @@ import { SimulatedClock } from '../src/actors/clock.js';
 import { EmailAssistant } from '../src/actors/emailAssistant.js';
 import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { MODEL_NEEDED } from '../src/email/responseAgent.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../src/email/triagePreferences.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { isTroupeError, TroupeError } from '../src/ports/troupeError.js';
@@ -121,7 +122,11 @@ describe('the email assistant, end to end on the local mailbox', () => {
       to: 'jordan@acme.dev',
       subject: 'Re: Project Atlas status update',
     });
-    expect(String(review?.request.action_request.args.content)).toContain('Tell Jordan thanks, great work.');
+    // Offline, feedback the rules cannot act on is not pasted in: the draft says a model is needed.
+    const content = String(review?.request.action_request.args.content);
+    expect(content).toContain(MODEL_NEEDED);
+    expect(content).toContain('Thanks for your email about “Project Atlas status update”.');
+    expect(content).not.toMatch(/great work/iu);
     // The human edits the draft (as a JSON string, as Agent Inbox's editor sends it).
     const edited = {
       to: 'jordan@acme.dev',
@@ -232,8 +237,9 @@ describe('the email assistant, end to end on the local mailbox', () => {
     });
     const [second] = await assistant.pending();
     expect(second?.id).not.toBe(first?.id);
-    expect(String(second?.request.action_request.args.content)).toContain(
-      'Use 100 requests per minute per key.',
+    // Offline, the earlier draft is kept and the draft says the change needs a model.
+    expect(String(second?.request.action_request.args.content)).toBe(
+      `${MODEL_NEEDED}\n\n${String(first?.request.action_request.args.content)}`,
     );
     const answered = await assistant.interrupt(first?.id as string);
     expect(answered?.status).toBe('answered');
@@ -276,6 +282,19 @@ describe('the email assistant, end to end on the local mailbox', () => {
     });
     await assistant.answer(review?.id as string, { type: 'accept' });
     expect(await calendar.events()).toHaveLength(1);
+    // Once booked, the short reply saying so is reviewed, then the email is done.
+    const [reply] = await assistant.pending();
+    expect(reply?.request.action_request).toMatchObject({
+      action: 'send_email_tool',
+      args: {
+        to: 'ben@customer.example',
+        content: expect.stringContaining(
+          'I have sent you an invitation for 30 minutes on 2026-11-26 at 09:00',
+        ),
+      },
+    });
+    const { record } = await assistant.answer(reply?.id as string, { type: 'accept' });
+    expect(record.state.value).toBe('done');
     // The next request for that day gets the next free slot.
     await assistant.receive({ ...meeting, id: 'm2' });
     const [second] = await assistant.pending();

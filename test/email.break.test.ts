@@ -19,6 +19,7 @@ import { updateMemory } from '../src/email/memoryUpdate.js';
 import { responseToolSchemas } from '../src/email/responseTools.js';
 import { defaultTriagePreferences } from '../src/email/triagePreferences.js';
 import { readTriagePreferences } from '../src/email/triageRouter.js';
+import type { AgentModel, AgentStepRequest } from '../src/ports/agentModel.js';
 import type { ObjectModel, ObjectRequest } from '../src/ports/objectModel.js';
 import { assistantOn, EMAIL_START } from './support/emailHarness.js';
 import { runTroupe } from './support/runTroupe.js';
@@ -147,22 +148,27 @@ describe('troupe email after a process died between storing an answer and acting
 });
 
 /** A model that triages as notify, cannot update preferences, and drafts `draft` (Done once a reply went out). */
-function draftingModel(draft: string, gate?: { reached: () => void; release: Promise<void> }): ObjectModel {
+function draftingModel(
+  draft: string,
+  gate?: { reached: () => void; release: Promise<void> },
+): ObjectModel & AgentModel {
   return {
     id: 'test:drafting',
     async generateObject<Schema extends z.ZodType>(request: ObjectRequest<Schema>) {
       if (request.schemaName === 'triage_decision')
         return { reasoning: 'an update', classification: 'notify' } as z.output<Schema>;
-      if (request.schemaName !== 'tool_call') throw new Error('no preference updates in this test');
-      const text = request.prompt.messages.map((m) => m.content).join('\n');
-      if (text.includes('Calls made so far:'))
-        return { call: { tool: 'Done', args: { done: true } } } as z.output<Schema>;
+      throw new Error('no preference updates in this test');
+    },
+    async nextToolCall(request: AgentStepRequest) {
+      // A call made so far: the reply went out.
+      if (request.messages.some((m) => m.role === 'tool'))
+        return { toolCallId: 'c', toolName: 'Done', input: { done: true } };
       if (gate) {
         gate.reached();
         await gate.release;
       }
-      const args = { to: 'jordan@acme.dev', subject: 'Re: Atlas', content: draft };
-      return { call: { tool: 'send_email_tool', args } } as z.output<Schema>;
+      const input = { to: 'jordan@acme.dev', subject: 'Re: Atlas', content: draft };
+      return { toolCallId: 'c', toolName: 'send_email_tool', input };
     },
   };
 }
@@ -171,7 +177,7 @@ describe('an answer acted on in one process while another runs troupe email on t
   it('the draft the human saw is the one sent, and an email done stays done', async () => {
     const store = createMemoryStore();
     const clock = new SimulatedClock(START);
-    const on = (model: ObjectModel) => {
+    const on = (model: ObjectModel & AgentModel) => {
       const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
       const assistant = new EmailAssistant({
         store,
@@ -179,6 +185,7 @@ describe('an answer acted on in one process while another runs troupe email on t
         calendar: createLocalCalendar(store.documents),
         clock,
         model,
+        agentModel: model,
         userName: 'Sam',
         timeZone: 'Europe/Berlin',
       });

@@ -4,8 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
+import type { EmailRecord } from '../src/actors/emailAssistant.js';
+import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import type { AgentModel } from '../src/ports/agentModel.js';
 import { type OpenedStudio, openStudio } from '../src/studio/openStudio.js';
 import type { StudioState } from '../src/studio/studioState.js';
+import { assistantOn, EMAIL_START } from './support/emailHarness.js';
 
 interface Reply {
   status: number;
@@ -143,6 +147,7 @@ const apiRoutes: [string, string, string?][] = [
   ['GET', '/api/avatars'],
   ['GET', '/api/events'],
   ['POST', '/api/inbox/sample-02%231/answer', '{"type":"ignore"}'],
+  ['POST', '/api/email/sample-02/retry'],
   ['POST', '/api/playground/message', '{"text":"hi"}'],
   ['POST', '/api/playground/summon', '{"avatarId":"rex"}'],
   ['POST', '/api/playground/dismiss', '{"avatarId":"luna"}'],
@@ -389,5 +394,42 @@ describe('the studio server serves', () => {
     const { messages } = s.studioStore.getSnapshot().context.playground;
     expect(messages[0]).toMatchObject({ id, author: { kind: 'human' }, text: 'Hi Luna! Seen any comets?' });
     expect(messages.find((m) => m.author.id === 'luna')?.why).toBeTruthy();
+  });
+});
+
+describe('the studio retries a failed email', () => {
+  it('POST /api/email/<id>/retry runs it again; an unknown email is 404, one not failed 409', async () => {
+    const store = createMemoryStore();
+    const looping: AgentModel = {
+      id: 'test:looping',
+      nextToolCall: async () => ({
+        toolCallId: 'x',
+        toolName: 'check_calendar_availability_tool',
+        input: { day: '2026-11-30', time_zone: 'UTC' },
+      }),
+    };
+    const { assistant } = assistantOn(store, new SimulatedClock(EMAIL_START), undefined, {
+      agentModel: looping,
+    });
+    const meeting = {
+      id: 'loop-1',
+      from: 'Ben <ben@customer.example>',
+      to: 'sam@acme.dev',
+      subject: 'Meeting next week?',
+      body: 'Would you have 30 minutes for a call?',
+    };
+    expect(((await assistant.receive(meeting)) as EmailRecord).state.value).toBe('failed');
+    const s = await openStudio({ clock: new SimulatedClock(EMAIL_START), port: 0, staticDir, store });
+    opened.push(s);
+    const post = (path: string) =>
+      request(`${s.url}${path}`, { method: 'POST', headers: { ...bearer(s.token), ...json }, body: '{}' });
+    const retried = await post('api/email/loop-1/retry');
+    expect(retried.status).toBe(200);
+    // The studio's assistant is offline: it books the first free slot for review.
+    expect(retried.json()).toEqual({ emailState: { responding: 'reviewing' } });
+    const again = await post('api/email/loop-1/retry');
+    expect([again.status, again.json().error?.code]).toEqual([409, 'TROUPE_INBOX_INVALID']);
+    const unknown = await post('api/email/nope/retry');
+    expect([unknown.status, unknown.json().error?.code]).toEqual([404, 'TROUPE_INBOX_INVALID']);
   });
 });

@@ -17,6 +17,7 @@ import {
 } from '../email/agentInbox.js';
 import { type Email, parseEmail } from '../email/emailInput.js';
 import { emailHeading } from '../email/emailMarkdown.js';
+import { defaultUserBackground } from '../email/emailSettings.js';
 import {
   defaultCalendarPreferences,
   defaultResponsePreferences,
@@ -35,11 +36,13 @@ import {
   type EmailLifecycleEvent,
   emailLifecycleMachine,
 } from '../machines/emailLifecycle.machine.js';
+import type { AgentModel } from '../ports/agentModel.js';
 import type { Clock } from '../ports/clock.js';
 import type { Calendar, Mailbox } from '../ports/mailbox.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
+import { agentHistory } from './emailAgentHistory.js';
 
 const EMAILS = 'email-lifecycle';
 /** The interrupts waiting for the human; an answered one leaves it for its email's record. */
@@ -68,21 +71,29 @@ const FINISHED = new Set(['done', 'invalid', 'failed']);
  */
 function compacted(record: EmailRecord): EmailRecord {
   const { context } = record.state;
+  // A failed email may be retried (EmailAssistant.retry): it keeps its whole body and the steps'
+  // results, from which the agent's history is written again.
+  const failed = record.state.value === 'failed';
+  const { agentSteps: _steps, unreviewed: _unreviewed, ...kept } = record;
   const out: EmailRecord = {
-    ...record,
-    email: { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
+    ...kept,
+    email: failed ? record.email : { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
     state: {
       value: record.state.value,
       context: record.decision ? { ...context, reasoning: null } : context,
     },
-    steps: record.steps.map((s) => ({ call: s.call })),
+    steps: failed ? record.steps : record.steps.map((s) => ({ call: s.call })),
     compacted: true,
   };
   if (record.answered)
-    out.answered = record.answered.map((entry) => {
+    out.answered = record.answered.map((full) => {
+      // Where an answer stands in the agent's history is read only while drafting.
+      const { step: _at, ...unplaced } = full;
+      const entry = failed || full.answer.type === 'accept' ? full : (unplaced as AnsweredInterrupt);
       // An accepted call's arguments are those of the step that carried it out: kept there once.
       const step = entry.step === undefined ? undefined : record.steps[entry.step];
-      if (!entry.args || !step || step.call.tool !== entry.action) return entry;
+      if (entry.answer.type !== 'accept' || !entry.args || !step || step.call.tool !== entry.action)
+        return entry;
       if (JSON.stringify(step.call.args) !== JSON.stringify(entry.args)) return entry;
       const { args: _same, ...rest } = entry;
       return rest;
@@ -165,6 +176,21 @@ function readRecord(value: EmailRecord, version: number): EmailRecord {
   return record;
 }
 
+/** A write of the email's record failed: not the email's fault, so it is not failed for it. */
+class WriteFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the record could not be written');
+  }
+}
+
+/** A state value as one word or `parent.child`. */
+function stateName(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([parent, child]) => `${parent}.${stateName(child as StateValue)}`)
+    .join(', ');
+}
+
 /** Whether a state value is `state`, or the `responding` sub-state `sub`. */
 function isIn(value: StateValue, state: string, sub?: string): boolean {
   if (sub === undefined) return value === state;
@@ -221,7 +247,11 @@ function answerTo(record: EmailRecord, interruptId: string): AnsweredInterrupt |
 function inboxItemOf(record: EmailRecord, entry: AnsweredInterrupt): InboxItem {
   const { email } = record;
   const args =
-    entry.args ?? (entry.step === undefined ? undefined : record.steps[entry.step]?.call.args) ?? {};
+    entry.args ??
+    (entry.step === undefined || entry.action === NOTIFY_ACTION
+      ? undefined
+      : record.steps[entry.step]?.call.args) ??
+    {};
   // As notifyInterrupt() and toolInterrupt() asked it, less the body and the proposal written out.
   const config: InterruptConfig =
     entry.action === NOTIFY_ACTION
@@ -253,7 +283,7 @@ function entryOf(item: InboxItem, record: EmailRecord): AnsweredInterrupt {
     n: Number(item.id.slice(item.id.lastIndexOf('#') + 1)),
     action,
     ...(action === NOTIFY_ACTION ? {} : { args }),
-    ...(answer.type === 'accept' ? { step: record.steps.length } : {}),
+    ...(answer.type !== 'ignore' ? { step: record.steps.length } : {}),
     answer,
     createdAt: item.createdAt,
     answeredAt: item.answeredAt ?? item.createdAt,
@@ -276,6 +306,10 @@ export interface EmailRecord {
   asked?: number;
   /** When the interrupt it waits on was raised. */
   askedAt?: number;
+  /** Model steps the agent took on this email since it was received or retried (see the bounds). */
+  agentSteps?: number;
+  /** Calls of tools that need no review carried out since it was received or retried. */
+  unreviewed?: number;
   /**
    * The interrupts answered, in order: the answer is written here, with the record, before
    * anything acts on it ({@link EmailAssistant.interrupt} gives each back as an inbox item).
@@ -301,6 +335,11 @@ export interface EmailRecord {
   raising?: InboxItem;
 }
 
+/** Model steps the agent may take per email by default (`TROUPE_EMAIL_MAX_STEPS`). */
+export const DEFAULT_MAX_STEPS = 12;
+/** Calls of tools that need no review per email by default (`TROUPE_EMAIL_MAX_UNREVIEWED_CALLS`). */
+export const DEFAULT_MAX_UNREVIEWED_CALLS = 3;
+
 /** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
 export const KEPT_BODY = 100;
 
@@ -317,8 +356,10 @@ export interface AnsweredInterrupt {
   /** The call's arguments as proposed (a reviewed tool's); see {@link step}. */
   args?: Record<string, unknown>;
   /**
-   * An accepted call: the step that carries it out. Once the email is done and that step holds
-   * the same arguments, they are kept there only.
+   * How many steps were carried out when it was answered: for an accepted or edited call, the
+   * step that carries it out (once the email is done and an accepted step holds the same
+   * arguments, they are kept there only); for feedback, where it stands in the agent's history.
+   * A finished email keeps it for accepted calls only.
    */
   step?: number;
   answer: HumanResponse;
@@ -327,6 +368,17 @@ export interface AnsweredInterrupt {
   answeredAt: number;
   /** The memory version the answer produced, if it updated one. */
   memory?: { namespace: string; version: number; summary: string };
+}
+
+/** A failed email, as {@link EmailAssistant.failed} lists it. */
+export interface FailedEmail {
+  emailId: string;
+  from: string;
+  subject: string;
+  /** When it failed (ms). */
+  failedAt: number;
+  /** Why: a `TROUPE_*` code and a message a person can act on. */
+  error: { code: string; message: string };
 }
 
 /** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
@@ -358,9 +410,17 @@ export interface EmailAssistantOptions {
   mailbox: Mailbox;
   calendar: Calendar;
   clock: Clock;
-  /** Triage, drafting and memory updates ask it; without one, the offline router and agent work. */
+  /** Triage and memory updates ask it; without one, the offline router and memory updates work. */
   model?: ObjectModel;
+  /** The response agent's model (tool calling); without one, the offline agent drafts. */
+  agentModel?: AgentModel;
   userName: string;
+  /** Who the user is and their role, for triage and the agent (default: a sentence naming the user). */
+  background?: string;
+  /** Model steps the agent may take per email before the email fails (default 12). */
+  maxSteps?: number;
+  /** Calls of tools that need no review (the calendar check) per email before it fails (default 3). */
+  maxUnreviewedCalls?: number;
   timeZone: string;
   logger?: Logger;
 }
@@ -427,29 +487,94 @@ export class EmailAssistant {
     for (const doc of records) {
       const record = readRecord(doc.value, doc.version);
       if (FINISHED.has(String(record.state.value))) continue;
-      if (record.interruptId) {
-        let waiting = record;
-        let entry = answerTo(record, record.interruptId);
-        if (!entry) {
-          // Answered under the build before (kept apart then), and not carried through.
-          const before = await this.answeredBefore(record, record.interruptId);
-          if (before) {
-            entry = entryOf(before, record);
-            waiting = { ...record, answered: [...(record.answered ?? []), entry] };
-          }
-        }
-        if (entry && entry.answeredAt + CARRY_THROUGH_AFTER_MS <= this.now()) {
-          // An earlier build wrote an answer and the pending copy's removal apart: a copy left
-          // by a stop in between goes now.
-          if (waiting !== record && (await documents.delete(INBOX, record.interruptId)))
-            this.changed({ type: 'interrupt.removed', interruptId: record.interruptId });
-          out.push(await this.proceed(entry, waiting, true));
-        } else out.push(record);
-        continue;
-      }
-      out.push(await this.advance(record));
+      // A step's failure fails its email only (advance()); the others go on.
+      out.push(await this.resumeOne(record));
     }
     return out;
+  }
+
+  /** One email not done, continued (see {@link resume}). */
+  private async resumeOne(record: EmailRecord): Promise<EmailRecord> {
+    const { documents } = this.options.store;
+    if (record.interruptId) {
+      let waiting = record;
+      let entry = answerTo(record, record.interruptId);
+      if (!entry) {
+        // Answered under the build before (kept apart then), and not carried through.
+        const before = await this.answeredBefore(record, record.interruptId);
+        if (before) {
+          entry = entryOf(before, record);
+          waiting = { ...record, answered: [...(record.answered ?? []), entry] };
+        }
+      }
+      if (entry && entry.answeredAt + CARRY_THROUGH_AFTER_MS <= this.now()) {
+        // An earlier build wrote an answer and the pending copy's removal apart: a copy left
+        // by a stop in between goes now.
+        if (waiting !== record && (await documents.delete(INBOX, record.interruptId)))
+          this.changed({ type: 'interrupt.removed', interruptId: record.interruptId });
+        return this.proceed(entry, waiting, true);
+      }
+      return record;
+    }
+    return this.advance(record);
+  }
+
+  /**
+   * Runs a failed email again: its lifecycle starts over from triage (a new triage, fresh tries
+   * and bounds), keeping what was done — the calls carried out and the answers given — so the
+   * agent's history holds them, and interrupt numbers go on from the last one. Replies and
+   * bookings keep their keys per step, so one already made is not made again.
+   *
+   * @throws TroupeError `TROUPE_INBOX_INVALID` when there is no such email or it has not failed.
+   */
+  async retry(emailId: string): Promise<EmailRecord> {
+    const record = await this.record(emailId);
+    if (!record)
+      throw new TroupeError(
+        'TROUPE_INBOX_INVALID',
+        `No email ${emailId}; \`troupe inbox list\` shows failed emails.`,
+      );
+    if (record.state.value !== 'failed')
+      throw new TroupeError(
+        'TROUPE_INBOX_INVALID',
+        `Email ${emailId} has not failed (it is ${stateName(record.state.value)}); only a failed email is retried.`,
+      );
+    const {
+      compacted: _compacted,
+      proposed: _proposed,
+      interruptId: _interrupt,
+      askedAt: _asked,
+      agentSteps: _steps,
+      unreviewed: _unreviewed,
+      decision: _decision,
+      ...kept
+    } = record;
+    const initial = engine.initial({ emailId: record.state.context.emailId, at: this.now() });
+    this.log.info({ emailId }, 'retrying a failed email');
+    const fresh = this.step(
+      { ...kept, state: { value: initial.value, context: initial.context } },
+      { type: 'email.parsed', at: this.now() },
+    );
+    return this.advance(fresh);
+  }
+
+  /** The emails that failed, with why (the error's code and message), most recent first. */
+  async failed(): Promise<FailedEmail[]> {
+    const records = await this.options.store.documents.list<EmailRecord>(EMAILS);
+    const out: FailedEmail[] = [];
+    for (const doc of records) {
+      if (doc.value.state.value !== 'failed') continue;
+      const record = readRecord(doc.value, doc.version);
+      const { error, now } = record.state.context;
+      out.push({
+        emailId: record.email.id,
+        from: record.email.from,
+        subject: record.email.subject,
+        failedAt: now,
+        error: error ?? { code: 'TROUPE_EMAIL_FAILED', message: 'No reason was recorded.' },
+      });
+    }
+    return out.sort((a, b) => b.failedAt - a.failedAt);
   }
 
   /** The interrupts waiting for the human, oldest first. */
@@ -598,7 +723,7 @@ export class EmailAssistant {
       n: Number(interruptId.slice(hash + 1)),
       action,
       ...(action === NOTIFY_ACTION ? {} : { args }),
-      ...(answer.type === 'accept' ? { step: record.steps.length } : {}),
+      ...(answer.type !== 'ignore' ? { step: record.steps.length } : {}),
       answer,
       createdAt: record.askedAt ?? record.state.context.now,
       answeredAt: this.now(),
@@ -730,9 +855,48 @@ export class EmailAssistant {
    * a send or booking carries a key made from the written state, so a repeat returns the first).
    */
   private async advance(start: EmailRecord): Promise<EmailRecord> {
-    const save = (record: EmailRecord) => this.save(record);
     let record = start;
-    for (let guard = 0; guard < 50; guard += 1) {
+    try {
+      return await this.run(start, (reached) => {
+        record = reached;
+      });
+    } catch (error) {
+      // A write that failed is not this email's fault (a busy store, a stop): it stops the pass,
+      // and what was not written is worked out again on the next one.
+      if (error instanceof WriteFailed) throw error.cause;
+      return this.save(this.failedFor(record, error));
+    }
+  }
+
+  /**
+   * The email failed for good in a step that threw (a bug, or a bound passed): it ends `failed`
+   * with the reason, so the inbox shows it and later emails go on.
+   */
+  private failedFor(record: EmailRecord, error: unknown): EmailRecord {
+    const troupe = TroupeError.isInstance(error) ? error : undefined;
+    const reason = { code: troupe?.code ?? 'TROUPE_EMAIL_FAILED', message: describe(error) };
+    this.log.warn({ err: error, emailId: record.email.id, code: reason.code }, 'an email failed');
+    const value = record.state.value;
+    if (isIn(value, 'triaging'))
+      return this.step(record, { type: 'triage.failed', at: this.now(), retryable: false, error: reason });
+    if (typeof value === 'object' && 'responding' in value)
+      return this.step(
+        { ...record, interruptId: undefined },
+        { type: 'agent.failed', at: this.now(), retryable: false, error: reason },
+      );
+    // Nothing in the other states throws; should one, the email stays where it was.
+    return record;
+  }
+
+  /** {@link advance}'s loop; `reached` is told each record on the way (what a failure starts from). */
+  private async run(start: EmailRecord, reached: (record: EmailRecord) => void): Promise<EmailRecord> {
+    const save = (record: EmailRecord) =>
+      this.save(record).catch((error: unknown) => {
+        throw new WriteFailed(error);
+      });
+    let record = start;
+    for (let guard = 0; guard < 100; guard += 1) {
+      reached(record);
       const value = record.state.value;
       if (isIn(value, 'triaging')) {
         record = await this.triage(record);
@@ -783,7 +947,10 @@ export class EmailAssistant {
         return save(record);
       }
     }
-    throw new Error(`email ${record.email.id} did not settle`);
+    throw new TroupeError(
+      'TROUPE_EMAIL_AGENT_LIMIT',
+      `Email ${record.email.id} took 100 steps without waiting for anyone or finishing.`,
+    );
   }
 
   private async triage(record: EmailRecord): Promise<EmailRecord> {
@@ -791,6 +958,7 @@ export class EmailAssistant {
       const { preferences, version } = await readTriageProfile(this.options.store.memory, this.log);
       const decision = await triageEmail(record.email, preferences, {
         profileVersion: version,
+        background: this.background(),
         ...(this.options.model ? { model: this.options.model } : {}),
       });
       return this.step(
@@ -814,21 +982,39 @@ export class EmailAssistant {
     }
   }
 
-  private async draft(record: EmailRecord): Promise<EmailRecord> {
+  private async draft(start: EmailRecord): Promise<EmailRecord> {
+    const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
+    const taken = start.agentSteps ?? 0;
+    if (taken >= maxSteps)
+      return this.stepFailed(
+        start,
+        new TroupeError(
+          'TROUPE_EMAIL_AGENT_LIMIT',
+          `The agent took ${taken} model steps on this email without finishing (at most ${maxSteps}: TROUPE_EMAIL_MAX_STEPS). Retry it with \`troupe inbox retry ${start.email.id}\`.`,
+        ),
+        'TROUPE_EMAIL_AGENT_LIMIT',
+      );
+    const record: EmailRecord = { ...start, agentSteps: taken + 1 };
     try {
       const call = await nextToolCall(
         {
           email: record.email,
           responsePreferences: await this.profile(memoryNamespaces.response, defaultResponsePreferences),
           calendarPreferences: await this.profile(memoryNamespaces.calendar, defaultCalendarPreferences),
-          feedback: record.state.context.feedback,
-          steps: record.steps,
+          history: agentHistory(record),
           userName: this.options.userName,
+          background: this.background(),
           timeZone: this.options.timeZone,
           now: this.now(),
         },
-        this.options.model,
+        this.options.agentModel,
       );
+      const maxUnreviewed = this.options.maxUnreviewedCalls ?? DEFAULT_MAX_UNREVIEWED_CALLS;
+      if (call.tool !== 'Done' && !isReviewed(call.tool) && (record.unreviewed ?? 0) >= maxUnreviewed)
+        throw new TroupeError(
+          'TROUPE_EMAIL_AGENT_LIMIT',
+          `The agent called ${call.tool} again after ${record.unreviewed} such calls on this email (at most ${maxUnreviewed} calls that need no review: TROUPE_EMAIL_MAX_UNREVIEWED_CALLS). Retry it with \`troupe inbox retry ${record.email.id}\`.`,
+        );
       if (call.tool === 'Done')
         return this.step({ ...record, proposed: undefined }, { type: 'agent.done', at: this.now() });
       return this.step(
@@ -841,7 +1027,7 @@ export class EmailAssistant {
         },
       );
     } catch (error) {
-      return this.failed(record, error, 'TROUPE_MODEL_FAILED');
+      return this.stepFailed(record, error, 'TROUPE_MODEL_FAILED');
     }
   }
 
@@ -849,7 +1035,7 @@ export class EmailAssistant {
    * The agent's step failed: a retryable failure leaves the email where it was, to be tried again
    * on a later pass ({@link resume}); after its last try, or when nothing would change, it fails.
    */
-  private failed(record: EmailRecord, error: unknown, fallbackCode: string): EmailRecord {
+  private stepFailed(record: EmailRecord, error: unknown, fallbackCode: string): EmailRecord {
     const troupe = TroupeError.isInstance(error) ? error : undefined;
     this.log.warn({ err: error, emailId: record.email.id }, 'an email’s step failed');
     return this.step(record, {
@@ -869,10 +1055,14 @@ export class EmailAssistant {
     try {
       result = await this.carryOut(record, call, key);
     } catch (error) {
-      return this.failed(record, error, 'TROUPE_EMAIL_ACTION_FAILED');
+      return this.stepFailed(record, error, 'TROUPE_EMAIL_ACTION_FAILED');
     }
     const steps = [...record.steps, { call, result }];
-    return this.step({ ...record, steps, proposed: undefined }, { type: 'tool.completed', at: this.now() });
+    const unreviewed = (record.unreviewed ?? 0) + (isReviewed(call.tool) ? 0 : 1);
+    return this.step(
+      { ...record, steps, proposed: undefined, ...(unreviewed > 0 ? { unreviewed } : {}) },
+      { type: 'tool.completed', at: this.now() },
+    );
   }
 
   /** One tool call against the mailbox or the calendar; its result is kept with the step. */
@@ -1011,6 +1201,10 @@ export class EmailAssistant {
   private async profile(namespace: string, fallback: string): Promise<string> {
     const stored = await this.options.store.memory.get(namespace, PREFERENCES_KEY);
     return typeof stored?.value === 'string' ? stored.value : fallback;
+  }
+
+  private background(): string {
+    return this.options.background ?? defaultUserBackground(this.options.userName);
   }
 
   private now(): number {

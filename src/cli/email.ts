@@ -218,6 +218,7 @@ export async function runInboxList(options: EmailCommandOptions & { json?: boole
   const opened = await open(options);
   if (typeof opened === 'number') return opened;
   try {
+    const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
     if (options.json) {
       const { assistant } = opened;
       const items = await Promise.all(
@@ -226,7 +227,8 @@ export async function runInboxList(options: EmailCommandOptions & { json?: boole
       options.stdout(jsonText(items));
       return 0;
     }
-    await printPending(opened.assistant, (line) => options.stdout(`${terminalText(line)}\n`));
+    await printPending(opened.assistant, out);
+    await printFailed(opened.assistant, out);
     return 0;
   } catch (error) {
     const code = reportStoreFailure(error, options.stderr);
@@ -234,6 +236,40 @@ export async function runInboxList(options: EmailCommandOptions & { json?: boole
     return code;
   } finally {
     await closeOpened(opened);
+  }
+}
+
+/** `troupe inbox retry <email id>`: runs a failed email again (see EmailAssistant.retry). */
+export async function runInboxRetry(options: EmailCommandOptions & { emailId: string }): Promise<number> {
+  const opened = await open(options);
+  if (typeof opened === 'number') return opened;
+  const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
+  try {
+    const record = await opened.assistant.retry(options.emailId);
+    out(`Retried ${record.email.id}.`);
+    for (const sent of opened.sentNow) out(`  Sent to ${sent.to}: “${sent.subject}”`);
+    out(describeRecord(record));
+    await printPending(opened.assistant, out);
+    return 0;
+  } catch (error) {
+    const code = reportStoreFailure(error, options.stderr);
+    if (code !== undefined) return code;
+    if (!isTroupeError(error)) throw error;
+    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
+    return 2;
+  } finally {
+    await closeOpened(opened);
+  }
+}
+
+/** The emails that failed, with why and how to run each again. */
+async function printFailed(assistant: EmailAssistant, out: (line: string) => void): Promise<void> {
+  const failed = await assistant.failed();
+  if (failed.length === 0) return;
+  out(`Failed (${failed.length}) — run one again with: troupe inbox retry <email id>`);
+  for (const email of failed) {
+    out(`  ${email.emailId}  “${oneLine(email.subject, 70)}” from ${oneLine(email.from, 60)}`);
+    out(`      ${email.error.code}: ${oneLine(email.error.message, 300)}`);
   }
 }
 
@@ -353,7 +389,7 @@ function describeRecord(record: EmailRecord): string {
   const problem = !error
     ? ''
     : state.value === 'failed'
-      ? `\n    ${error.code}: ${error.message}`
+      ? `\n    ${error.code}: ${error.message}\n    run it again with: troupe inbox retry ${email.id}`
       : `\n    the last try failed (${error.code}: ${error.message}); it is tried again on the next run`;
   return `${head}${triage}\n    now: ${where}${record.interruptId ? ` — waiting for you (${record.interruptId})` : ''}${problem}`;
 }

@@ -6,6 +6,7 @@ import { createLogger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { MemoryRecord, TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
+import { type EmailAgentSettings, emailAgentSettingsFromEnv } from './emailAgentSettings.js';
 
 /** The profiles `troupe preferences` shows, by the name a person types. */
 export const preferenceProfiles = {
@@ -26,9 +27,10 @@ export interface PreferencesCommandOptions {
 }
 
 /**
- * `troupe preferences [triage|response|calendar] [--history]`: what the email assistant has
- * learned, as it stands (version, when, from which answer), and with `--history` every earlier
- * version with the lines it added and removed, and every update of the model that was refused.
+ * `troupe preferences [triage|response|calendar] [--history]`: the user's background (a setting,
+ * shown when no profile is named) and what the email assistant has learned, as it stands
+ * (version, when, from which answer), and with `--history` every earlier version with the lines
+ * it added and removed, and every update of the model that was refused.
  */
 export async function runPreferences(options: PreferencesCommandOptions): Promise<number> {
   const names = options.which ? [options.which] : Object.keys(preferenceProfiles);
@@ -37,6 +39,14 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
     options.stderr(
       `error TROUPE_CONFIG_INVALID: No preferences named ${terminalText(JSON.stringify(unknown))}; use one of: ${Object.keys(preferenceProfiles).join(', ')}.\n`,
     );
+    return 2;
+  }
+  let agentSettings: EmailAgentSettings;
+  try {
+    agentSettings = emailAgentSettingsFromEnv(options.env, options.env.TROUPE_EMAIL_USER?.trim() || 'Sam');
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
     return 2;
   }
   let store: TroupeStore;
@@ -50,6 +60,14 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
   }
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
   try {
+    if (!options.which) {
+      // Set, not learned: who the user is, as triage and the agent read it.
+      const from = agentSettings.backgroundFrom;
+      const where = from === 'default' ? 'the default' : from === 'setting' ? 'set' : `from ${from.file}`;
+      out(`background (TROUPE_EMAIL_BACKGROUND, ${where})`);
+      for (const line of agentSettings.background.split('\n')) out(`    ${line}`);
+      out('');
+    }
     for (const name of names) {
       const namespace = preferenceProfiles[name as keyof typeof preferenceProfiles];
       const versions = await store.memory.history(namespace, PREFERENCES_KEY, options.history ? 1_000 : 1);

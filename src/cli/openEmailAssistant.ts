@@ -2,15 +2,18 @@ import { SimulatedClock, systemClock } from '../actors/clock.js';
 import { EmailAssistant } from '../actors/emailAssistant.js';
 import type { GmailAccount } from '../adapters/gmail/gmailAccount.js';
 import type { GmailSettings } from '../adapters/gmail/gmailSettings.js';
+import { createAiSdkAgentModel } from '../adapters/llm/aiSdkAgentModel.js';
 import { createAiSdkObjectModel } from '../adapters/llm/aiSdkObjectModel.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
 import { ConfigError, type ConfigProblem } from '../config/configError.js';
 import type { Logger } from '../logging/logger.js';
+import type { AgentModel } from '../ports/agentModel.js';
 import type { Clock } from '../ports/clock.js';
 import type { Calendar, EmailReply, Mailbox, MeetingRequest } from '../ports/mailbox.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import type { TroupeStore } from '../ports/store.js';
+import { emailAgentSettingsFromEnv } from './emailAgentSettings.js';
 
 /** The email assistant as the CLI runs it, on a store it was given. */
 export interface OpenedEmailAssistant {
@@ -57,7 +60,8 @@ export function createLocalEmailAssistant(
  * goes out through the same mailbox.
  *
  * @throws ConfigError `TROUPE_CONFIG_INVALID` naming every bad variable (the model's, the
- *   Gmail settings', or `TROUPE_EMAIL_NOW` / `TROUPE_EMAIL_TIME_ZONE`); TroupeError
+ *   Gmail settings', or `TROUPE_EMAIL_NOW` / `TROUPE_EMAIL_TIME_ZONE` / `TROUPE_EMAIL_BACKGROUND` /
+ *   `TROUPE_EMAIL_MAX_STEPS` / `TROUPE_EMAIL_MAX_UNREVIEWED_CALLS`); TroupeError
  *   `TROUPE_GMAIL_AUTH` when Google refuses the credentials.
  */
 export async function openEmailAssistant(
@@ -66,6 +70,7 @@ export async function openEmailAssistant(
   logger: Logger,
 ): Promise<OpenedEmailAssistant> {
   let model: ObjectModel | undefined;
+  let agentModel: AgentModel | undefined;
   let modelName = 'offline (rules, the preferences’ words and templates; no model)';
   const configured = modelFromEnv(env, { logger });
   if (configured.languageModel) {
@@ -76,6 +81,15 @@ export async function openEmailAssistant(
       maxRetries: configured.config.maxRetries,
       ...(configured.limit ? { limit: configured.limit } : {}),
       logger,
+    });
+    agentModel = createAiSdkAgentModel({
+      model: configured.languageModel,
+      id: configured.model.id,
+      timeoutMs: configured.config.timeoutMs,
+      maxRetries: configured.config.maxRetries,
+      ...(configured.limit ? { limit: configured.limit } : {}),
+      logger,
+      ...(configured.config.apiKeyVariable ? { apiKeyVariable: configured.config.apiKeyVariable } : {}),
     });
     modelName = configured.model.id;
   }
@@ -99,7 +113,15 @@ export async function openEmailAssistant(
       expected: 'an IANA time zone, e.g. Europe/Berlin',
     });
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  const userName = env.TROUPE_EMAIL_USER?.trim() || 'Sam';
+  let agentSettings: ReturnType<typeof emailAgentSettingsFromEnv> | undefined;
+  try {
+    agentSettings = emailAgentSettingsFromEnv(env, userName);
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length > 0 || !agentSettings) throw new ConfigError(problems);
   const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
   const gmail = await openGmail(env, store, logger, () => clock.now());
   const recorded: Pick<OpenedEmailAssistant, 'sentNow' | 'bookedNow'> = { sentNow: [], bookedNow: [] };
@@ -114,7 +136,11 @@ export async function openEmailAssistant(
     calendar,
     clock,
     ...(model ? { model } : {}),
-    userName: env.TROUPE_EMAIL_USER?.trim() || 'Sam',
+    ...(agentModel ? { agentModel } : {}),
+    userName,
+    background: agentSettings.background,
+    maxSteps: agentSettings.maxSteps,
+    maxUnreviewedCalls: agentSettings.maxUnreviewedCalls,
     timeZone,
     logger,
   });

@@ -21,7 +21,7 @@ import { runChat } from './chat.js';
 import { bolder, dimmer } from './conversationPrinter.js';
 import { runDiscord } from './discord.js';
 import { runDiscordShards } from './discordShards.js';
-import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from './email.js';
+import { runEmail, runInboxAnswer, runInboxList, runInboxRetry, runInboxShow } from './email.js';
 import { preferenceProfiles, runPreferences } from './emailPreferences.js';
 import { runEmailStatus } from './emailStatus.js';
 import { runGmailAuth } from './gmailAuth.js';
@@ -362,7 +362,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   const inbox = program.command('inbox').description('The email assistant’s interrupts: what waits for you.');
   inbox
     .command('list')
-    .description('List the interrupts waiting for you, with what each allows.')
+    .description(
+      'List the interrupts waiting for you, with what each allows, and the emails that failed, with why.',
+    )
     .option('--json', 'print them as a JSON array (the shape is inboxListJsonSchema in troupe/email)')
     .action(async (flags: { json?: boolean }) => {
       exitCode = await runInboxList({ json: flags.json ?? false, stdout: io.stdout, stderr, env: io.env });
@@ -398,6 +400,15 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         stderr,
         env: io.env,
       });
+    });
+  inbox
+    .command('retry')
+    .description(
+      'Run a failed email again from triage, keeping the calls made and answers given (`troupe inbox list` shows failed emails and why).',
+    )
+    .argument('<email-id>', 'the id of the failed email')
+    .action(async (emailId: string) => {
+      exitCode = await runInboxRetry({ emailId, stdout: io.stdout, stderr, env: io.env });
     });
 
   program

@@ -16,8 +16,11 @@ export interface EmailActOptions {
   color: boolean;
 }
 
-/** The feedback the tour gives the notify interrupt. */
-const FEEDBACK = 'Great news, thanks! When can we see a demo?';
+/**
+ * The feedback the tour gives the notify interrupt: the offline agent shapes the draft by its
+ * rules (a yes, the day named), never pasting the words in.
+ */
+const FEEDBACK = 'Great news! Say yes to a demo on Thursday.';
 
 /**
  * The tour's email act: four emails of the sample mailbox through the real `EmailAssistant`

@@ -92,3 +92,15 @@ export function isReviewed(
 ): tool is 'send_email_tool' | 'schedule_meeting_tool' | 'Question' {
   return tool === 'send_email_tool' || tool === 'schedule_meeting_tool' || tool === 'Question';
 }
+
+/** What each tool is for, as the model is told (with its schema) when it is offered. */
+export const responseToolDescriptions: Record<ResponseToolName, string> = {
+  send_email_tool:
+    'Write and send a reply email (to, subject, content). The user reviews it first: they may send it, edit it, or reject it with feedback.',
+  schedule_meeting_tool:
+    'Send a calendar invitation (attendees, subject, duration_minutes, preferred_day YYYY-MM-DD, start_time HH:MM, time_zone). Reviewed by the user first. Check availability before.',
+  check_calendar_availability_tool:
+    'Free time on a day (day YYYY-MM-DD, time_zone). Not reviewed; use it before proposing a meeting time.',
+  Question: 'Ask the user something only they can answer (content). Their answer comes back as the result.',
+  Done: 'Nothing more to do for this email (done: true): call it once the reply went out.',
+};

@@ -137,6 +137,14 @@ export const emailErrorCodes = {
   /** A reply, a booking or a calendar check failed in the mailbox or calendar with an error of its own. */
   actionFailed: 'TROUPE_EMAIL_ACTION_FAILED',
   /**
+   * The response agent passed a bound on one email (`TROUPE_EMAIL_MAX_STEPS` model steps, or
+   * `TROUPE_EMAIL_MAX_UNREVIEWED_CALLS` calls that need no review): the email failed; `troupe inbox
+   * retry` runs it again. Not retryable.
+   */
+  agentLimit: 'TROUPE_EMAIL_AGENT_LIMIT',
+  /** A step of one email failed in a way nothing else names (a fault in Troupe): the email failed. */
+  emailFailed: 'TROUPE_EMAIL_FAILED',
+  /**
    * Google refused the Gmail/Calendar credentials (the refresh token expired or was revoked, the
    * client id or secret is wrong, or a scope is missing): a person must get a new refresh token.
    * That mailbox stops; nothing else does. Not retryable.

@@ -159,6 +159,16 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
         throw error;
       }
     },
+    async retry(emailId) {
+      try {
+        const record = await assistant.retry(emailId);
+        return { emailState: record.state.value };
+      } catch (error) {
+        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
+          refuse(error.code, error.message, /^No email/u.test(error.message) ? 404 : 409);
+        throw error;
+      }
+    },
     post({ text, replyTo }) {
       const target = replyTo !== undefined ? transport.lookup(replyTo) : undefined;
       if (replyTo !== undefined && !target)

@@ -34,6 +34,11 @@ export interface StudioActions {
     interruptId: string,
     answer: z.infer<typeof humanResponseSchema>,
   ): Promise<{ item: unknown; emailState: unknown }>;
+  /**
+   * Runs a failed email again (EmailAssistant.retry). Throws a TroupeError whose `details.status`
+   * is the HTTP status (404 unknown email, 409 not failed).
+   */
+  retry(emailId: string): Promise<{ emailState: unknown }>;
   /** Posts the person's message to the playground; returns its message id. */
   post(message: { text: string; replyTo?: string }): { id: string };
   summon(avatarId: string): void;
@@ -345,6 +350,16 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       }
       const body = parse(humanResponseSchema, await readJson(req));
       return send(res, 200, await options.actions.answer(id, body));
+    }
+    const retry = /^\/api\/email\/([^/]+)\/retry$/u.exec(url.pathname);
+    if (req.method === 'POST' && retry?.[1]) {
+      let id: string;
+      try {
+        id = decodeURIComponent(retry[1]);
+      } catch {
+        throw failure(studioErrorCodes.notFound, 'No email with that id.', 404);
+      }
+      return send(res, 200, await options.actions.retry(id));
     }
     if (route === 'POST /api/playground/message') {
       const body = parse(messageBody, await readJson(req));

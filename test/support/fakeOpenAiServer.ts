@@ -3,7 +3,9 @@
  *
  * `POST /v1/chat/completions` (non-streaming) answers from a queue the test fills with
  * {@link FakeReply}s: text, tool calls, a JSON object for structured output (only when the request
- * carried a `json_schema` response format), an error status, or no answer at all. Every request is
+ * carried a `json_schema` response format), an error status, or no answer at all. Once the queue
+ * is empty, a responder the test set ({@link FakeOpenAiServer.respondWith}) answers from the
+ * request itself (a model that behaves the same on every call, however often it is asked). Every request is
  * recorded (method, path, headers, parsed body) so tests can assert what was sent, and the number
  * of requests in flight is tracked. Other routes (e.g. `POST /v1/audio/speech`) can be added with
  * `routes`.
@@ -62,6 +64,8 @@ export interface FakeOpenAiServer {
   chatRequests(): ChatRequestBody[];
   /** Adds replies to the end of the queue. */
   enqueue(...replies: FakeReply[]): void;
+  /** Answers requests once the queue is empty, from each request's body (none: a 400). */
+  respondWith(responder: ((body: ChatRequestBody) => FakeReply) | undefined): void;
   /** Chat requests being answered right now, and the most there ever were at once. */
   readonly inFlight: number;
   readonly maxInFlight: number;
@@ -117,6 +121,7 @@ export async function startFakeOpenAiServer(
   const requests: RecordedRequest[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
+  let responder: ((body: ChatRequestBody) => FakeReply) | undefined;
 
   const answerChat = async (recorded: RecordedRequest, response: ServerResponse) => {
     inFlight += 1;
@@ -125,7 +130,7 @@ export async function startFakeOpenAiServer(
       inFlight -= 1;
     });
     const body = recorded.body as ChatRequestBody;
-    const reply = queue.shift();
+    const reply = queue.shift() ?? responder?.(body);
     if (!reply) {
       sendJson(response, 400, { error: { message: 'fake server: no scripted reply left', type: 'test' } });
       return;
@@ -197,8 +202,12 @@ export async function startFakeOpenAiServer(
     enqueue: (...replies) => {
       queue.push(...replies);
     },
+    respondWith: (next) => {
+      responder = next;
+    },
     reset: () => {
       queue.length = 0;
+      responder = undefined;
       requests.length = 0;
       maxInFlight = inFlight;
     },

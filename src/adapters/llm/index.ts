@@ -5,6 +5,8 @@
  * mapping and concurrency limit. The offline scripted model is also on the root export.
  * @packageDocumentation
  */
+
+export { type AiSdkAgentModelOptions, createAiSdkAgentModel } from './aiSdkAgentModel.js';
 export {
   type AiSdkTurnModelOptions,
   createAiSdkTurnModel,

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import { defaultUserBackground, emailSettings, MAX_BACKGROUND } from '../email/emailSettings.js';
+
+/** The email assistant's agent settings, read from the environment (see {@link emailSettings}). */
+export interface EmailAgentSettings {
+  /** Who the user is and their role, for triage and the agent. */
+  background: string;
+  /** Where it came from: the variable's text, the file it names, or the default. */
+  backgroundFrom: 'setting' | 'default' | { file: string };
+  maxSteps: number;
+  maxUnreviewedCalls: number;
+}
+
+/**
+ * Reads `TROUPE_EMAIL_BACKGROUND` (the text, or `@path` naming a file that holds it),
+ * `TROUPE_EMAIL_MAX_STEPS` and `TROUPE_EMAIL_MAX_UNREVIEWED_CALLS`.
+ *
+ * @throws ConfigError `TROUPE_CONFIG_INVALID` naming every bad variable.
+ */
+export function emailAgentSettingsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  userName: string,
+): EmailAgentSettings {
+  const problems: ConfigProblem[] = [];
+  const count = (variable: keyof typeof emailSettings, min: number, max: number): number => {
+    const raw = env[variable]?.trim();
+    const fallback = Number(emailSettings[variable].default);
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (/^\d+$/u.test(raw) && value >= min && value <= max) return value;
+    problems.push({ variable, value: raw, expected: `a whole number from ${min} to ${max}` });
+    return fallback;
+  };
+  const maxSteps = count('TROUPE_EMAIL_MAX_STEPS', 1, 100);
+  const maxUnreviewedCalls = count('TROUPE_EMAIL_MAX_UNREVIEWED_CALLS', 0, 50);
+  const raw = env.TROUPE_EMAIL_BACKGROUND?.trim() ?? '';
+  let background = defaultUserBackground(userName);
+  let backgroundFrom: EmailAgentSettings['backgroundFrom'] = 'default';
+  if (raw.startsWith('@')) {
+    const file = raw.slice(1).trim();
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      const why = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      problems.push({
+        variable: 'TROUPE_EMAIL_BACKGROUND',
+        value: raw,
+        expected: `a readable file after “@” (${file} could not be read: ${why})`,
+      });
+    }
+    if (text) {
+      background = text;
+      backgroundFrom = { file };
+    } else if (problems.every((p) => p.variable !== 'TROUPE_EMAIL_BACKGROUND'))
+      problems.push({
+        variable: 'TROUPE_EMAIL_BACKGROUND',
+        value: raw,
+        expected: `a file that holds the background (${file} is empty)`,
+      });
+  } else if (raw) {
+    background = raw;
+    backgroundFrom = 'setting';
+  }
+  if (background.length > MAX_BACKGROUND)
+    problems.push({
+      variable: 'TROUPE_EMAIL_BACKGROUND',
+      value: raw.length > 80 ? `${raw.slice(0, 77)}...` : raw,
+      expected: `a background of at most ${MAX_BACKGROUND} characters (it has ${background.length})`,
+    });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { background, backgroundFrom, maxSteps, maxUnreviewedCalls };
+}

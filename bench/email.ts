@@ -70,6 +70,23 @@ function makeEmails(n: number) {
   }));
 }
 
+let notes = 0;
+/**
+ * The profile with one more learned line at its end, its oldest such lines dropped to stay near
+ * 2,000 characters: headings and the other lines stay where they are, as a careful model's update
+ * keeps them (an update that cut them would be refused, and nothing would be learned).
+ */
+function notedProfile(profile: string): string {
+  notes += 1;
+  const lines = [...profile.split('\n'), `- noted ${notes}`];
+  while (lines.join('\n').length > 2000) {
+    const oldest = lines.findIndex((line) => line.startsWith('- noted '));
+    if (oldest < 0 || oldest === lines.length - 1) break;
+    lines.splice(oldest, 1);
+  }
+  return lines.join('\n');
+}
+
 /** The instant mock model: triage from the subject, memory as profile + note. */
 const mockModel: ObjectModel = {
   id: 'mock:instant',
@@ -80,7 +97,7 @@ const mockModel: ObjectModel = {
       return request.schema.parse({ reasoning: 'from the subject', classification: kind });
     }
     const profile = /<profile>\n([\s\S]*?)\n<\/profile>/u.exec(content)?.[1] ?? '';
-    return request.schema.parse({ user_preferences: `${profile}\n- noted`.slice(-2000), summary: 'noted' });
+    return request.schema.parse({ user_preferences: notedProfile(profile), summary: 'noted' });
   },
 };
 

@@ -240,6 +240,22 @@ describe('one email never stalls the others', () => {
     expect(chat.state.context.error?.message).toMatch(/tool call/u);
   });
 
+  it('of several tool calls in one answer (parallel calls), the first is taken and the next step sees only it', async () => {
+    const { assistant: a } = assistant();
+    fake.enqueue(respond, {
+      toolCalls: [
+        { name: 'check_calendar_availability_tool', arguments: { day: '2026-11-30', time_zone: 'UTC' } },
+        { name: 'check_calendar_availability_tool', arguments: { day: '2026-12-01', time_zone: 'UTC' } },
+      ],
+    });
+    fake.enqueue(call('Question', { content: 'Which day suits you?' }));
+    const record = (await a.receive(meeting)) as EmailRecord;
+    expect(record.state.value).toEqual({ responding: 'reviewing' });
+    const second = agentRequests()[1] as ChatRequestBody;
+    const checks = second.messages.flatMap(callsOf).map((c) => JSON.parse(c.function.arguments).day);
+    expect(checks).toEqual(['2026-11-30']);
+  });
+
   it('a loop that never waits nor finishes (bounds set high) fails the email instead of throwing', async () => {
     const looping: AgentModel = {
       id: 'test:looping',

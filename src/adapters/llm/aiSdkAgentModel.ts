@@ -24,7 +24,8 @@ export interface AiSdkAgentModelOptions {
  * no `execute`: the caller carries the call out, after review where it needs one), the message
  * history and `toolChoice: 'required'`, one step. Same timeout, retries, concurrency limit,
  * logging and error mapping as the other model calls; an answer without exactly one valid tool
- * call is `TROUPE_MODEL_FAILED` (not retryable: the email fails with that reason).
+ * call is `TROUPE_MODEL_FAILED` (not retryable: the email fails with that reason). Of several
+ * calls in one answer (parallel tool calls), the first is taken.
  */
 export function createAiSdkAgentModel(options: AiSdkAgentModelOptions): AgentModel {
   const id = options.id;
@@ -55,14 +56,19 @@ export function createAiSdkAgentModel(options: AiSdkAgentModelOptions): AgentMod
             abortSignal,
             temperature: 0,
           });
+          // Models that call tools in parallel may answer with several: the loop takes one step at
+          // a time, so the first is carried out and the model sees it before choosing the next.
           const calls = result.toolCalls;
           const call = calls[0];
-          if (!call || calls.length !== 1 || call.invalid) {
+          if (calls.length > 1)
+            (options.logger ?? silentLogger()).debug(
+              { model: id, calls: calls.map((c) => c.toolName) },
+              'the model called several tools at once; only the first is taken',
+            );
+          if (!call || call.invalid) {
             const what = !call
               ? 'no tool call'
-              : calls.length !== 1
-                ? `${calls.length} tool calls`
-                : `a call of ${call.toolName} that does not fit its arguments (${describeError(call.error)})`;
+              : `a call of ${call.toolName} that does not fit its arguments (${describeError(call.error)})`;
             throw new TroupeError(
               'TROUPE_MODEL_FAILED',
               `Model ${id} answered with ${what}; it must call exactly one of the tools offered.`,

@@ -4,8 +4,10 @@ import type { GmailBacklog } from '../adapters/gmail/gmailIngest.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { DocumentStore, TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
+import { openGmail } from './openEmailAssistant.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -66,20 +68,10 @@ async function connect(
   store: TroupeStore,
   logger: Logger,
 ): Promise<{ account?: GmailAccount; problem?: string; configured: boolean }> {
-  const { gmailConfigured, gmailSettingsFromEnv } = await import('../adapters/gmail/gmailSettings.js');
+  const { gmailConfigured } = await import('../adapters/gmail/gmailSettings.js');
   if (!gmailConfigured(env)) return { configured: false };
   try {
-    const { readGmailCredentials } = await import('../adapters/gmail/gmailAuth.js');
-    const { openGmailAccount } = await import('../adapters/gmail/gmailAccount.js');
-    const settings = gmailSettingsFromEnv(env);
-    const account = await openGmailAccount({
-      credentials: await readGmailCredentials(settings),
-      store,
-      ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
-      ...(settings.tokenUrl ? { tokenUrl: settings.tokenUrl } : {}),
-      logger,
-      ...statusClock(env),
-    });
+    const { account } = (await openGmail(env, store, logger, statusClock(env).now ?? Date.now)) ?? {};
     return { account, configured: true };
   } catch (error) {
     if (!isTroupeError(error)) throw error;
@@ -151,12 +143,10 @@ export async function runEmailStatus(options: {
   };
   let logger: Logger;
   try {
-    logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
-  } catch {
-    return fail(
-      'TROUPE_CONFIG_INVALID',
-      `LOG_LEVEL=${JSON.stringify(options.env.LOG_LEVEL)} is not one of fatal, error, warn, info, debug, trace, silent.`,
-    );
+    logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    return fail(error.code, error.message);
   }
   let store: TroupeStore;
   try {

@@ -1,6 +1,7 @@
 import type { SavedGmailToken } from '../adapters/gmail/gmailTokenFile.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -29,12 +30,10 @@ export async function runGmailAuth(options: GmailAuthCommandOptions): Promise<nu
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
   let logger: Logger;
   try {
-    logger = createLogger({ level: options.env.LOG_LEVEL?.trim().toLowerCase() || 'warn' });
-  } catch {
-    return fail(
-      'TROUPE_CONFIG_INVALID',
-      `LOG_LEVEL=${JSON.stringify(options.env.LOG_LEVEL)} is not one of fatal, error, warn, info, debug, trace, silent.`,
-    );
+    logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    return fail(error.code, error.message);
   }
   const { gmailSettingsFromEnv } = await import('../adapters/gmail/gmailSettings.js');
   const { runInstalledAppFlow } = await import('../adapters/gmail/gmailOAuthFlow.js');

@@ -69,30 +69,7 @@ export async function openEmailAssistant(
   store: TroupeStore,
   logger: Logger,
 ): Promise<OpenedEmailAssistant> {
-  let model: ObjectModel | undefined;
-  let agentModel: AgentModel | undefined;
-  let modelName = 'offline (rules, the preferences’ words and templates; no model)';
-  const configured = modelFromEnv(env, { logger });
-  if (configured.languageModel) {
-    model = createAiSdkObjectModel({
-      model: configured.languageModel,
-      id: configured.model.id,
-      timeoutMs: configured.config.timeoutMs,
-      maxRetries: configured.config.maxRetries,
-      ...(configured.limit ? { limit: configured.limit } : {}),
-      logger,
-    });
-    agentModel = createAiSdkAgentModel({
-      model: configured.languageModel,
-      id: configured.model.id,
-      timeoutMs: configured.config.timeoutMs,
-      maxRetries: configured.config.maxRetries,
-      ...(configured.limit ? { limit: configured.limit } : {}),
-      logger,
-      ...(configured.config.apiKeyVariable ? { apiKeyVariable: configured.config.apiKeyVariable } : {}),
-    });
-    modelName = configured.model.id;
-  }
+  const { model, agentModel, modelName } = emailModelsFromEnv(env, logger);
   // TROUPE_EMAIL_NOW pins the clock (reproducible runs and the README's example).
   const nowSetting = env.TROUPE_EMAIL_NOW?.trim();
   const pinned = nowSetting ? Date.parse(nowSetting) : Number.NaN;
@@ -185,7 +162,7 @@ function recording(
  * The Gmail account when the environment has Google credentials (loaded only then: googleapis is
  * heavy), `undefined` without them.
  */
-async function openGmail(
+export async function openGmail(
   env: Readonly<Record<string, string | undefined>>,
   store: TroupeStore,
   logger: Logger,
@@ -207,4 +184,29 @@ async function openGmail(
     now,
   });
   return { account, settings };
+}
+
+/** The email assistant's models from the environment: one for objects, one for tool calls. */
+export function emailModelsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+): { model?: ObjectModel; agentModel?: AgentModel; modelName: string } {
+  const configured = modelFromEnv(env, { logger });
+  if (!configured.languageModel)
+    return { modelName: 'offline (rules, the preferences’ words and templates; no model)' };
+  // Both share the provider's settings and its concurrency limit.
+  const call = {
+    model: configured.languageModel,
+    id: configured.model.id,
+    timeoutMs: configured.config.timeoutMs,
+    maxRetries: configured.config.maxRetries,
+    ...(configured.limit ? { limit: configured.limit } : {}),
+    logger,
+    ...(configured.config.apiKeyVariable ? { apiKeyVariable: configured.config.apiKeyVariable } : {}),
+  };
+  return {
+    model: createAiSdkObjectModel(call),
+    agentModel: createAiSdkAgentModel(call),
+    modelName: configured.model.id,
+  };
 }

@@ -1,7 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { createAiSdkObjectModel } from '../adapters/llm/aiSdkObjectModel.js';
-import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { ConfigError } from '../config/configError.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { type EvalResult, formatEvalReport, parseEvalSet, scoreEval } from '../email/triageEval.js';
@@ -15,6 +13,7 @@ import { createLogger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import { describe } from '../ports/troupeError.js';
+import { emailModelsFromEnv } from './openEmailAssistant.js';
 
 /** What `troupe triage-eval` needs. */
 export interface TriageEvalOptions {
@@ -71,19 +70,9 @@ export async function runTriageEval(options: TriageEvalOptions): Promise<number>
   let router = 'offline (rules, then the preferences’ words; no model)';
   try {
     const logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
-    const configured = modelFromEnv(options.env, { logger });
-    if (configured.languageModel) {
-      model = createAiSdkObjectModel({
-        model: configured.languageModel,
-        id: configured.model.id,
-        timeoutMs: configured.config.timeoutMs,
-        maxRetries: configured.config.maxRetries,
-        ...(configured.limit ? { limit: configured.limit } : {}),
-        logger,
-        ...(configured.config.apiKeyVariable ? { apiKeyVariable: configured.config.apiKeyVariable } : {}),
-      });
-      router = `rules, then ${configured.model.id}`;
-    }
+    const models = emailModelsFromEnv(options.env, logger);
+    model = models.model;
+    if (model) router = `rules, then ${models.modelName}`;
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
     return fail(error.code, error.message);

@@ -158,30 +158,13 @@ export class GmailIngest {
   async behind(limit = 1000): Promise<GmailBacklog> {
     const cursor = await this.cursor();
     if (!cursor) return { state: 'no-cursor' };
-    const { gmail, call, store } = this.options;
+    const { store } = this.options;
     const ids = new Set<string>();
     let pageToken: string | undefined;
     let mailboxHistoryId: string | undefined;
     do {
-      let page: gmail_v1.Schema$ListHistoryResponse;
-      try {
-        page = (
-          await call('read the mailbox history', () =>
-            gmail.users.history.list({
-              userId: 'me',
-              startHistoryId: cursor,
-              historyTypes: ['messageAdded'],
-              labelId: 'INBOX',
-              maxResults: 500,
-              ...(pageToken ? { pageToken } : {}),
-            }),
-          )
-        ).data;
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.details?.status === 404)
-          return { state: 'too-old', cursor };
-        throw error;
-      }
+      const page = await this.historyPage(cursor, pageToken, 500);
+      if (!page) return { state: 'too-old', cursor };
       mailboxHistoryId = page.historyId ?? mailboxHistoryId;
       for (const record of page.history ?? [])
         for (const added of record.messagesAdded ?? []) if (added.message?.id) ids.add(added.message.id);
@@ -198,33 +181,48 @@ export class GmailIngest {
     };
   }
 
+  /** One page of the inbox's added messages since `start`; `undefined` when Gmail says it is too old (404). */
+  private async historyPage(
+    start: string,
+    pageToken: string | undefined,
+    maxResults: number,
+  ): Promise<gmail_v1.Schema$ListHistoryResponse | undefined> {
+    const { gmail, call } = this.options;
+    try {
+      const response = await call('read the mailbox history', () =>
+        gmail.users.history.list({
+          userId: 'me',
+          startHistoryId: start,
+          historyTypes: ['messageAdded'],
+          labelId: 'INBOX',
+          maxResults,
+          ...(pageToken ? { pageToken } : {}),
+        }),
+      );
+      return response.data;
+    } catch (error) {
+      if (TroupeError.isInstance(error) && error.details?.status === 404) return undefined;
+      throw error;
+    }
+  }
+
   /** Reads history from `start`; `undefined` when Gmail says the cursor is too old (404). */
   private async fromHistory(
     start: string,
     onMessage: (input: GmailEmailInput) => Promise<unknown>,
   ): Promise<GmailPollResult | undefined> {
-    const { gmail, call } = this.options;
     const result: GmailPollResult = { mode: 'history', handed: [], skipped: 0, historyId: start };
     let pageToken: string | undefined;
     do {
-      let page: gmail_v1.Schema$ListHistoryResponse;
-      try {
-        page = (
-          await call('read the mailbox history', () =>
-            gmail.users.history.list({
-              userId: 'me',
-              startHistoryId: start,
-              historyTypes: ['messageAdded'],
-              labelId: 'INBOX',
-              maxResults: this.options.pageSize ?? 100,
-              ...(pageToken ? { pageToken } : {}),
-            }),
-          )
-        ).data;
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.details?.status === 404 && result.handed.length === 0)
-          return undefined;
-        throw error;
+      const page = await this.historyPage(start, pageToken, this.options.pageSize ?? 100);
+      // Too old: the whole inbox is read instead, unless this pass already handed messages over.
+      if (!page) {
+        if (result.handed.length === 0) return undefined;
+        throw new TroupeError(
+          'TROUPE_GMAIL_FAILED',
+          'Gmail stopped finding the mailbox history half-way through a pass; the next pass reads it again.',
+          { retryable: true },
+        );
       }
       const ids: string[] = [];
       for (const record of page.history ?? [])

@@ -72,19 +72,13 @@ function makeEmails(n: number) {
 
 let notes = 0;
 /**
- * The profile with one more learned line at its end, its oldest such lines dropped to stay near
- * 2,000 characters: headings and the other lines stay where they are, as a careful model's update
- * keeps them (an update that cut them would be refused, and nothing would be learned).
+ * The profile with one more learned line at its end, as the update prompt asks of a model
+ * (targeted additions; nothing dropped). The assistant keeps it under its size limit by compacting
+ * it (a version of its own) when it nears the limit, as it would a real model's profile.
  */
 function notedProfile(profile: string): string {
   notes += 1;
-  const lines = [...profile.split('\n'), `- noted ${notes}`];
-  while (lines.join('\n').length > 2000) {
-    const oldest = lines.findIndex((line) => line.startsWith('- noted '));
-    if (oldest < 0 || oldest === lines.length - 1) break;
-    lines.splice(oldest, 1);
-  }
-  return lines.join('\n');
+  return `${profile}\n- noted ${notes}`;
 }
 
 /** The instant mock model: triage from the subject, memory as profile + note. */

@@ -43,6 +43,9 @@ export function parseRecipients(
   value: string,
 ): { ok: true; recipients: EmailAddress[] } | { ok: false; problem: string } {
   if (CONTROL.test(value)) return { ok: false, problem: 'it holds a line break or a control character' };
+  // The usual recipient, one bare address, needs no parser (every draft's `to` is checked).
+  const bare = value.trim();
+  if (isEmailAddress(bare)) return { ok: true, recipients: [{ name: '', address: bare }] };
   const entries = addressparser(value);
   if (entries.some((e) => e.group !== undefined))
     return { ok: false, problem: 'it holds an address group (“name: …;”)' };

@@ -222,10 +222,14 @@ function withId(given: string | undefined, fields: EmailFields): ParsedEmail {
     ...(cc ? { cc } : {}),
     ...(date ? { date } : {}),
   };
-  const basis = messageId
-    ? `message-id\n${messageId}`
-    : [email.from, email.to, email.subject, ...(date ? [date] : []), email.body].join('\n');
-  return { ok: true, email: { id: unbracketed(given) ?? contentId(basis), ...email } };
+  // The content is hashed only for input without an id (building the basis costs a body copy).
+  const derived = () =>
+    contentId(
+      messageId
+        ? `message-id\n${messageId}`
+        : [email.from, email.to, email.subject, ...(date ? [date] : []), email.body].join('\n'),
+    );
+  return { ok: true, email: { id: unbracketed(given) ?? derived(), ...email } };
 }
 
 /** A value trimmed and without one pair of surrounding angle brackets; undefined when empty. */

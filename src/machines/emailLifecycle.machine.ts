@@ -58,12 +58,12 @@ export type EmailLifecycleEvent =
   | { type: 'email.close-failed'; at: number; error: Failure };
 
 /**
- * One email, from arrival to done (seed 002, as a statechart): parsed, triaged, then ignored,
+ * One email, from arrival to done (as a statechart): parsed, triaged, then ignored,
  * notifying the human (who responds with feedback or ignores it), or responding — the response
  * agent's tool loop, where each consequential call (sending an email, scheduling a meeting, a
  * question) waits for the human's review: accept or edit carry it out, feedback sends the agent
- * back to drafting, ignore ends the email. Every path closes the email (labelled and marked read by
- * the runtime) before it is done. Pure: the runtime does each step's work and reports it as an
+ * back to drafting, ignore ends the email. Every path closes the email (labelled by the runtime;
+ * marked read only when a person saw it) before it is done. Pure: the runtime does each step's work and reports it as an
  * event, and persists the snapshot after each one, so a restart resumes where the email was.
  */
 export const emailLifecycleMachine = setup({
@@ -271,7 +271,7 @@ export const emailLifecycleMachine = setup({
       },
     },
     closing: {
-      description: 'Labelled and marked read, whatever the outcome.',
+      description: 'Labelled on every path; marked read only when a person saw it (answered it, or a reply went out).',
       on: {
         'email.closed': { target: 'done', actions: ['stamp', assign({ error: null })] },
         // Labelling can wait: the email stays here and is closed on a later pass.

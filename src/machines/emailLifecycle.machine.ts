@@ -271,7 +271,8 @@ export const emailLifecycleMachine = setup({
       },
     },
     closing: {
-      description: 'Labelled on every path; marked read only when a person saw it (answered it, or a reply went out).',
+      description:
+        'Labelled on every path; marked read only when a person saw it (answered it, or a reply went out).',
       on: {
         'email.closed': { target: 'done', actions: ['stamp', assign({ error: null })] },
         // Labelling can wait: the email stays here and is closed on a later pass.

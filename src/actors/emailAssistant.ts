@@ -204,7 +204,7 @@ function storedRecord(record: EmailRecord): Partial<EmailRecord> {
   const { stored: _version, raising: _raising, ...written } = record;
   // Compacted, a finished record also leaves out what reading it puts back (readRecord()): the
   // flag itself (finished is compacted), no steps, the classification again in `decision`, and
-  // the memory namespace seed 002's table names for the answer.
+  // the memory namespace the answer's table names.
   const { compacted: _flag, steps, decision, answered, ...rest } = written;
   const out: Partial<EmailRecord> = {
     ...rest,
@@ -426,7 +426,7 @@ export interface EmailAssistantOptions {
 }
 
 /**
- * The email assistant (seed 002) on Troupe's store: each email goes through the lifecycle
+ * The email assistant on Troupe's store: each email goes through the lifecycle
  * statechart; every step's result is an event, and the email's record (state, agent steps,
  * pending interrupt) is written after each one, so a restart ({@link resume}) continues where
  * each email was. Nothing is sent twice: a received email id is processed once, answers are

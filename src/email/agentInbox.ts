@@ -29,7 +29,7 @@ export const reviewedTools = {
 /** A tool whose calls are reviewed. */
 export type ReviewedTool = keyof typeof reviewedTools;
 
-/** The action name of the notify interrupt (seed 002). */
+/** The action name of the notify interrupt. */
 export const NOTIFY_ACTION = 'Email Assistant: notify';
 
 /** What the notify interrupt allows: respond (with feedback) or ignore. */
@@ -151,7 +151,7 @@ export function editedArgs<Schema extends z.ZodType>(
   return { ok: true, args: parsed.data };
 }
 
-/** A memory update a human's answer calls for (seed 002's table), or none. */
+/** A memory update a human's answer calls for (the table below), or none. */
 export interface MemoryUpdateRequest {
   namespace: (typeof memoryNamespaces)[keyof typeof memoryNamespaces];
   /** Human-in-the-loop updates add the reinforcement instruction: targeted changes only. */
@@ -161,7 +161,7 @@ export interface MemoryUpdateRequest {
 }
 
 /**
- * Which preferences a human's answer updates, exactly as seed 002's table says: a notify answered
+ * Which preferences a human's answer updates, by this table: a notify answered
  * with respond or ignore, and an ignored draft, invitation or question, update triage preferences;
  * an edited or commented email updates response preferences; an edited or commented meeting
  * updates calendar preferences. Accepting updates nothing, nor does answering a question.

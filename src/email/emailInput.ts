@@ -38,7 +38,7 @@ const address = text(2_000).trim().min(1, 'is empty');
 const MAX_BODY = 20_000_000;
 
 /**
- * The Gmail API shape as seed 002 reads it, with thread and header fields. The text is `body`, or
+ * The Gmail API shape, with thread and header fields. The text is `body`, or
  * `html` (read as text) when there is no `body`; a `body` that is an HTML document is read as HTML.
  */
 export const gmailEmailInputSchema = z

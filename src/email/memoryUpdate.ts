@@ -61,7 +61,7 @@ const answerSchema = z.object({
 });
 
 /**
- * Updates one preference profile from a human's answer (seed 002's `update_memory`): reads the
+ * Updates one preference profile from a human's answer (`update_memory`): reads the
  * current version, asks the model for a targeted update (with the reinforcement instruction on
  * human-in-the-loop updates, the email framed as untrusted data) and stores a new version; the
  * previous versions stay readable. Without a model, a single line describing the choice is added

@@ -86,7 +86,7 @@ export const responseToolCallSchema = z.object({
   ]),
 });
 
-/** Whether a call waits for the human's review before it is carried out (seed 002). */
+/** Whether a call waits for the human's review before it is carried out. */
 export function isReviewed(
   tool: ResponseToolName,
 ): tool is 'send_email_tool' | 'schedule_meeting_tool' | 'Question' {

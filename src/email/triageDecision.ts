@@ -1,4 +1,4 @@
-/** How an email is handled (seed 002's three classes). */
+/** How an email is handled (three classes). */
 export type TriageClassification = 'ignore' | 'notify' | 'respond';
 
 /** The classes, in the order reports list them. */

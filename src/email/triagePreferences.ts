@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Where the assistant keeps what it learned, as seed 002 names it (namespace, key). */
+/** Where the assistant keeps what it learned, under the names other tools use (namespace, key). */
 export const memoryNamespaces = {
   triage: 'email_assistant/triage_preferences',
   response: 'email_assistant/response_preferences',

@@ -21,7 +21,7 @@ import {
 import { triagePrompt } from './triagePrompt.js';
 import { applyTriageRules } from './triageRules.js';
 
-/** What the model answers (seed 002's RouterSchema). */
+/** What the model answers (the router's schema). */
 export const routerSchema = z.object({
   reasoning: z.string().describe('Step-by-step reasoning behind the classification.'),
   classification: z
@@ -41,7 +41,7 @@ export interface TriageRouterOptions {
 }
 
 /**
- * Triage (seed 002): rules from the preferences decide obvious senders and subjects without a
+ * Triage: rules from the preferences decide obvious senders and subjects without a
  * model call; otherwise the model classifies with structured output `{ reasoning, classification }`
  * from the background and preferences, the email framed as untrusted data; with no model, the
  * offline router does, from the same preferences. Throws the model's `TroupeError` on failure.

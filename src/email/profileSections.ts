@@ -64,40 +64,22 @@ interface Heading {
   at: number;
 }
 
-/** The headings of a profile in order, found without cutting the rest into lines. */
+/**
+ * A heading line: after a line break (or at the start), optional white space, then a first
+ * character that does not open a list item (`- `, `* `, `• `). `\s` is the white space `trim()`
+ * cuts; only `\n` ends a line, as the profile is read elsewhere (so no `m` flag: it would also
+ * start lines after `\r` and U+2028).
+ */
+const HEADING_LINE = /(?:^|\n)[^\S\n]*(?![-*•][^\S\n])(\S[^\n]*)/gu;
+
+/** The headings of a profile in order, found by one native search rather than line by line. */
 function headingsOf(profile: string): Heading[] {
   const headings: Heading[] = [];
-  for (let start = 0; start <= profile.length; ) {
-    let end = profile.indexOf('\n', start);
-    if (end === -1) end = profile.length;
-    let first = start;
-    while (first < end && isSpace(profile.charCodeAt(first))) first += 1;
-    if (first < end && !isListItem(profile, first, end))
-      headings.push({ text: profile.slice(first, end).trim(), at: start });
-    start = end + 1;
+  for (const match of profile.matchAll(HEADING_LINE)) {
+    const at = match.index + (profile.charCodeAt(match.index) === 10 ? 1 : 0);
+    headings.push({ text: (match[1] as string).trim(), at });
   }
   return headings;
-}
-
-/** White space as `trim()` and `\s` see it. */
-const isSpace = (c: number) =>
-  (c >= 9 && c <= 13) ||
-  c === 32 ||
-  c === 0xa0 ||
-  c === 0x1680 ||
-  (c >= 0x2000 && c <= 0x200a) ||
-  c === 0x2028 ||
-  c === 0x2029 ||
-  c === 0x202f ||
-  c === 0x205f ||
-  c === 0x3000 ||
-  c === 0xfeff;
-
-/** Whether the line whose first non-space character is at `first` is a list item (`- `, `* `, `• `). */
-function isListItem(text: string, first: number, end: number): boolean {
-  const c = text.charCodeAt(first);
-  if (c !== 45 && c !== 42 && c !== 0x2022) return false;
-  return first + 1 < end && isSpace(text.charCodeAt(first + 1));
 }
 
 /** The heading of the section that holds position `at` (`''` before the first). */
@@ -288,14 +270,7 @@ export function mapAddedLines(
   return head + lines.join('\n');
 }
 
-/** The last heading of a profile (`''` when it has none), read from the end. */
+/** The last heading of a profile (`''` when it has none). */
 function lastHeading(profile: string): string {
-  for (let end = profile.length; end > 0; ) {
-    const start = profile.lastIndexOf('\n', end - 1) + 1;
-    let first = start;
-    while (first < end && isSpace(profile.charCodeAt(first))) first += 1;
-    if (first < end && !isListItem(profile, first, end)) return profile.slice(first, end).trim();
-    end = start - 1;
-  }
-  return '';
+  return headingsOf(profile).at(-1)?.text ?? '';
 }

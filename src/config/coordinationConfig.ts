@@ -101,7 +101,7 @@ export const coordinationSettings = {
     key: 'threadActivityExtension',
     schema: extension,
     default: '50%' as number | `${number}%`,
-    doc: 'How far a delivered turn pushes its thread deadline (from now): a duration, or a share of the thread TTL (seed 003: half).',
+    doc: 'How far a delivered turn pushes its thread deadline (from now): a duration, or a share of the thread TTL (default: half).',
   },
   THREAD_BACKOFF_BASE: {
     key: 'threadBackoffBaseMs',

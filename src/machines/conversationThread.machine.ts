@@ -12,7 +12,7 @@ export interface ConversationThreadInput {
   ttlMs: number;
   quietMs: number;
   extendOnActivity: boolean;
-  /** How far each turn pushes the deadline out from its time (seed 003: half the TTL). */
+  /** How far each turn pushes the deadline out from its time (by default half the TTL). */
   extensionMs: number;
   at: number;
 }

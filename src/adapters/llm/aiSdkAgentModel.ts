@@ -1,23 +1,13 @@
-import { generateText, type LanguageModel, type ToolSet, tool } from 'ai';
-import { type Logger, silentLogger } from '../../logging/logger.js';
+import { generateText, type ToolSet, tool } from 'ai';
+import { silentLogger } from '../../logging/logger.js';
 import type { AgentModel, AgentStepRequest, AgentToolCall } from '../../ports/agentModel.js';
 import { TroupeError } from '../../ports/troupeError.js';
 import { modelCallDefaults, toTokenUsage } from './aiSdkModel.js';
-import type { ConcurrencyLimit } from './concurrencyLimit.js';
+import type { AiSdkObjectModelOptions } from './aiSdkObjectModel.js';
 import { runModelCall } from './modelCall.js';
 
-/** How {@link createAiSdkAgentModel} reaches its model. */
-export interface AiSdkAgentModelOptions {
-  model: LanguageModel;
-  /** `provider:model`. */
-  id: string;
-  timeoutMs?: number;
-  maxRetries?: number;
-  /** Shared with the other calls to the same provider, so all keep to one concurrency. */
-  limit?: ConcurrencyLimit;
-  logger?: Logger;
-  apiKeyVariable?: string;
-}
+/** How {@link createAiSdkAgentModel} reaches its model: as the object model does. */
+export type AiSdkAgentModelOptions = AiSdkObjectModelOptions;
 
 /**
  * An {@link AgentModel} over an AI SDK model: `generateText` with the tools (their zod schemas,

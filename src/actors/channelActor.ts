@@ -23,7 +23,7 @@ import type { InspectionEvent } from './inspectionEvent.js';
 import type { RoutingActor } from './routingActor.js';
 import type { RuntimeEvent } from './runtimeEvents.js';
 import type { GenerationInput, TurnExecutor } from './turnExecutor.js';
-import type { WorkTracker } from './workTracker.js';
+import type { WorkTracker, WorkUnit } from './workTracker.js';
 
 /** What a channel actor is wired to; the runtime supplies it. */
 export interface ChannelActorDeps {
@@ -83,6 +83,8 @@ export interface ChannelStart {
 interface TurnInFlight {
   claim: TurnClaim;
   abort: AbortController;
+  /** The turn as the runtime counts it: it moves its wait along (model, store). */
+  unit: WorkUnit;
 }
 
 interface AwaitedAnswer {
@@ -102,6 +104,7 @@ class TurnGeneration implements GenerationInput {
     readonly turn: TurnClaim,
     readonly situation: TurnSituation,
     private readonly abort: AbortController,
+    readonly unit: WorkUnit,
   ) {}
 
   get signal(): AbortSignal {
@@ -267,7 +270,10 @@ export class ChannelActor implements FloorDriverHooks {
       } else {
         // Recorded, not settled: routing resends it (on start, or now); its outcome settles the turn.
         this.awaiting.set(key, { claim, text: entry.response.text ?? '', mentions: [] });
-        this.deps.tracker.track(this.deps.routing.resume(entry, this.settleOutcome));
+        this.deps.tracker.track(
+          this.deps.routing.resume(entry, this.settleOutcome),
+          this.deps.tracker.begin('resend', 'transport', this.deps.key, claim.avatarId),
+        );
       }
     }
   }
@@ -403,7 +409,10 @@ export class ChannelActor implements FloorDriverHooks {
 
   /** Tracks a write still in flight (none when the store took it at once); a failure is logged. */
   private trackWrite(write: Promise<void> | undefined, failed: string): void {
-    if (write) this.deps.tracker.track(write, (error) => this.log.warn({ err: error }, failed));
+    if (write)
+      this.deps.tracker.track(write, this.deps.tracker.begin('write', 'store', this.deps.key), (error) =>
+        this.log.warn({ err: error }, failed),
+      );
   }
 
   /** A read-only picture of the floor. */
@@ -477,9 +486,11 @@ export class ChannelActor implements FloorDriverHooks {
 
   /** {@link FloorDriverHooks}: a claimed turn's pipeline starts. */
   onClaim(claim: TurnClaim): void {
-    const turn: TurnInFlight = { claim, abort: new AbortController() };
+    const { tracker } = this.deps;
+    const unit = tracker.begin('turn', 'model', this.deps.key, claim.avatarId);
+    const turn: TurnInFlight = { claim, abort: new AbortController(), unit };
     this.turns.set(claim.turnId, turn);
-    this.deps.tracker.track(this.runTurn(turn));
+    tracker.track(this.runTurn(turn), unit);
   }
 
   /**
@@ -502,11 +513,17 @@ export class ChannelActor implements FloorDriverHooks {
       // The stored floor must know the turn before the outbox does (a restart then resumes it).
       // Flushes requested in the same tick are written together. A store that does not outlive
       // the process has no restart to prepare for.
-      if (this.deps.durable) await this.deps.persistence?.flush([this.deps.key]).catch(() => undefined);
+      if (this.deps.durable) {
+        turn.unit.waitOn('store');
+        await this.deps.persistence?.flush([this.deps.key]).catch(() => undefined);
+      }
       // Built here, so routing does not validate it again; its outcome is applied as published,
       // so the turn need not wait for it (the delivery is tracked on its own).
-      this.deps.tracker.track(this.deps.routing.routePrepared(response, this.settleOutcome), (error) =>
-        this.crashed(turn, error),
+      const { tracker } = this.deps;
+      tracker.track(
+        this.deps.routing.routePrepared(response, this.settleOutcome),
+        tracker.begin('reply', 'transport', this.deps.key, turn.claim.avatarId),
+        (error) => this.crashed(turn, error),
       );
     } catch (error) {
       this.crashed(turn, error);
@@ -544,6 +561,7 @@ export class ChannelActor implements FloorDriverHooks {
         greetingMaxChars: claim.context.maxChars ?? deps.config.greetingMaxChars,
       },
       turn.abort,
+      turn.unit,
     );
   }
 

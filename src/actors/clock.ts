@@ -73,6 +73,7 @@ export class SimulatedClock implements Clock {
   private timers: SimulatedTimer[] = [];
   private seq = 0;
   private parkedCount = 0;
+  private readonly parkListeners = new Set<() => void>();
 
   /** @param start initial time, epoch ms (default 2025-11-13T12:00:00Z, the seed's date) */
   constructor(start = Date.UTC(2025, 10, 13, 12, 0, 0)) {
@@ -100,7 +101,19 @@ export class SimulatedClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return sleepWith(this, ms, signal, (delta) => {
       this.parkedCount += delta;
+      if (delta > 0) for (const listener of this.parkListeners) listener();
     });
+  }
+
+  /**
+   * Calls `listener` each time a `sleep` starts waiting for time to move (work parking on the
+   * clock); returns the unsubscribe. Settling listens to it instead of polling.
+   */
+  onPark(listener: () => void): () => void {
+    this.parkListeners.add(listener);
+    return () => {
+      this.parkListeners.delete(listener);
+    };
   }
 
   /** How many `sleep` calls are waiting for time to move. */

@@ -26,7 +26,7 @@ import type { ResolvedRuntimeOptions, Runtime, SendResult, StopOptions } from '.
 import { LookupDesk } from './tools/lookupDesk.js';
 import { TurnExecutor } from './turnExecutor.js';
 import { WakeupScheduler } from './wakeupScheduler.js';
-import { WorkTracker } from './workTracker.js';
+import { type ExternalWait, WorkTracker } from './workTracker.js';
 
 /** How long `stop()` waits for work in flight by default. */
 export const DEFAULT_STOP_DEADLINE_MS = 30_000;
@@ -70,7 +70,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   const durable = options.persistence?.durable ?? store.kind !== 'memory';
   const passivateAfterMs = options.persistence?.passivateAfterMs ?? 10 * 60_000;
   const idleExpiryMs = options.persistence?.idleExpiryMs ?? 14 * 24 * 3_600_000;
-  const tracker = new WorkTracker();
+  const tracker = new WorkTracker(externalWaits(options));
   const registry = new ActorRegistry<ChannelActor>();
   const inspection$ = new Subject<InspectionEvent>();
   const errors$ = new Subject<TroupeError>();
@@ -290,6 +290,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
             }
             logger.error({ channel: key, err: error }, 'channel failed to start');
           }),
+        tracker.begin('load', 'store', key),
       );
     }
     return actor;
@@ -306,6 +307,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
         .flush([key])
         .catch(() => undefined)
         .then(() => (registry.get(key) ? undefined : leases?.release(key))),
+      tracker.begin('write', 'store', key),
     );
     inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'finished' });
   };
@@ -334,7 +336,10 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     for (const key of [...registry.keys()]) {
       const actor = registry.get(key);
       if (actor?.canPassivate() && now - actor.lastActivityAt >= passivateAfterMs)
-        tracker.track(passivate(actor).catch(() => undefined));
+        tracker.track(
+          passivate(actor).catch(() => undefined),
+          tracker.begin('passivate', 'store', key),
+        );
     }
     if (now - lastExpiry >= 3_600_000) {
       lastExpiry = now;
@@ -345,6 +350,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
             if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
           })
           .catch(() => undefined),
+        tracker.begin('expire', 'store'),
       );
     }
     sweepTimer = clock.setTimer(now + Math.min(passivateAfterMs, 60_000), sweep);
@@ -463,7 +469,11 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
         },
       });
       // Validated on the way in (the event schema holds the response schema).
-      if (response) tracker.track(routing.routePrepared(response, settleInChannel));
+      if (response)
+        tracker.track(
+          routing.routePrepared(response, settleInChannel),
+          tracker.begin('send', 'transport', channelKey(response.channel)),
+        );
       return { accepted: true };
     }
     if (
@@ -503,6 +513,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
         logger.error({ err: failure }, failure.message);
         errors$.next(failure);
       }),
+    tracker.begin('wakeups', 'store'),
   );
 
   if (options.recoverOnStart ?? true) {
@@ -520,6 +531,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
         errors$.next(failure);
         return [];
       }),
+      tracker.begin('recovery', 'recovery'),
     );
   }
 
@@ -558,6 +570,8 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     get inFlight() {
       return tracker.active;
     },
+    pending: () => tracker.pending(),
+    onProgress: (listener) => tracker.onProgress(listener),
     stop(stopOptions: StopOptions = {}) {
       stopping ??= (async () => {
         const deadlineMs = stopOptions.deadlineMs ?? options.stopDeadlineMs ?? DEFAULT_STOP_DEADLINE_MS;
@@ -593,6 +607,42 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       })();
       return stopping;
     },
+  };
+}
+
+/**
+ * Which waits leave the process, from the ports in use: the runtime knows its own (the offline
+ * model; memory and SQLite stores); any other port counts as external unless it says it is `local`.
+ */
+function externalWaits(options: ResolvedRuntimeOptions): ExternalWait {
+  const { model, store } = options;
+  const modelLocal = model.local ?? model.offline;
+  const storeLocal = store.local ?? (store.kind === 'memory' || store.kind === 'sqlite');
+  const localKinds = new Set((options.transports ?? []).filter((t) => t.local === true).map((t) => t.kind));
+  const allTransportsLocal = (options.transports ?? []).every((t) => t.local === true);
+  const speechLocal = options.speech === undefined || options.speech.local === true;
+  const lookupLocal = options.lookup?.tool.local === true;
+  return (wait, channel) => {
+    switch (wait) {
+      case 'model':
+        return !modelLocal;
+      case 'store':
+        return !storeLocal;
+      case 'lookup':
+        return !lookupLocal;
+      case 'speech':
+        return !speechLocal;
+      case 'transport':
+        // A delivery records in the outbox, may speak, and sends.
+        return (
+          !storeLocal ||
+          !speechLocal ||
+          channel === undefined ||
+          !localKinds.has(channelFromKey(channel).kind)
+        );
+      case 'recovery':
+        return !storeLocal || !speechLocal || !allTransportsLocal;
+    }
   };
 }
 

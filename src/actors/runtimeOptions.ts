@@ -17,6 +17,7 @@ import type { TroupeError } from '../ports/troupeError.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from './avatarDefinition.js';
 import type { InspectionEvent } from './inspectionEvent.js';
 import type { RetryPolicy } from './routingActor.js';
+import type { PendingWork } from './workTracker.js';
 
 /** Where the runtime keeps what must outlive a response: the outbox and channel history. */
 export interface RuntimeStore {
@@ -140,6 +141,20 @@ export interface Runtime {
   whenIdle(): Promise<void>;
   /** Work in flight right now (generations, sends, writes). */
   readonly inFlight: number;
+  /**
+   * Every unit of work in flight, oldest first: what it is (a turn, a reply, a write; its channel
+   * and avatar), what it waits for now (the model, the store, the transport, the lookup tool,
+   * speech, recovery), for how long, and whether that wait leaves the process (`external`: a
+   * network model, a real transport, a networked store, or any port that does not say it is
+   * `local`) or always ends (the offline model, a memory or SQLite store, an in-process database,
+   * the terminal or recording transport). Settling on a simulated clock is built on it.
+   */
+  pending(): PendingWork[];
+  /**
+   * Calls `listener` whenever a unit of work ends or changes what it waits for (the idle signal
+   * settling sleeps on); returns the unsubscribe.
+   */
+  onProgress(listener: () => void): () => void;
   /**
    * Stops accepting events, waits for in-flight generations and sends (the outbox drained) up to
    * a deadline, aborts what is still in flight then, writes every channel and stops every actor.

@@ -12,6 +12,7 @@ import type {
 import { type RelationshipTracker, relationshipNote } from './relationshipTracker.js';
 import type { LookupDesk } from './tools/lookupDesk.js';
 import { turnBrief } from './turnBrief.js';
+import type { WorkUnit } from './workTracker.js';
 
 /** What the turn executor needs. */
 export interface TurnExecutorOptions {
@@ -37,6 +38,8 @@ export interface GenerationInput {
   situation: TurnSituation;
   /** May be a getter: it is handed on as one, so a signal nobody reads is never made. */
   signal?: AbortSignal;
+  /** The turn as the runtime counts it: generation marks what it waits for (lookup, store, model). */
+  unit?: WorkUnit;
 }
 
 /**
@@ -106,7 +109,9 @@ export class TurnExecutor {
     desk: LookupDesk | undefined,
   ): Promise<TurnGenerationResult> {
     const usesTools = desk !== undefined;
+    const unit = input.unit;
     if (desk && usesTools) {
+      unit?.waitOn('lookup');
       // A pick of a pending choice, or (for a model that cannot call tools) a plain lookup request.
       const reply = await desk.answer({
         channelKey: input.channelKey,
@@ -118,9 +123,11 @@ export class TurnExecutor {
         return { text: reply.text, mentions: [], model: `tool:entity_lookup+${this.options.model.id}` };
     }
     if (this.options.model.readsPrompt === false) {
+      unit?.waitOn('model');
       // A model that never reads the prompt is not worth the history read and prompt building.
       return this.options.model.generateTurn(new UnreadPromptRequest(input));
     }
+    unit?.waitOn('store');
     const history = await this.options.history.recent(input.channelKey, this.historyLimit);
     const note = await this.relationshipNote(input.avatar, input.turn).catch(() => undefined);
     const prompt = buildTurnPrompt({
@@ -141,13 +148,16 @@ export class TurnExecutor {
                 'Look up a vendor, customer, part or purchase order in the business database. Returns the answer to show the person.',
               inputSchema: lookupInputSchema,
               execute: async (query: z.infer<typeof lookupInputSchema>) => {
+                unit?.waitOn('lookup');
                 const reply = await desk.lookupFor({ channelKey: input.channelKey, turn: input.turn, query });
+                unit?.waitOn('model');
                 composed = reply.text;
                 return reply.text;
               },
             },
           }
         : undefined;
+    unit?.waitOn('model');
     try {
       const result = await this.options.model.generateTurn({
         channelKey: input.channelKey,

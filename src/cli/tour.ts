@@ -47,6 +47,7 @@ function withLatency(model: TurnModel, clock: () => Clock | undefined, latencyMs
     id: model.id,
     offline: model.offline,
     ...(model.readsPrompt !== undefined ? { readsPrompt: model.readsPrompt } : {}),
+    ...(model.local !== undefined ? { local: model.local } : {}),
     async generateTurn(request) {
       const c = clock();
       if (c && latencyMs > 0) await c.sleep(latencyMs, request.signal);

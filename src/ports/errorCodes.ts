@@ -195,7 +195,7 @@ export const studioErrorCodes = {
 
 /** `troupe/testing`. */
 export const testingErrorCodes = {
-  /** A test runtime's work did not settle within its bound. */
+  /** Work on a simulated clock did not settle: an external wait went unanswered past its limit. */
   notSettled: 'TROUPE_TEST_NOT_SETTLED',
 } as const;
 

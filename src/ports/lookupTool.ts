@@ -3,6 +3,11 @@
  * (the SQL entity lookup is one). The envelope is validated by the composer, not trusted here.
  */
 export interface LookupTool {
+  /**
+   * True when a lookup never leaves the process and always ends (the embedded demo ERP);
+   * otherwise it counts as external.
+   */
+  readonly local?: boolean;
   lookup(input: {
     entity_type: string;
     entity_name?: string;

@@ -139,6 +139,12 @@ export interface TurnModel {
   /** True for the offline scripted model: the runtime says once that it is offline. */
   readonly offline: boolean;
   /**
+   * True when a call never leaves the process and always ends (an offline model is local without
+   * saying so). Otherwise a call counts as external: a test runtime waits for it only so long
+   * without an answer (`settleLimitMs`).
+   */
+  readonly local?: boolean;
+  /**
    * False for a model that writes from the turn and situation alone and never reads the prompt
    * (the offline scripted model): the runtime then skips building one. Default true.
    */

@@ -21,5 +21,7 @@ export interface SpeechRequest {
  */
 export interface SpeechSynthesizer {
   readonly id: string;
+  /** True when synthesis runs on this machine and always ends (espeak-ng); otherwise it counts as external. */
+  readonly local?: boolean;
   synthesize(request: SpeechRequest): Promise<SynthesizedSpeech>;
 }

@@ -143,6 +143,12 @@ export interface ProcessedIds {
 export interface TroupeStore {
   /** `memory`, `sqlite` or `mongodb`. */
   readonly kind: string;
+  /**
+   * True when the store lives in this process and always answers; memory and SQLite are local
+   * without saying so. Any other store counts as external (a test runtime waits for it only so
+   * long without an answer).
+   */
+  readonly local?: boolean;
   readonly documents: DocumentStore;
   readonly memory: VersionedMemory;
   readonly outbox: Outbox;

@@ -51,6 +51,12 @@ export interface Transport {
   readonly kind: string;
   readonly limits: TransportLimits;
   /**
+   * True when a send never leaves the process and always ends (the terminal and recording
+   * transports). Otherwise a send counts as external: a test runtime waits for it only so long
+   * without an answer (`settleLimitMs`).
+   */
+  readonly local?: boolean;
+  /**
    * Sends one message. `signal` is aborted when the send outlives its timeout
    * (`limits.sendTimeoutMs`) or the runtime stops past its deadline: pass it to the request and
    * stop. Routing does not wait for a transport that ignores it, but the platform may then still

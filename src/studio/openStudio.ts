@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { SimulatedClock, systemClock } from '../actors/clock.js';
 import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
+import { advanceOnClock } from '../actors/settleOnClock.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { createMemoryStore } from '../adapters/store/memoryStore.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
@@ -13,7 +14,7 @@ import type { CoordinationConfigInput } from '../config/coordinationConfig.js';
 import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
-import { configErrorCodes, emailErrorCodes, testingErrorCodes } from '../ports/errorCodes.js';
+import { configErrorCodes, emailErrorCodes } from '../ports/errorCodes.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { loadScenarioFile } from '../simulator/scenario.js';
@@ -47,6 +48,12 @@ export interface OpenStudioOptions {
   mailboxFile?: string;
   /** How long a POST's body may take once its headers came (default 10 s). */
   bodyTimeoutMs?: number;
+  /**
+   * With a SimulatedClock: how long `advance()` waits for one wait outside the process that does
+   * not answer (wall-clock ms, default 60 s). Work inside the process is waited for however long
+   * it takes.
+   */
+  settleLimitMs?: number;
 }
 
 /** A running studio. */
@@ -61,7 +68,9 @@ export interface OpenedStudio {
   studioStore: StudioStore;
   /**
    * With a SimulatedClock: moves time by `ms`, firing due timers in order (threads expiring,
-   * follow-ups), the runtime settling after each. Throws on the system clock.
+   * follow-ups), the runtime settling after each on its idle signal (every unit of work parked
+   * on the clock or done; `runtime.pending()` says what is left). Throws on the system clock,
+   * and `TROUPE_TEST_NOT_SETTLED` naming an external wait unanswered for `settleLimitMs`.
    */
   advance(ms: number): Promise<void>;
   /** Stops the server, the runtime, the demo ERP and (when it made it) the store. */
@@ -215,20 +224,6 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
     throw error;
   }
 
-  /** Lets the runtime finish what it can without time moving (the test runtime's settle). */
-  const settle = async (simulated: SimulatedClock) => {
-    const giveUpAt = Date.now() + 10_000;
-    for (let quiet = 0; quiet < 2; ) {
-      if (Date.now() > giveUpAt)
-        throw new TroupeError(
-          testingErrorCodes.notSettled,
-          `${runtime.inFlight - simulated.parked} piece(s) of work were still in flight after 10 s of real time.`,
-        );
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      quiet = runtime.inFlight <= simulated.parked ? quiet + 1 : 0;
-    }
-  };
-
   let closing: Promise<void> | undefined;
   return {
     url: server.url,
@@ -244,11 +239,9 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
           configErrorCodes.invalid,
           'advance() moves a SimulatedClock; this studio runs on the system clock (pass clock: new SimulatedClock()).',
         );
-      const target = clock.now() + ms;
-      await settle(clock);
-      while (clock.fireNext(target)) await settle(clock);
-      clock.setNow(target);
-      await settle(clock);
+      await advanceOnClock(runtime, clock, ms, {
+        ...(options.settleLimitMs !== undefined ? { limitMs: options.settleLimitMs } : {}),
+      });
     },
     close() {
       closing ??= (async () => {

@@ -3,6 +3,7 @@ import { SimulatedClock } from '../actors/clock.js';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
 import type { RetryPolicy } from '../actors/routingActor.js';
 import type { PersistenceOptions, Runtime, RuntimeOptions } from '../actors/runtimeOptions.js';
+import { advanceOnClock, DEFAULT_SETTLE_LIMIT_MS, settleOnClock } from '../actors/settleOnClock.js';
 import { MemoryHistory } from '../adapters/store/memoryHistory.js';
 import { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
 import { ConfigError } from '../config/configError.js';
@@ -15,7 +16,7 @@ import type { RoutingOutcome } from '../ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../ports/speech.js';
 import type { TroupeStore } from '../ports/store.js';
 import type { Transport } from '../ports/transport.js';
-import { TroupeError } from '../ports/troupeError.js';
+import type { TroupeError } from '../ports/troupeError.js';
 import { RecordingTransport } from './recordingTransport.js';
 
 /** How a test runtime is made; everything has a deterministic default. */
@@ -45,7 +46,13 @@ export interface TestRuntimeOptions {
   /** The channel `say`, `summon` and `dismiss` use by default (default `test:room`). */
   channel?: { kind: string; id: string };
   recoverOnStart?: boolean;
-  /** How long `settle()` waits for real I/O before it gives up (default 15 s of wall time). */
+  /**
+   * How long `settle()` waits for one wait outside the process (a network model, a real
+   * transport, a networked store; any port not marked `local`) that does not answer before it
+   * fails naming it: default 60 s of wall time. Work inside the process (the offline model,
+   * memory and SQLite stores, the recording transport, the embedded demo ERP) is waited for
+   * however long it takes: on a loaded machine it is only slow.
+   */
   settleLimitMs?: number;
   /**
    * Keep only the last `retain` outcomes, inspection events and errors (and the default
@@ -85,7 +92,13 @@ export interface TestRuntime {
   ): Promise<string>;
   summon(avatarId: string, by?: { id: string; name: string }): Promise<void>;
   dismiss(avatarId: string): Promise<void>;
-  /** Lets in-flight work finish without moving time. */
+  /**
+   * Lets in-flight work finish without moving time: resolves once every unit of work is parked
+   * on the simulated clock or done (see `runtime.pending()`).
+   *
+   * @throws TroupeError `TROUPE_TEST_NOT_SETTLED` naming each external wait that went unanswered
+   *   for `settleLimitMs` of wall time.
+   */
   settle(): Promise<void>;
   /** Moves simulated time forward by `ms`, firing every timer due on the way and settling after each. */
   advance(ms: number): Promise<void>;
@@ -118,11 +131,6 @@ export const testAvatars: AvatarDefinitionInput[] = [
   },
 ];
 
-// Each round lets resolved promises run and I/O callbacks fire; work parked on the simulated
-// clock cannot progress, so settling stops once only parked work remains. Real I/O (a local HTTP
-// server, a subprocess) may take a while: settling gives up only after this much wall time.
-const SETTLE_LIMIT_MS = 15_000;
-
 /**
  * A runtime for tests (Troupe's own, and yours): simulated clock, in-memory store, the offline
  * scripted model and a recording transport. Deterministic: the same calls give the same deliveries.
@@ -149,7 +157,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
       : (options.history ?? new MemoryHistory());
   const outbox = options.store?.outbox ?? options.outbox ?? new MemoryOutbox();
   const channel = options.channel ?? { kind: 'test', id: 'room' };
-  const settleLimitMs = options.settleLimitMs ?? SETTLE_LIMIT_MS;
+  const settleOptions = { limitMs: options.settleLimitMs ?? DEFAULT_SETTLE_LIMIT_MS };
   const runtime = createRuntime({
     avatars: options.avatars ?? testAvatars,
     ...(options.config ? { config: options.config } : {}),
@@ -180,23 +188,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
   if (retain !== 0) runtime.inspection$.subscribe((e) => keep(inspection, e));
   runtime.errors$.subscribe((e) => keep(errors, e));
 
-  const settle = async () => {
-    let quiet = 0;
-    const giveUpAt = Date.now() + settleLimitMs;
-    while (Date.now() < giveUpAt) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      // Everything in flight is waiting for simulated time: nothing more can happen now.
-      quiet = runtime.inFlight <= clock.parked ? quiet + 1 : 0;
-      if (quiet < 2) continue;
-      // Timers already due (a deadline that passed while a runtime was down) fire now too.
-      if (!clock.fireNext(clock.now())) return;
-      quiet = 0;
-    }
-    throw new TroupeError(
-      'TROUPE_TEST_NOT_SETTLED',
-      `${runtime.inFlight - clock.parked} piece(s) of work were still in flight after ${settleLimitMs} ms of real time; is a model or transport waiting on something that never answers?`,
-    );
-  };
+  const settle = () => settleOnClock(runtime, clock, settleOptions);
 
   let messageSeq = 0;
   const send = (event: unknown) => {
@@ -238,13 +230,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
       await settle();
     },
     settle,
-    async advance(ms) {
-      const target = clock.now() + ms;
-      await settle();
-      while (clock.fireNext(target)) await settle();
-      clock.setNow(target);
-      await settle();
-    },
+    advance: (ms) => advanceOnClock(runtime, clock, ms, settleOptions),
     async stop() {
       await settle();
       await runtime.stop();

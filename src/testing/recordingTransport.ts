@@ -30,6 +30,8 @@ export interface InjectedFailure {
  */
 export class RecordingTransport implements Transport {
   readonly kind: string;
+  /** Sends stay in this process (a test runtime waits for them however long they take). */
+  readonly local = true;
   readonly limits: TransportLimits;
   /** Every message taken, in order. */
   readonly sent: RecordedMessage[] = [];

@@ -21,6 +21,8 @@ export function lazyEntityLookup(
     return opened;
   };
   return {
+    // The embedded demo ERP runs in this process; ERP_DATABASE_URL names a server elsewhere.
+    local: !env.ERP_DATABASE_URL?.trim(),
     async lookup(input) {
       const { lookup } = await open();
       return lookup.lookup(input);

@@ -56,6 +56,8 @@ const DEFAULT_KEEP = 500;
  */
 export class TerminalTransport implements Transport {
   readonly kind = 'terminal';
+  /** Sends stay in this process. */
+  readonly local = true;
   readonly limits: TransportLimits = { maxTextLength: 2000, voice: false, attachments: false };
   private readonly keep: number;
   private readonly messages = new Map<number, TerminalMessage>();

@@ -37,6 +37,7 @@ export function createEspeakSynthesizer(options: EspeakSynthesizerOptions = {}):
 
   return {
     id: 'espeak-ng',
+    local: true,
     async synthesize(request: SpeechRequest): Promise<SynthesizedSpeech> {
       const text = prepareSpeechText(request.text, maxChars);
       const voice = checkVoiceId(request.voiceId ?? defaultVoice);

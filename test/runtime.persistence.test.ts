@@ -28,6 +28,11 @@ function threadEvents<T extends 'thread.opened' | 'thread.ended'>(
 
 const quiet = { summonProactiveEnabled: false };
 
+/** Waits, a macrotask at a time (no wall-clock deadline), until `condition` holds. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** When and how the summon thread ends in a runtime that never stops (the control). */
 async function controlEnding() {
   const control = createTestRuntime({ avatars, config: quiet });
@@ -223,7 +228,18 @@ describe('bad stored state', () => {
 describe('turns in flight at a crash', () => {
   it('generates again a turn that was claimed but never recorded, and delivers it once', async () => {
     const store = createMemoryStore();
-    const hanging: TurnModel = { id: 'test:hang', offline: false, generateTurn: () => new Promise(() => {}) };
+    let asked!: () => void;
+    const generating = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const hanging: TurnModel = {
+      id: 'test:hang',
+      offline: false,
+      generateTurn: () => {
+        asked();
+        return new Promise(() => {});
+      },
+    };
     // The memory store stands in for a durable one: its state is written behind as a SQLite file's is.
     const crashed = createTestRuntime({
       avatars,
@@ -240,9 +256,12 @@ describe('turns in flight at a crash', () => {
       text: 'Nova, what is that?',
     });
     // The batched flush writes the floor with the claim in flight (the model never answers).
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await generating;
     crashed.clock.advanceSync(1_000);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(async () => {
+      const stored = await store.documents.get<{ floor: { inFlight: unknown[] } }>(CHANNELS, 'test:room');
+      return (stored?.value.floor.inFlight.length ?? 0) > 0;
+    });
     // The process dies here: crashed is simply abandoned.
 
     const transport = new RecordingTransport();

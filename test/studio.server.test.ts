@@ -81,6 +81,7 @@ function openStream(url: string, headers: Record<string, string> = {}) {
   });
   req.on('error', () => {
     closed = true;
+    for (const w of waiting.splice(0)) w();
   });
   req.end();
   return {
@@ -94,27 +95,18 @@ function openStream(url: string, headers: Record<string, string> = {}) {
     get closed() {
       return closed;
     },
-    /** Waits (on real I/O) until a state arrives that passes `test`. */
+    /** Waits for the stream's events (no wall-clock deadline) until a state passes `test`. */
     async until(test: (s: StudioState) => boolean): Promise<StudioState> {
-      const giveUpAt = Date.now() + 10_000;
       for (;;) {
         const found = states.find(test);
         if (found) return found;
-        if (closed || Date.now() > giveUpAt) throw new Error('no such state on the stream');
-        await new Promise<void>((resolve) => {
-          waiting.push(resolve);
-          setTimeout(resolve, 200).unref();
-        });
+        if (closed) throw new Error('the stream ended without such a state');
+        await new Promise<void>((resolve) => waiting.push(resolve));
       }
     },
     /** Waits until the server ends the stream. */
     async ended(): Promise<void> {
-      const giveUpAt = Date.now() + 10_000;
-      while (!closed && Date.now() < giveUpAt)
-        await new Promise<void>((resolve) => {
-          waiting.push(resolve);
-          setTimeout(resolve, 200).unref();
-        });
+      while (!closed) await new Promise<void>((resolve) => waiting.push(resolve));
     },
     close: () => req.destroy(),
   };

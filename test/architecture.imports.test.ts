@@ -71,7 +71,7 @@ describe('the root export is light', () => {
   it('loading it in Node resolves none of them (and loading troupe/sqlite does resolve better-sqlite3)', () => {
     expect(packagesResolvedLoading('./src/index.ts').filter((p) => heavy.includes(p))).toEqual([]);
     expect(packagesResolvedLoading('./src/adapters/store/sqlite.ts')).toContain('better-sqlite3');
-  }, 60_000);
+  });
 });
 
 /** Packages Node resolves while it loads `entry` in a fresh process (a resolve hook records them). */

@@ -91,7 +91,7 @@ describe('troupe charts', () => {
           expect(chart.transitions.length).toBe(new Set(chart.transitions).size);
         }
       }
-    }, 60_000);
+    });
   }
 
   it('svg without --out writes into ./charts (of the working directory)', async () => {
@@ -101,7 +101,7 @@ describe('troupe charts', () => {
     expect((await readdir(join(cwd, 'charts'))).sort()).toEqual(
       troupeMachines.map((m) => `${m.id}.svg`).sort(),
     );
-  }, 60_000);
+  });
 
   it("--module exports a user's own machines (every export that is one) in every format", async () => {
     for (const format of ['mermaid', 'dot', 'scxml', 'svg', 'json'] as const) {
@@ -135,7 +135,7 @@ describe('troupe charts', () => {
         }
       }
     }
-  }, 60_000);
+  });
 
   it('--module with --export exports only the named machines (a relative path starts at the working directory)', async () => {
     const { code, stdout } = await charts(

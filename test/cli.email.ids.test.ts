@@ -192,5 +192,5 @@ describe('troupe email on a mailbox of hostile HTML', () => {
     expect(run.stdout).toMatch(/^• ok-1 “Lunch\?”/mu);
     const shown = await runTroupe(['inbox', 'list'], env);
     expect(shown.code).toBe(0);
-  }, 60_000);
+  });
 });

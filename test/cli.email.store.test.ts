@@ -91,7 +91,7 @@ describe('troupe email on a store it cannot write', () => {
     const raw = new Database(db, { readonly: true });
     expect(claimed(raw)).toEqual([...firstFour, ...lastFour]);
     raw.close();
-  }, 120_000);
+  });
 
   it('a full disk: one TROUPE_STORE_FULL line, exit 74, nothing claimed; the next run processes the emails', async () => {
     const { dir, mailbox, env, db } = await setUp();

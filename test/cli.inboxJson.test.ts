@@ -106,7 +106,7 @@ describe('troupe inbox list --json and show --json', () => {
     });
     expect(stderr).toContain('"msg":"store: SQLite at');
     expect(inboxListJsonSchema.parse(JSON.parse(stdout))).toHaveLength(6);
-  }, 60_000);
+  });
 
   it('the schema refuses what is not the shape (an unknown field, a time that is not ISO)', async () => {
     const env = await inbox();

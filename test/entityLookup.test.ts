@@ -14,7 +14,7 @@ let lookup: EntityLookup;
 beforeAll(async () => {
   db = await createDemoErp();
   lookup = createEntityLookup({ db });
-}, 60_000);
+});
 
 afterAll(async () => {
   await db?.close();

@@ -20,7 +20,7 @@ let db: PGlite;
 
 beforeAll(async () => {
   db = await createDemoErp();
-}, 60_000);
+});
 
 afterAll(async () => {
   await db?.close();
@@ -135,5 +135,5 @@ describe('entity lookup (fuzzed)', () => {
       await count(`select cast(count(*) as integer) as n from information_schema.tables
         where table_schema = 'public' and table_name in ('vendors', 'customers', 'parts', 'purchase_orders')`),
     ).toBe(4);
-  }, 120_000);
+  });
 });

@@ -17,7 +17,7 @@ describe('README', () => {
 
   it('shows the tour as `npm start` prints it now (run `npm run readme:tour` after a change)', async () => {
     expect(readme).toBe(withTour(readme, await renderReadmeTour()));
-  }, 60_000);
+  });
 
   it('stands on its own: nothing in the repository points outside it', () => {
     const root = path.resolve(import.meta.dirname, '..');

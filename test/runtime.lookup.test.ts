@@ -22,7 +22,7 @@ let server: FakeOpenAiServer;
 beforeAll(async () => {
   erp = (await createDemoErp()) as PGlite;
   server = await startFakeOpenAiServer();
-}, 60_000);
+});
 afterAll(async () => {
   await server?.close();
   await erp?.close();

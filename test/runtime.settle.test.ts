@@ -45,9 +45,9 @@ class SlowLocalTransport extends RecordingTransport {
   constructor(private readonly ms: number) {
     super();
   }
-  override async send(message: TransportMessage, signal?: AbortSignal): Promise<TransportReceipt> {
+  override async send(message: TransportMessage): Promise<TransportReceipt> {
     await realWork(this.ms);
-    return super.send(message, signal);
+    return super.send(message);
   }
 }
 

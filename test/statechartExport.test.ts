@@ -52,7 +52,7 @@ describe('statechart export: every state and every transition, in every format',
         });
         it(`svg has one node per state and every transition of ${source}`, async () => {
           expectSvgShows(await renderStatechart(chart, 'svg'), expected);
-        }, 30_000);
+        });
       }
     });
   }

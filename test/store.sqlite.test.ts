@@ -358,7 +358,7 @@ describe('sqlite store: two stores on one file (as two processes would)', () => 
       version: 3,
     });
     await store.close();
-  }, 30_000);
+  });
 
   it('keep compare-and-set honest between them', async () => {
     const [a, b, close] = await both();

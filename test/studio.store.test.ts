@@ -176,7 +176,7 @@ describe('the studio store: telemetry', () => {
     expect(telemetry.modes).toEqual(modes);
     expect(telemetry.modes.success).toBeGreaterThanOrEqual(1);
     expect(telemetry.recent.at(-1)?.mode).toBe(String(logged.at(-1)?.data.response_mode));
-  }, 60_000);
+  });
 });
 
 describe('the studio store keeps bounded lists', () => {

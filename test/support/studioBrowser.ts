@@ -63,7 +63,7 @@ export function useStudioBrowser(): StudioBrowser {
     } catch (error) {
       launchError = new Error(`chromium (${CHROMIUM_PATH}) did not start: ${(error as Error).message}`);
     }
-  }, 60_000);
+  });
 
   afterEach(async () => {
     const errors = pageErrors;
@@ -83,7 +83,8 @@ export function useStudioBrowser(): StudioBrowser {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       contexts.push(context);
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      // A guard against a hang, not a speed limit (a loaded machine renders slowly).
+      page.setDefaultTimeout(60_000);
       page.on('pageerror', (error) => pageErrors.push(error.message));
       return page;
     },

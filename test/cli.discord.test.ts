@@ -20,7 +20,8 @@ async function fakeDiscord(options: Partial<Parameters<typeof startFakeDiscord>[
   return fake;
 }
 
-const until = (check: () => boolean | undefined, timeout = 8_000) =>
+// The timeout guards a hang (real timers, real sockets): a loaded machine is only slower.
+const until = (check: () => boolean | undefined, timeout = 60_000) =>
   vi.waitFor(
     () => {
       if (!check()) throw new Error('not yet');

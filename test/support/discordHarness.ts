@@ -129,10 +129,11 @@ export async function startDiscordHarness(
 }
 
 /**
- * Waits until `check` holds, polling every 5 ms, up to `timeout` ms of real time: discord.js and
- * the fake talk over HTTP and WebSocket, on real timers.
+ * Waits until `check` holds, polling every 5 ms: discord.js and the fake talk over HTTP and
+ * WebSocket, on real timers. `timeout` (default 60 s of real time) only guards a hang: on a loaded
+ * machine everything is slower.
  */
-export function waitUntil(check: () => boolean | undefined, timeout = 5_000): Promise<void> {
+export function waitUntil(check: () => boolean | undefined, timeout = 60_000): Promise<void> {
   return vi.waitFor(
     () => {
       if (!check()) throw new Error('not yet');

@@ -33,6 +33,7 @@ export type {
   RuntimeStore,
   SendResult,
 } from './actors/runtimeOptions.js';
+export type { PendingWork, WorkTask, WorkWait } from './actors/workTracker.js';
 export { createScriptedModel, SCRIPTED_MODEL_ID } from './adapters/llm/scriptedModel.js';
 export { createMemoryStore, type MemoryStoreOptions } from './adapters/store/memoryStore.js';
 export * from './composer/index.js';

@@ -4,6 +4,12 @@
  * @packageDocumentation
  */
 export { SimulatedClock } from '../actors/clock.js';
+export {
+  advanceOnClock,
+  DEFAULT_SETTLE_LIMIT_MS,
+  type SettleOptions,
+  settleOnClock,
+} from '../actors/settleOnClock.js';
 export { MemoryHistory } from '../adapters/store/memoryHistory.js';
 export { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
 export {

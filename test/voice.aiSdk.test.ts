@@ -29,7 +29,7 @@ describe('AI SDK synthesizer (OpenAI provider against a local fake)', () => {
   });
 
   it('sends the text and voice to POST /v1/audio/speech and returns the audio bytes', async () => {
-    const speech = createAiSdkSynthesizer({ model: model(), voice: 'alloy', timeoutMs: 5_000 });
+    const speech = createAiSdkSynthesizer({ model: model(), voice: 'alloy', timeoutMs: 60_000 });
     expect(speech.id).toBe('openai.speech:tts-1');
     const result = await speech.synthesize({ text: '  Hello there, "friend"; how are you?  ' });
 

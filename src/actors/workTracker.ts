@@ -40,18 +40,33 @@ export interface PendingWork {
 /** Says whether a wait leaves the process; the runtime knows its ports (unknown ones count as external). */
 export type ExternalWait = (wait: WorkWait, channel: string | undefined) => boolean;
 
-const TASK_WORDS: Record<WorkTask, string> = {
-  turn: 'turn',
-  reply: 'reply',
-  resend: 'resent reply',
-  send: 'response.send',
-  load: 'loading',
-  write: 'write',
-  passivate: 'passivation',
-  expire: 'expiry of idle channels',
-  wakeups: 'reading of wake-ups',
-  recovery: 'outbox recovery',
-};
+/** A unit in words: `nova's turn in test:room`, `loading test:room`, `outbox recovery`. */
+function whatOf(task: WorkTask, channel: string | undefined, avatarId: string | undefined): string {
+  const where = channel ?? 'a channel';
+  const whose = avatarId !== undefined ? `${avatarId}'s` : 'a';
+  switch (task) {
+    case 'turn':
+      return `${whose} turn in ${where}`;
+    case 'reply':
+      return `${whose} reply in ${where}`;
+    case 'resend':
+      return `${whose} resent reply in ${where}`;
+    case 'send':
+      return `a response.send to ${where}`;
+    case 'load':
+      return `loading ${where}`;
+    case 'write':
+      return `a write of ${where}`;
+    case 'passivate':
+      return `passivating ${where}`;
+    case 'expire':
+      return 'expiring idle channels';
+    case 'wakeups':
+      return 'reading channel wake-ups';
+    case 'recovery':
+      return 'outbox recovery';
+  }
+}
 
 const WAIT_WORDS: Record<WorkWait, string> = {
   model: 'the model',
@@ -93,11 +108,6 @@ export class WorkUnit {
   /** This unit as reported. */
   describe(external: ExternalWait, now = performance.now()): PendingWork {
     const forMs = Math.max(0, now - this.since);
-    const who =
-      this.avatarId !== undefined
-        ? `${this.avatarId}'s ${TASK_WORDS[this.task]}`
-        : `a ${TASK_WORDS[this.task]}`;
-    const where = this.channel !== undefined ? ` in ${this.channel}` : '';
     const isExternal = external(this.wait, this.channel);
     return {
       task: this.task,
@@ -106,7 +116,7 @@ export class WorkUnit {
       waitingOn: this.wait,
       external: isExternal,
       forMs,
-      description: `${who}${where} is waiting on ${WAIT_WORDS[this.wait]}${isExternal ? '' : ' (in process)'} for ${formatSeconds(forMs)}`,
+      description: `${whatOf(this.task, this.channel, this.avatarId)} is waiting on ${WAIT_WORDS[this.wait]}${isExternal ? '' : ' (in process)'} for ${formatSeconds(forMs)}`,
     };
   }
 }

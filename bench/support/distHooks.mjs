@@ -8,15 +8,19 @@
  *   emits for one file; no `__name` wrappers). A dist/ module older than its source, or one holding
  *   a `__name(` call (tsx's or esbuild's keepNames output), is refused, so the figures are always
  *   those of the code the sources describe, as users run it.
+ *
+ * Compiled files are kept in .bench-cache/ (git-ignored), named by a hash of their text, so a run
+ * loads TypeScript only when a benchmark file changed.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 
 const ROOT = new URL('../../', import.meta.url);
 const SRC = new URL('src/', ROOT).href;
 const DIST = new URL('dist/', ROOT).href;
+const CACHE = fileURLToPath(new URL('.bench-cache/', ROOT));
 /** Directories whose TypeScript files are compiled on load. */
 const HARNESS = [new URL('bench/', ROOT).href, new URL('test/', ROOT).href];
 
@@ -60,20 +64,45 @@ export async function resolve(specifier, context, nextResolve) {
   return resolved;
 }
 
-export async function load(url, context, nextLoad) {
-  if (url.endsWith('.ts') && inHarness(url)) {
-    const fileName = fileURLToPath(url);
-    const out = ts.transpileModule(await readFile(fileName, 'utf8'), {
-      fileName,
-      compilerOptions: {
-        module: ts.ModuleKind.ESNext,
-        target: ts.ScriptTarget.ES2022,
-        verbatimModuleSyntax: true,
-        inlineSourceMap: true,
-      },
-    });
-    return { format: 'module', source: out.outputText, shortCircuit: true };
+/** @type {Promise<typeof import('typescript')> | undefined} */
+let typescript;
+const COMPILER_OPTIONS = {
+  module: 'ESNext',
+  target: 'ES2022',
+  verbatimModuleSyntax: true,
+  inlineSourceMap: true,
+};
+
+/** What tsc emits for one TypeScript file of bench/ or test/, from the cache when the text is unchanged. */
+async function compiled(fileName) {
+  const text = await readFile(fileName, 'utf8');
+  const key = createHash('sha256')
+    .update(JSON.stringify(COMPILER_OPTIONS))
+    .update('\0')
+    .update(fileName)
+    .update('\0')
+    .update(text)
+    .digest('hex');
+  const cached = `${CACHE}${key}.js`;
+  try {
+    return await readFile(cached, 'utf8');
+  } catch {
+    // not compiled yet
   }
+  typescript ??= import('typescript').then((m) => m.default);
+  const ts = await typescript;
+  const { options } = ts.convertCompilerOptionsFromJson(COMPILER_OPTIONS, '.');
+  const out = ts.transpileModule(text, { fileName, compilerOptions: options }).outputText;
+  await mkdir(CACHE, { recursive: true });
+  const partial = `${cached}.${process.pid}.tmp`;
+  await writeFile(partial, out);
+  await rename(partial, cached);
+  return out;
+}
+
+export async function load(url, context, nextLoad) {
+  if (url.endsWith('.ts') && inHarness(url))
+    return { format: 'module', source: await compiled(fileURLToPath(url)), shortCircuit: true };
   const loaded = await nextLoad(url, context);
   if (url.startsWith(DIST)) {
     const source = sourceOf(url);

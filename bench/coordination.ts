@@ -13,7 +13,7 @@
  * Prints figures; never asserts timings. The targets are checked against the compiled engine.
  *
  *   npm run bench:coordination                      # 100, 1,000 and 10,000 channels (about 3.5 minutes)
- *   npm run bench:coordination -- --quick           # 20 and 100 channels, seconds (CI runs it)
+ *   npm run bench:coordination -- --quick           # 20 and 50 channels, seconds (CI runs it)
  *   npm run bench:coordination -- --channels 1000 --messages 100000 --avatars 10 --sweep 5,10,20 --json
  *   npm run bench:coordination -- --xstate-channels 100,1000   # skip the xstate engine at 10,000
  *
@@ -55,10 +55,10 @@ import { avatarPool, generateTraffic, START_AT, type TrafficCounts } from './sup
 const HELP = `Usage: npm run bench:coordination -- [options]
 
   --channels LIST         scales: floors alive and interleaved at once, comma-separated
-                          (default 100,1000,10000; quick: 20,100)
+                          (default 100,1000,10000; quick: 20,50)
   --per-channel N         inbound items (human messages, summons, dismissals) per channel (default 10)
   --messages N            inbound items per scale, at least channels x per-channel; smaller scales run
-                          batches of fresh channels until they reach it (default 40000; quick: 1000)
+                          batches of fresh channels until they reach it (default 40000; quick: 500)
   --xstate-channels LIST  scales at which the xstate engine runs too, or "none" (default: every scale;
                           with "none" the sweep leaves it out as well)
   --xstate-messages N     inbound items per scale for the xstate engine: it runs the first batches of
@@ -114,9 +114,9 @@ const intArg = (raw: string | undefined, fallback: number, name: string, allowZe
   intList(raw, [fallback], name, allowZero)[0] as number;
 
 const quick = args.quick;
-const scales = intList(args.channels, quick ? [20, 100] : [100, 1_000, 10_000], 'channels');
+const scales = intList(args.channels, quick ? [20, 50] : [100, 1_000, 10_000], 'channels');
 const perChannel = intArg(args['per-channel'], 10, 'per-channel');
-const itemsPerScale = intArg(args.messages, quick ? 1_000 : 40_000, 'messages');
+const itemsPerScale = intArg(args.messages, quick ? 500 : 40_000, 'messages');
 const xstateScales = intList(args['xstate-channels'], scales, 'xstate-channels').filter((c) =>
   scales.includes(c),
 );
@@ -221,7 +221,8 @@ function warmUp(): void {
         { seed, recordDecisions: true },
         createStats(true),
       );
-      if (canMeasureHeap)
+      // (Warms the heap figures' code too; quick runs leave its forced collections out.)
+      if (canMeasureHeap && !quick)
         measureThreads(impl.factory, t.channels.slice(0, 20), config, START_AT, threadPairs(20));
     }
   }

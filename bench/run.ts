@@ -19,7 +19,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { BENCH_SCRIPTS, type BenchScript, benchName } from './support/benches.js';
-import { table } from './support/report.js';
 import { type BenchFigure, parseSummaryLine } from './support/summary.js';
 
 const HELP = `Usage: npm run bench -- [options]
@@ -136,6 +135,17 @@ function runOne(script: BenchScript): Promise<Outcome> {
   });
 }
 
+/** A fixed-width table; the columns `right` names are right-aligned, the others left-aligned. */
+function table(header: string[], rows: string[][], right: ReadonlySet<number>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
 /** A figure as the table shows it: whole numbers from 100 up, else three significant digits. */
 function formatValue(n: number | null): string {
   if (n === null) return 'n/a';
@@ -180,7 +190,7 @@ const modules = Math.max(0, ...outcomes.flatMap((o) => o.figures.map((f) => f.di
 process.stdout.write(
   `\n${args.quick ? 'Quick run (small sizes: the figures show the benchmarks run, not how fast Troupe is)' : 'Benchmarks'}; ` +
     `Troupe loaded from dist/ (up to ${modules} modules per benchmark, none from src/)\n\n` +
-    `${table(['bench', 'figure', 'value', 'unit', 'vs reference (same run)'], rows)}\n`,
+    `${table(['bench', 'figure', 'value', 'unit', 'vs reference (same run)'], rows, new Set([2]))}\n`,
 );
 for (const o of failed) process.stdout.write(`\n${o.script} FAILED: ${o.problems.join('; ')}\n`);
 process.exit(failed.length > 0 ? 1 : 0);

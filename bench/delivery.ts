@@ -17,7 +17,7 @@
  * Prints figures and ratios; never asserts.
  *
  *   npm run bench:delivery                 # full run (about a minute on 2 cores)
- *   npm run bench:delivery -- --quick      # smaller, for development (< 30 s)
+ *   npm run bench:delivery -- --quick      # small sizes, seconds (CI runs it)
  *   npm run bench:delivery -- --responses 200000 --channels 2000 --messages 100000 --json
  *
  * Node flags (package.json), as bench:coordination: --expose-gc for the heap figures; --single-threaded
@@ -50,19 +50,20 @@ import {
   type RoomTraffic,
 } from './support/roomTraffic.js';
 import { droppableMemoryStore, temporarySqliteStore } from './support/runtimeStores.js';
+import { printSummary } from './support/summary.js';
 
 // ---------------------------------------------------------------- options
 
 const HELP = `Usage: npm run bench:delivery -- [options]
 
-  --responses N   responses routed per routing figure (default 100000; quick: 20000)
+  --responses N   responses routed per routing figure (default 100000; quick: 2000)
   --channels N    channels: routing spreads its responses over them, and the end-to-end run has
-                  that many channel actors (default 1000; quick: 200)
+                  that many channel actors (default 1000; quick: 50)
   --messages N    inbound events in the end-to-end run: human messages, with about 3% summons and
-                  1.5% dismissals among them (default 40000; quick: 4000)
+                  1.5% dismissals among them (default 40000; quick: 500)
   --avatars N     avatars in the cast, each resident in some channels (default 24)
   --seed N        traffic seed (default 42)
-  --quick         smaller run for development
+  --quick         small sizes and a short warm-up: seconds (figures are then rough)
   --skip-sqlite   leave out the end-to-end run on a durable SQLite store (a temporary file)
   --json          print the results as JSON instead of tables
   --help          this text
@@ -89,9 +90,11 @@ if (args.help) {
 }
 
 const quick = args.quick;
-const responses = intArg(args.responses, quick ? 20_000 : 100_000, 'responses');
-const channels = intArg(args.channels, quick ? 200 : 1_000, 'channels');
-const messages = intArg(args.messages, quick ? 4_000 : 40_000, 'messages');
+const responses = intArg(args.responses, quick ? 2_000 : 100_000, 'responses');
+const channels = intArg(args.channels, quick ? 50 : 1_000, 'channels');
+const messages = intArg(args.messages, quick ? 500 : 40_000, 'messages');
+/** Items of each warm-up step (quick: a tenth, one round). */
+const warmItems = (n: number) => (quick ? n / 10 : n);
 const avatarCount = intArg(args.avatars, 24, 'avatars', 5);
 const seed = intArg(args.seed, 42, 'seed', 0);
 const withSqlite = !args['skip-sqlite'];
@@ -515,11 +518,11 @@ log('  warming up...');
     seed: seed ^ 0x3a3a,
     channelOffset: 1_000_000,
   });
-  for (let r = 0; r < (quick ? 2 : 3); r++) {
-    measurePreparation(5_000, `warm${r}p`);
-    await measureRouting(5_000, SHORT_TEXTS[0] as string, `warm${r}s`);
-    await measureRouting(1_000, LONG_TEXT, `warm${r}l`);
-    await measureRouteLatency(2_000, 8, `warm${r}q`);
+  for (let r = 0; r < (quick ? 1 : 3); r++) {
+    measurePreparation(warmItems(5_000), `warm${r}p`);
+    await measureRouting(warmItems(5_000), SHORT_TEXTS[0] as string, `warm${r}s`);
+    await measureRouting(warmItems(1_000), LONG_TEXT, `warm${r}l`);
+    await measureRouteLatency(warmItems(2_000), 8, `warm${r}q`);
     await runRuntime(warm);
     runBare(warm);
     runBare(warm);
@@ -924,3 +927,21 @@ if (args.json) {
   );
   process.stdout.write(`${out.join('\n')}\n`);
 }
+if (!args.json)
+  printSummary('delivery', [
+    { name: 'routing (prepare + guarantee + route)', value: routedShort.perSec, unit: 'responses/s' },
+    {
+      name: 'runtime, memory store, per inbound event',
+      value: runtimeFig.usPerInbound,
+      unit: 'µs',
+      ratio: ratios.runtimeOverBareFloor,
+      reference: 'the bare floor',
+    },
+    {
+      name: 'runtime, SQLite (durable), per inbound event',
+      value: sqliteFig?.usPerInbound ?? null,
+      unit: 'µs',
+      ratio: ratios.sqliteOverBareFloor,
+      reference: 'the bare floor',
+    },
+  ]);

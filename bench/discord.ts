@@ -16,6 +16,7 @@
  *
  *   npm run bench:discord                      # C=100, R=20 (2,000 messages)
  *   npm run bench:discord -- --channels 200 --rounds 30
+ *   npm run bench:discord -- --quick           # C=20, R=5 (seconds)
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
@@ -31,6 +32,7 @@ import { silentLogger } from '../src/logging/logger.js';
 import { intArg } from './support/args.js';
 import { settledHeap } from './support/heap.js';
 import { NullTransport } from './support/nullTransport.js';
+import { printSummary } from './support/summary.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,14 +40,17 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     help: { type: 'boolean', default: false },
     functions: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
-  process.stdout.write('Usage: npm run bench:discord -- [--channels N (100)] [--rounds N (20)]\n');
+  process.stdout.write(
+    'Usage: npm run bench:discord -- [--channels N (100)] [--rounds N (20)] [--quick (20, 5)]\n',
+  );
   process.exit(0);
 }
-const CHANNELS = intArg(args.channels, 100, 'channels');
-const ROUNDS = intArg(args.rounds, 20, 'rounds');
+const CHANNELS = intArg(args.channels, args.quick ? 20 : 100, 'channels');
+const ROUNDS = intArg(args.rounds, args.quick ? 5 : 20, 'rounds');
 
 const avatarsFor = (kind: string, channels: string[]): AvatarDefinitionInput[] => [
   { id: 'nova', name: 'Nova', emoji: '🌟', residentIn: channels.map((c) => `${kind}:${c}`) },
@@ -92,7 +97,7 @@ let retained = {
 let breakdown: Map<string, number> = new Map();
 
 function partOf(url: string, fn: string): string {
-  if (url.includes('/src/adapters/discord/')) return "Troupe's Discord adapter";
+  if (/\/(src|dist)\/adapters\/discord\//u.test(url)) return "Troupe's Discord adapter";
   if (/node_modules\/(discord\.js|@discordjs|discord-api-types|@sapphire|magic-bytes)/u.test(url))
     return 'discord.js';
   if (
@@ -100,7 +105,7 @@ function partOf(url: string, fn: string): string {
     /^node:(internal\/)?(http|net|stream|buffer|zlib|_http|dns|tls|events)/u.test(url)
   )
     return 'HTTP and WebSocket (undici, ws, node)';
-  if (url.includes('/src/') || /node_modules\/(xstate|rxjs|zod|pino)/u.test(url))
+  if (/\/(src|dist)\//u.test(url) || /node_modules\/(xstate|rxjs|zod|pino)/u.test(url))
     return 'the runtime (Troupe core, xstate, rxjs, zod)';
   if (fn === '(garbage collector)') return 'garbage collection';
   if (fn === '(idle)' || fn === '(program)') return '(idle / program)';
@@ -334,3 +339,18 @@ process.stdout.write(
       : []),
   ].join('\n'),
 );
+printSummary('discord', [
+  {
+    name: `through Discord (fake), ${CHANNELS} channels x ${ROUNDS} rounds`,
+    value: discord.messages / (discord.wallMs / 1000),
+    unit: 'msgs/s',
+  },
+  {
+    name: 'CPU per message through Discord',
+    value: perMessage(discord),
+    unit: 'µs',
+    ratio: perMessage(discord) / perMessage(alone),
+    reference: 'the runtime alone',
+  },
+  { name: 'retained per channel, bot connected', value: retained.bytesPerChannel, unit: 'B' },
+]);

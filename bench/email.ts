@@ -15,6 +15,7 @@
  *   npm run bench:email -- --emails 5000 --peer <dir>
  *   npm run bench:email -- --peer <dir> --rounds 3   # each round runs all; median of the ratios
  *   npm run bench:email -- --soak 100000     # that many emails through triage on SQLite, heap sampled
+ *   npm run bench:email -- --quick           # 200 emails (seconds)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +32,7 @@ import type { ObjectModel } from '../src/ports/objectModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { intArg } from './support/args.js';
 import { keep, settledHeap } from './support/heap.js';
+import { printSummary } from './support/summary.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,16 +40,17 @@ const { values: args } = parseArgs({
     peer: { type: 'string' },
     soak: { type: 'string' },
     rounds: { type: 'string' },
+    quick: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'Usage: npm run bench:email -- [--emails N (2000)] [--peer <dir>] [--rounds K (1)] [--soak N]\n',
+    'Usage: npm run bench:email -- [--emails N (2000; --quick: 200)] [--peer <dir>] [--rounds K (1)] [--soak N] [--quick]\n',
   );
   process.exit(0);
 }
-const N = intArg(args.emails, 2_000, 'emails');
+const N = intArg(args.emails, args.quick ? 200 : 2_000, 'emails');
 
 /**
  * A string in one piece. `repeat` and template literals make trees of parts, which V8 joins into
@@ -214,6 +217,14 @@ if (args.soak !== undefined) {
   process.exit(0);
 }
 const ROUNDS = intArg(args.rounds, 1, 'rounds');
+/** The median of a non-empty list. */
+const medianOf = (list: readonly number[]) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
 const row = (f: Figures) =>
   `${f.impl.padEnd(40)} ${String(f.emails).padStart(7)} ${String(f.emails_per_s).padStart(9)} ${String(f.us_per_email).padStart(9)} ${String(f.heap_kb_per_email_retained ?? '—').padStart(10)} ${String(f.heap_kb_per_email_second_half ?? '—').padStart(12)}`;
 const lines = [
@@ -221,6 +232,8 @@ const lines = [
 ];
 /** Per Troupe run, its ratio to LangGraph.js in each round (taken within the round). */
 const ratios = new Map<string, number[]>();
+/** Per Troupe run, its µs per email in each round. */
+const usPerEmail = new Map<string, number[]>();
 for (let round = 1; round <= ROUNDS; round++) {
   const results: Figures[] = [];
   results.push(await runTroupe('troupe (memory store)', createMemoryStore()));
@@ -246,6 +259,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     `${'run'.padEnd(40)} ${'emails'.padStart(7)} ${'emails/s'.padStart(9)} ${'µs/email'.padStart(9)} ${'KB/email'.padStart(10)} ${'2nd half KB'.padStart(12)}`,
     ...[...results, ...peers].map(row),
   );
+  for (const r of results) usPerEmail.set(r.impl, [...(usPerEmail.get(r.impl) ?? []), r.us_per_email]);
   const langgraph = peers.find((p) => p.impl.includes('langgraph'));
   if (langgraph) {
     lines.push('');
@@ -260,17 +274,24 @@ if (ROUNDS > 1 && ratios.size > 0) {
   lines.push('', `over ${ROUNDS} rounds (ratios taken within each round):`);
   for (const [impl, list] of ratios) {
     const sorted = [...list].sort((a, b) => a - b);
-    const middle = sorted.length >> 1;
-    const median =
-      sorted.length % 2
-        ? (sorted[middle] as number)
-        : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+    const median = medianOf(list);
     lines.push(
       `${impl}: median ${median.toFixed(1)}x, lowest ${(sorted[0] as number).toFixed(1)}x, highest ${(sorted.at(-1) as number).toFixed(1)}x`,
     );
   }
 }
 process.stdout.write(`${lines.join('\n')}\n`);
+printSummary(
+  'email',
+  [...usPerEmail].map(([impl, list]) => ({
+    name: `${impl}, ${N} emails${ROUNDS > 1 ? ` (median of ${ROUNDS} rounds)` : ''}`,
+    value: medianOf(list),
+    unit: 'µs/email',
+    ...(ratios.has(impl)
+      ? { ratio: medianOf(ratios.get(impl) ?? []), reference: 'LangGraph.js µs/email over ours' }
+      : {}),
+  })),
+);
 
 /**
  * `--soak N`: N emails through triage on a durable SQLite store (what waits for the human waits

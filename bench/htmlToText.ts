@@ -5,18 +5,26 @@
  * (wall-clock, and the CPU time of this process, which other processes on a busy machine inflate
  * less), with the length of the text. Prints figures; never asserts.
  *
- *   npx tsx bench/htmlToText.ts
- *   npx tsx bench/htmlToText.ts --runs 5 --sizes 100000,2000000
+ *   npm run bench:html
+ *   npm run bench:html -- --runs 5 --sizes 100000,2000000
+ *   npm run bench:html -- --quick          # one run at 20 KB
  */
 import { parseArgs } from 'node:util';
 import { htmlToText } from '../src/email/htmlText.js';
 import { hostileHtmlBodies } from '../test/support/hostileHtml.js';
+import { printSummary } from './support/summary.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, sizes: { type: 'string', default: '100000,2000000' } },
+  options: {
+    runs: { type: 'string' },
+    sizes: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+  },
 });
-const runs = Math.max(1, Number(values.runs));
-const sizes = values.sizes.split(',').map(Number);
+const runs = Math.max(1, Number(values.runs ?? (values.quick ? 1 : 3)));
+const sizes = (values.sizes ?? (values.quick ? '20000' : '100000,2000000')).split(',').map(Number);
+/** The slowest body's median CPU time at each size (the summary figure). */
+const slowest = new Map<number, { name: string; ms: number }>();
 
 htmlToText(hostileHtmlBodies(10_000).newsletter ?? ''); // load the converter before timing
 /** Slowest / median, in ms. */
@@ -41,8 +49,18 @@ for (const size of sizes) {
       const used = process.cpuUsage(startCpu);
       cpu.push((used.user + used.system) / 1000);
     }
+    const medianCpu = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)] ?? 0;
+    if (medianCpu > (slowest.get(size)?.ms ?? -1)) slowest.set(size, { name, ms: medianCpu });
     console.log(
       `  ${name.padEnd(28)} wall ${figures(wall)}   cpu ${figures(cpu)}   ${String(text.length).padStart(7)} chars`,
     );
   }
 }
+printSummary(
+  'html',
+  [...slowest].map(([size, { name, ms }]) => ({
+    name: `slowest body at ${(size / 1000).toLocaleString('en')} KB (${name}), CPU median`,
+    value: ms,
+    unit: 'ms',
+  })),
+);

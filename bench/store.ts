@@ -18,7 +18,7 @@
  * Prints figures; never asserts.
  *
  *   npm run bench:store                  # 25,000 channels (about 2 minutes on 2 cores)
- *   npm run bench:store -- --quick       # 10x smaller (< 20 s)
+ *   npm run bench:store -- --quick       # 100x smaller: seconds (CI runs it)
  *   npm run bench:store -- --channels 50000 --cast 24 --json
  *
  * Node flags (package.json), as bench:coordination: --expose-gc for the heap figures;
@@ -52,25 +52,26 @@ import {
 } from './support/storeFixtures.js';
 import { gcClock, type OpFigure, timeMs, timeOps, timeWallCpu } from './support/storeOps.js';
 import { type BenchRuntime, benchRuntime, messageAll, openAll, PERSISTENCE } from './support/storeRuntime.js';
+import { printSummary } from './support/summary.js';
 import { START_AT } from './support/traffic.js';
 
 // ---------------------------------------------------------------- options
 
 const HELP = `Usage: npm run bench:store -- [options]
 
-  --channels N    stored channels, 4 presences each (default 25000 = 100,000 presences; quick: 2500)
-  --ops N         calls per operation figure; putMany makes N / batch calls (default 20000; quick: 2000)
+  --channels N    stored channels, 4 presences each (default 25000 = 100,000 presences; quick: 200)
+  --ops N         calls per operation figure; putMany makes N / batch calls (default 20000; quick: 300)
   --batch N       documents per putMany call (default 100)
   --page N        documents per documents.list page when restoring (default 1000)
   --messages N    channels activated by one human message each, spread over the store
-                  (default 5000; quick: 500)
-  --active N      channels active in the heap figure, activated by a message each (default 250, also
-                  with --quick: fewer would be within the heap figures' noise)
+                  (default 5000; quick: 50)
+  --active N      channels active in the heap figure, activated by a message each (default 250;
+                  quick: 25, within the heap figures' noise)
   --cast N        avatars the runtime knows; every floor's roster (default 100)
   --seed N        seed of the stored channels (default 42)
   --dir PATH      directory for the SQLite files, kept afterwards (operations.db, warm.db and channels.db
                   are replaced); default: a new temporary directory, removed at the end
-  --quick         10x smaller, for development
+  --quick         100x smaller: seconds, rough figures
   --json          print the results as JSON instead of tables
   --help          this text
 `;
@@ -99,16 +100,16 @@ if (args.help) {
 }
 
 const quick = args.quick;
-const channels = intArg(args.channels, quick ? 2_500 : 25_000, 'channels', 10);
-const opsCount = intArg(args.ops, quick ? 2_000 : 20_000, 'ops', 10);
+const channels = intArg(args.channels, quick ? 200 : 25_000, 'channels', 10);
+const opsCount = intArg(args.ops, quick ? 300 : 20_000, 'ops', 10);
 const batch = intArg(args.batch, 100, 'batch');
 const pageSize = intArg(args.page, 1_000, 'page');
-const messageChannels = Math.min(channels, intArg(args.messages, quick ? 500 : 5_000, 'messages'));
-const activeChannels = Math.min(channels, intArg(args.active, 250, 'active'));
+const messageChannels = Math.min(channels, intArg(args.messages, quick ? 50 : 5_000, 'messages'));
+const activeChannels = Math.min(channels, intArg(args.active, quick ? 25 : 250, 'active'));
 const castSize = intArg(args.cast, 100, 'cast', PRESENCES_PER_CHANNEL);
 const seed = intArg(args.seed, 42, 'seed', 0);
 /** Channels the restore breakdown runs over (the first of the store), several passes. */
-const breakdownChannels = Math.min(channels, quick ? 1_000 : 5_000);
+const breakdownChannels = Math.min(channels, quick ? 100 : 5_000);
 /** Channels of the untimed warm-up runs (on scratch stores). */
 const warmChannels = Math.min(1_000, Math.max(100, Math.floor(channels / 10)));
 
@@ -1105,8 +1106,8 @@ if (args.json) {
     '  send, outbox, transport, settle) and the history writes.',
     `Every floor gets the runtime's whole cast as its roster (${castSize} avatars, --cast): its constructor builds a mention`,
     '  matcher over all of them, so restore time and the heap of an active channel grow with the cast.',
-    '  The sources run through tsx, whose esbuild keepNames wraps every named closure a function creates with __name',
-    '  (createMentionMatcher creates one per name); the built package (tsc) does not pay that.',
+    "  Troupe's code runs from dist/ as users run it (tsc's output: no tsx, so no __name wrapper around the closures",
+    '  createMentionMatcher makes per name).',
     '3. heap: used heap after full collections (--expose-gc), as bench/support/heap.ts does. Nothing active:',
     '  createRuntime and whenIdle() (it schedules the stored wake-ups). Active: after a message to each channel',
     '  and whenIdle(), before the flush timer fires (the snapshots waiting to be written are counted).',
@@ -1114,3 +1115,28 @@ if (args.json) {
     p(`  ${line}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
+if (!args.json)
+  printSummary('store', [
+    {
+      name: 'documents.put, SQLite',
+      value: operationsSqlite.put?.opsPerSec ?? null,
+      unit: 'ops/s',
+      ratio:
+        (operationsSqlite.put?.opsPerSec ?? Number.NaN) / (operationsMemory.put?.opsPerSec ?? Number.NaN),
+      reference: 'the memory store',
+    },
+    {
+      name: `restore ${int(presencesTotal)} presences, SQLite (list + restore)`,
+      value: restoreSqlite.ms / 1000,
+      unit: 's',
+      ratio: restoreSqlite.ms / restoreMemory.ms,
+      reference: 'the memory store',
+    },
+    {
+      name: 'runtime open(), SQLite, per activated channel',
+      value: activationSqlite.open.usPerChannel,
+      unit: 'µs',
+      ratio: activationSqlite.open.usPerChannel / activationMemory.open.usPerChannel,
+      reference: 'the memory store',
+    },
+  ]);

@@ -10,6 +10,7 @@ import {
   avatarListSchema,
   toProfile,
 } from '../../src/actors/avatarDefinition.js';
+import { nameKey } from '../../src/actors/avatarNames.js';
 import type { ChannelDocument } from '../../src/actors/channelPersistence.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
 import { ChannelFloor } from '../../src/machines/channelFloor.js';
@@ -30,11 +31,23 @@ export interface Cast {
   roster: AvatarProfile[];
 }
 
+/**
+ * The runtime's cast: the coordination benchmark's avatar pool as definitions. That pool draws
+ * emojis from a short list, so some avatars share one; the runtime refuses a cast where two
+ * avatars answer to the same emoji (a mention would be ambiguous), so a later avatar whose emoji
+ * is taken goes without one (it is still addressed by name).
+ */
 export function storeCast(size: number, seed: number): Cast {
+  const taken = new Set<string>();
+  const uniqueEmoji = (emoji: string | undefined) => {
+    if (emoji === undefined || taken.has(nameKey(emoji))) return {};
+    taken.add(nameKey(emoji));
+    return { emoji };
+  };
   const definitions: AvatarDefinitionInput[] = avatarPool(size, seed).map((a) => ({
     id: a.id,
     name: a.name,
-    ...(a.emoji !== undefined ? { emoji: a.emoji } : {}),
+    ...uniqueEmoji(a.emoji),
     ...(a.persona !== undefined ? { persona: a.persona } : {}),
     ...(a.topics !== undefined ? { topics: a.topics } : {}),
   }));

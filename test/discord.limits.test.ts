@@ -1,5 +1,7 @@
+import type { REST } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
+import { createDiscordClient, DiscordTransport } from '../src/adapters/discord/index.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
 import { type DiscordHarness, RANDOM, startDiscordHarness } from './support/discordHarness.js';
@@ -189,3 +191,16 @@ describe("slash command answers keep to Discord's 2,000 characters", () => {
 function firstEmbed(message: FakeMessage | undefined): unknown {
   return (message?.embeds as unknown[] | undefined)?.[0];
 }
+
+describe("Discord's global rate as the bot was granted it", () => {
+  it('the rate given when the client is made reaches every REST client of the adapter (the webhook one too)', () => {
+    const client = createDiscordClient({ apiUrl: 'http://127.0.0.1:9/api', globalRequestsPerSecond: 500 });
+    const transport = new DiscordTransport({ client });
+    // Reached into: the webhook client is the transport's own (its limiter is not the client's).
+    const webhookRest = (transport as unknown as { webhookRest: REST }).webhookRest;
+    expect(client.rest.options.globalRequestsPerSecond).toBe(500);
+    expect(webhookRest.options.globalRequestsPerSecond).toBe(500);
+    expect(webhookRest).not.toBe(client.rest);
+    void client.destroy();
+  });
+});

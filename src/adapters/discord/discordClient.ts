@@ -9,6 +9,13 @@ export interface DiscordClientOptions {
    * appends the version. The gateway URL still comes from `GET /gateway/bot`.
    */
   apiUrl?: string;
+  /**
+   * Requests per second discord.js lets the bot make in all (its global limiter; default 50,
+   * Discord's limit for most bots). Set it for a bot Discord granted more, or a Discord stand-in
+   * without the limit. Read when the client is made: changing `client.rest.options` later does not
+   * reach the transport's webhook client.
+   */
+  globalRequestsPerSecond?: number;
   /** Which shards this client runs (set by discord.js sharding; default: discord.js decides). */
   shards?: number | number[];
   shardCount?: number;
@@ -41,6 +48,11 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
     }),
     ...(options.shards !== undefined ? { shards: options.shards } : {}),
     ...(options.shardCount !== undefined ? { shardCount: options.shardCount } : {}),
-    ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
+    rest: {
+      ...(options.apiUrl ? { api: options.apiUrl } : {}),
+      ...(options.globalRequestsPerSecond !== undefined
+        ? { globalRequestsPerSecond: options.globalRequestsPerSecond }
+        : {}),
+    },
   });
 }

@@ -160,10 +160,12 @@ export class DiscordTransport implements Transport {
    * first (an aborted request is never sent again) and looks for the part before resending.
    */
   private webhookClient(sendTimeoutMs: number): REST {
-    const { api, version } = this.client.rest.options;
+    const { api, version, globalRequestsPerSecond } = this.client.rest.options;
     return new REST({
       api,
       version,
+      // The bot's global rate, as the client was made with (see createDiscordClient).
+      globalRequestsPerSecond,
       retries: 0,
       timeout: sendTimeoutMs + REST_TIMEOUT_MARGIN_MS,
       rejectOnRateLimit: (data) => data.retryAfter >= sendTimeoutMs,

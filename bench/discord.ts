@@ -89,8 +89,11 @@ let retained = {
   bytesPerChannel: Number.NaN,
   discordJsCachesPerChannel: Number.NaN,
   adapterMapsPerChannel: Number.NaN,
+  /** discord.js's REST route handlers and bucket hashes. */
+  routesPerChannel: Number.NaN,
   /** The runtime, the in-memory store, the channels and guild discord.js must know. */
   restPerChannel: Number.NaN,
+  routes: 0,
   cachedMessages: 0,
   cachedUsers: 0,
   remembered: 0,
@@ -260,12 +263,23 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
   const remembered = transport.memory.size;
   const adapterEntries = clearAdapterMaps(transport);
   const heapWithoutAdapter = settledHeap();
+  // discord.js's REST keeps a handler and a bucket hash per route (a webhook's is per channel).
+  const webhookRest = (transport as unknown as { webhookRest: REST }).webhookRest;
+  let routes = 0;
+  for (const rest of [client.rest, webhookRest]) {
+    routes += rest.handlers.size;
+    rest.handlers.clear();
+    rest.hashes.clear();
+  }
+  const heapWithoutRoutes = settledHeap();
   const perChannel = (bytes: number) => bytes / ready.channels.length;
   retained = {
     bytesPerChannel: perChannel(heapAfter - heapBefore),
     discordJsCachesPerChannel: perChannel(heapAfter - heapWithoutDiscordJs),
     adapterMapsPerChannel: perChannel(heapWithoutDiscordJs - heapWithoutAdapter),
-    restPerChannel: perChannel(heapWithoutAdapter - heapBefore),
+    routesPerChannel: perChannel(heapWithoutAdapter - heapWithoutRoutes),
+    restPerChannel: perChannel(heapWithoutRoutes - heapBefore),
+    routes,
     cachedMessages,
     cachedUsers,
     remembered,
@@ -309,6 +323,8 @@ async function runtimeAlone(): Promise<RunFigures> {
   const runtime = createRuntime({
     avatars: avatarsFor('bench', channels),
     transports: [transport],
+    // The same store as through Discord, so the difference is Discord's part.
+    store: createMemoryStore(),
     logger: silentLogger(),
     config: { summonProactiveEnabled: false },
   });
@@ -364,6 +380,7 @@ process.stdout.write(
     `retained after the run, bot connected: ${Number.isNaN(retained.bytesPerChannel) ? 'n/a (run with --expose-gc)' : `${kb(retained.bytesPerChannel)} per channel`}; the runtime alone keeps ${kb(aloneRetainedPerChannel)} per channel on the same traffic`,
     `  discord.js's caches ${kb(retained.discordJsCachesPerChannel)} per channel (${retained.cachedMessages} messages, ${retained.cachedUsers} users)`,
     `  the adapter's maps  ${kb(retained.adapterMapsPerChannel)} per channel (${retained.adapterEntries} entries, ${retained.remembered} messages remembered)`,
+    `  REST route handlers ${kb(retained.routesPerChannel)} per channel (${retained.routes} handlers)`,
     `  the rest            ${kb(retained.restPerChannel)} per channel (runtime, in-memory store, channels and guild in discord.js)`,
     `  the Discord path beyond the runtime alone: ${kb(retained.bytesPerChannel - aloneRetainedPerChannel)} per channel`,
     `the Discord path's extra CPU per message over the runtime alone (discord.js, HTTP, WebSocket and Troupe's adapter): +${(share * 100).toFixed(0)}%`,

@@ -1,5 +1,8 @@
 import { Client, GatewayIntentBits, Options, Partials } from 'discord.js';
 
+/** Messages discord.js keeps per channel: enough to compare a recent edit with what it replaced. */
+const MESSAGES_PER_CHANNEL = 10;
+
 /** How {@link createDiscordClient} makes a client. */
 export interface DiscordClientOptions {
   /** Whether direct messages to the bot are answered (adds the DM intent). Default false. */
@@ -39,13 +42,31 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
     // DM channels arrive uncached; edits and deletions of uncached messages still arrive by id.
     partials: [Partials.Channel, Partials.Message],
     allowedMentions: { parse: [], repliedUser: false },
+    // Only what the adapter reads: channels, threads and roles (targets, permissions, role
+    // mentions), the bot's own member, and a few recent messages per channel (an edit is compared
+    // with the text before it; the adapter remembers what it quotes itself). Nothing else grows
+    // with traffic: messages are also swept after an hour, users past a thousand.
     makeCache: Options.cacheWithLimits({
       ...Options.DefaultMakeCacheSettings,
-      MessageManager: 20,
+      MessageManager: MESSAGES_PER_CHANNEL,
       ReactionManager: 0,
       PresenceManager: 0,
       GuildMemberManager: { maxSize: 200, keepOverLimit: (member) => member.id === member.client.user.id },
+      UserManager: { maxSize: 1_000, keepOverLimit: (user) => user.id === user.client.user.id },
+      ThreadMemberManager: 0,
+      GuildStickerManager: 0,
+      GuildEmojiManager: 0,
+      GuildScheduledEventManager: 0,
+      StageInstanceManager: 0,
+      VoiceStateManager: 0,
+      GuildInviteManager: 0,
+      GuildBanManager: 0,
+      AutoModerationRuleManager: 0,
     }),
+    sweepers: {
+      ...Options.DefaultSweeperSettings,
+      messages: { interval: 600, lifetime: 3_600 },
+    },
     ...(options.shards !== undefined ? { shards: options.shards } : {}),
     ...(options.shardCount !== undefined ? { shardCount: options.shardCount } : {}),
     rest: {

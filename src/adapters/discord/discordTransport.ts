@@ -205,6 +205,8 @@ export class DiscordTransport implements Transport {
         ? await this.sendDirect(target, message, signal)
         : await this.sendByWebhook(target, message, signal);
     this.delivered.set(key, posted.id);
+    // Delivered: never looked for again, so when it was first tried no longer matters.
+    this.attempted.delete(key);
     if (message.speaker) this.memory.rememberAvatarMessage(posted.id, message.speaker.avatarId);
     this.problemsByChannel.delete(message.channelId);
     return posted.duplicate ? { messageId: posted.id, duplicate: true } : { messageId: posted.id };

@@ -1,10 +1,10 @@
-import type { REST } from 'discord.js';
+import type { Client, REST } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { createDiscordClient, DiscordTransport } from '../src/adapters/discord/index.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
-import { type DiscordHarness, RANDOM, startDiscordHarness } from './support/discordHarness.js';
+import { type DiscordHarness, RANDOM, startDiscordHarness, waitUntil } from './support/discordHarness.js';
 import { embedSize } from './support/discordLimits.js';
 import { assistantOn } from './support/emailHarness.js';
 import { capturingLogger } from './support/erpSpy.js';
@@ -202,5 +202,25 @@ describe("Discord's global rate as the bot was granted it", () => {
     expect(webhookRest.options.globalRequestsPerSecond).toBe(500);
     expect(webhookRest).not.toBe(client.rest);
     void client.destroy();
+  });
+});
+
+describe('what discord.js keeps in memory', () => {
+  it('ten messages a channel, swept after an hour', async () => {
+    harness = await startDiscordHarness();
+    const { fake, transport } = harness;
+    // Reached into: the transport's client is the one the bot logged in with.
+    const client = (transport as unknown as { client: Client }).client;
+    for (let i = 0; i < 15; i += 1)
+      fake.postMessage({
+        channelId: RANDOM,
+        author: { id: `3000000000000001${String(i).padStart(2, '0')}`, username: `person${i}` },
+        content: `hello ${i}`,
+      });
+    const last = fake.messages.get(RANDOM)?.at(-1)?.id ?? '';
+    await waitUntil(() => transport.memory.get(last) !== undefined);
+    const channel = client.channels.cache.get(RANDOM);
+    expect(channel && 'messages' in channel ? channel.messages.cache.size : undefined).toBe(10);
+    expect(client.options.sweepers?.messages).toMatchObject({ lifetime: 3_600 });
   });
 });

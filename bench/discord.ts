@@ -12,7 +12,9 @@
  *
  * The adapter's share is the extra CPU time of this process per message in (1) over (2): discord.js
  * (gateway, REST, caches) and Troupe's adapter (inbound conversion, webhooks, quote lines).
- * Prints figures and ratios; never asserts.
+ * Prints figures and ratios, and what each part keeps in memory (discord.js's caches, the adapter's
+ * maps, the rest). Fails (exit 1) only when its premise breaks: a request waited on discord.js's
+ * global rate limiter, so the figures would measure a sleep.
  *
  *   npm run bench:discord                      # C=100, R=20 (2,000 messages)
  *   npm run bench:discord -- --channels 200 --rounds 30
@@ -22,10 +24,12 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { REST } from 'discord.js';
 import { filter, Subject, tap } from 'rxjs';
 import type { AvatarDefinitionInput } from '../src/actors/avatarDefinition.js';
 import type { Runtime } from '../src/actors/runtimeOptions.js';
 import { createDiscordClient, DiscordTransport, startDiscordBot } from '../src/adapters/discord/index.js';
+import { RecentMap } from '../src/adapters/discord/recentMap.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
@@ -85,13 +89,52 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Heap the bot keeps per channel after the run, and messages the adapter remembers. */
+/** Heap the bot keeps per channel after the run, by part, and what the caches held. */
 let retained = {
   bytesPerChannel: Number.NaN,
-  messageCachePerChannel: Number.NaN,
+  discordJsCachesPerChannel: Number.NaN,
+  adapterMapsPerChannel: Number.NaN,
+  /** discord.js's REST route handlers and bucket hashes. */
+  routesPerChannel: Number.NaN,
+  /** The runtime, the in-memory store, the channels and guild discord.js must know. */
+  restPerChannel: Number.NaN,
+  routes: 0,
   cachedMessages: 0,
+  cachedUsers: 0,
   remembered: 0,
+  adapterEntries: 0,
 };
+
+/** The global rate given to discord.js: far above what the run can reach. */
+const LIFTED_RATE = 1_000_000;
+/** discord.js's default global limiter (Discord's 50 requests/s per bot). */
+const LIMITER_RATE = 50;
+/** Requests that waited on discord.js's global limiter (the premise is that none do). */
+let globalWaits = 0;
+
+function watchLimiter(rest: REST, name: string): void {
+  rest.on('rateLimited', (info) => {
+    if (!info.global) return;
+    globalWaits += 1;
+    if (globalWaits === 1)
+      process.stderr.write(
+        `bench:discord: ${name} waited on discord.js's global limiter (${info.limit}/s)\n`,
+      );
+  });
+}
+
+/** Empties the adapter's own maps (bench-only introspection); the entries they held. */
+function clearAdapterMaps(transport: DiscordTransport): number {
+  let entries = 0;
+  const holders: object[] = [transport, transport.memory];
+  for (const holder of holders)
+    for (const value of Object.values(holder))
+      if (value instanceof RecentMap || value instanceof Map) {
+        entries += value.size;
+        value.clear();
+      }
+  return entries;
+}
 
 /** Where the sampled CPU time went, by part (self time, ms). */
 let breakdown: Map<string, number> = new Map();
@@ -142,11 +185,14 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
   );
   const logger = silentLogger();
   const heapBefore = settledHeap();
-  const client = createDiscordClient({ apiUrl: ready.restApi });
   // discord.js keeps a bot to Discord's 50 requests/s; the fake has no such limit, and the cap
-  // would measure waiting, not work. Throughput with the cap is reported from the figures.
-  (client.rest.options as { globalRequestsPerSecond: number }).globalRequestsPerSecond = 1_000_000;
+  // would measure waiting, not work. Given when the client is made, so the transport's webhook
+  // client has it too; the run checks that no request waited on it.
+  const client = createDiscordClient({ apiUrl: ready.restApi, globalRequestsPerSecond: LIFTED_RATE });
   const transport = new DiscordTransport({ client, logger });
+  watchLimiter(client.rest, 'the client');
+  // Bench-only introspection: the webhook client is private to the transport.
+  watchLimiter((transport as unknown as { webhookRest: REST }).webhookRest, "the transport's webhook client");
   const store = createMemoryStore();
   const runtime = createRuntime({
     avatars: avatarsFor('discord', ready.channels),
@@ -207,7 +253,8 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
   profiler.disconnect();
   breakdown = selfTimeByPart(profile as CpuProfile);
   const stats = await ask(child, { type: 'stats' }, 'stats');
-  // What stays reachable with the bot connected and every channel's state in memory.
+  // What stays reachable with the bot connected and every channel's state in memory, then what
+  // is left once discord.js's message and user caches are emptied, then the adapter's maps.
   const heapAfter = settledHeap();
   let cachedMessages = 0;
   for (const channel of client.channels.cache.values())
@@ -215,12 +262,33 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
       cachedMessages += channel.messages.cache.size;
       channel.messages.cache.clear();
     }
-  const heapWithoutMessageCache = settledHeap();
+  const cachedUsers = client.users.cache.size;
+  client.users.cache.sweep((user) => user.id !== client.user?.id);
+  const heapWithoutDiscordJs = settledHeap();
+  const remembered = transport.memory.size;
+  const adapterEntries = clearAdapterMaps(transport);
+  const heapWithoutAdapter = settledHeap();
+  // discord.js's REST keeps a handler and a bucket hash per route (a webhook's is per channel).
+  const webhookRest = (transport as unknown as { webhookRest: REST }).webhookRest;
+  let routes = 0;
+  for (const rest of [client.rest, webhookRest]) {
+    routes += rest.handlers.size;
+    rest.handlers.clear();
+    rest.hashes.clear();
+  }
+  const heapWithoutRoutes = settledHeap();
+  const perChannel = (bytes: number) => bytes / ready.channels.length;
   retained = {
-    bytesPerChannel: (heapAfter - heapBefore) / ready.channels.length,
-    messageCachePerChannel: (heapAfter - heapWithoutMessageCache) / ready.channels.length,
+    bytesPerChannel: perChannel(heapAfter - heapBefore),
+    discordJsCachesPerChannel: perChannel(heapAfter - heapWithoutDiscordJs),
+    adapterMapsPerChannel: perChannel(heapWithoutDiscordJs - heapWithoutAdapter),
+    routesPerChannel: perChannel(heapWithoutAdapter - heapWithoutRoutes),
+    restPerChannel: perChannel(heapWithoutRoutes - heapBefore),
+    routes,
     cachedMessages,
-    remembered: transport.memory.size,
+    cachedUsers,
+    remembered,
+    adapterEntries,
   };
   bot.stopListening();
   await runtime.stop();
@@ -260,6 +328,8 @@ async function runtimeAlone(): Promise<RunFigures> {
   const runtime = createRuntime({
     avatars: avatarsFor('bench', channels),
     transports: [transport],
+    // The same store as through Discord, so the difference is Discord's part.
+    store: createMemoryStore(),
     logger: silentLogger(),
     config: { summonProactiveEnabled: false },
   });
@@ -295,6 +365,8 @@ async function runtimeAlone(): Promise<RunFigures> {
   return { messages: ROUNDS * CHANNELS, answers, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
+const kb = (bytes: number) => (Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1024).toFixed(0).padStart(4)} KB`);
+
 const alone = await runtimeAlone();
 const discord = await throughDiscord();
 const perMessage = (f: RunFigures) => (f.cpuMs * 1000) / f.messages;
@@ -310,9 +382,14 @@ process.stdout.write(
     row('through Discord (fake, gateway+REST)', discord),
     '',
     `webhook executions seen by the fake: ${discord.webhookSends - CHANNELS} measured (+${CHANNELS} warm-up)`,
-    `retained after the run, bot connected: ${Number.isNaN(retained.bytesPerChannel) ? 'n/a (run with --expose-gc)' : `${Math.round(retained.bytesPerChannel).toLocaleString('en')} B per channel`} (discord.js caches, runtime state, the in-memory store), of which discord.js's message cache ${Math.round(retained.messageCachePerChannel).toLocaleString('en')} B (${retained.cachedMessages} messages); the adapter remembers ${retained.remembered} messages (bounded at 10,000); the runtime alone keeps ${Math.round(aloneRetainedPerChannel).toLocaleString('en')} B per channel`,
+    `retained after the run, bot connected: ${Number.isNaN(retained.bytesPerChannel) ? 'n/a (run with --expose-gc)' : `${kb(retained.bytesPerChannel)} per channel`}; the runtime alone keeps ${kb(aloneRetainedPerChannel)} per channel on the same traffic`,
+    `  discord.js's caches ${kb(retained.discordJsCachesPerChannel)} per channel (${retained.cachedMessages} messages, ${retained.cachedUsers} users)`,
+    `  the adapter's maps  ${kb(retained.adapterMapsPerChannel)} per channel (${retained.adapterEntries} entries, ${retained.remembered} messages remembered)`,
+    `  REST route handlers ${kb(retained.routesPerChannel)} per channel (${retained.routes} handlers)`,
+    `  the rest            ${kb(retained.restPerChannel)} per channel (runtime, in-memory store, channels and guild in discord.js)`,
+    `  the Discord path beyond the runtime alone: ${kb(retained.bytesPerChannel - aloneRetainedPerChannel)} per channel`,
     `the Discord path's extra CPU per message over the runtime alone (discord.js, HTTP, WebSocket and Troupe's adapter): +${(share * 100).toFixed(0)}%`,
-    `at Discord's 50 requests/s per bot (discord.js's default limiter, lifted here for the fake) one answer per message caps a process at about 50 msgs/s`,
+    `at Discord's 50 requests/s per bot (discord.js's default limiter, lifted here for the fake) one answer per message caps a process at about 50 msgs/s; requests that waited on the limiter here: ${globalWaits}`,
     '',
     'where the CPU went through Discord (sampled self time; µs per message, share of busy time):',
     ...(() => {
@@ -339,6 +416,15 @@ process.stdout.write(
       : []),
   ].join('\n'),
 );
+// The premise: the run measures work, not discord.js's limiter. A wait on it, or throughput at its
+// rate with enough messages to reach it, means the figures above measure a sleep.
+const throughput = discord.messages / (discord.wallMs / 1000);
+if (globalWaits > 0 || (discord.messages >= 4 * LIMITER_RATE && throughput <= 1.2 * LIMITER_RATE)) {
+  process.stderr.write(
+    `\nbench:discord: the run measured discord.js's global rate limiter, not the adapter: ${globalWaits} request(s) waited on it, ${throughput.toFixed(0)} msgs/s against its ${LIMITER_RATE}/s. The limiter must be lifted when the client is made (createDiscordClient's globalRequestsPerSecond) so every REST client of the adapter has it.\n`,
+  );
+  process.exitCode = 1;
+}
 printSummary('discord', [
   {
     name: `through Discord (fake), ${CHANNELS} channels x ${ROUNDS} rounds`,

@@ -85,7 +85,7 @@ describe('Discord edits of messages discord.js no longer caches (break attempts)
     harness = await startDiscordHarness({ runtime: { model } });
     const { fake, transport } = harness;
     const said = fake.postMessage({ channelId: RANDOM, author: ada, content: 'my password is hunter2' });
-    // 25 more messages push it out of discord.js's message cache (20 a channel); the adapter
+    // 25 more messages push it out of discord.js's message cache (10 a channel); the adapter
     // still remembers it, to quote it.
     for (let i = 0; i < 25; i += 1)
       fake.postMessage({ channelId: RANDOM, author: ada, content: `chatter ${i}` });

@@ -8,6 +8,12 @@
  * over REST is recorded (webhooks created and executed, messages, interaction callbacks), and
  * webhook messages come back through the gateway as on Discord, so the bot sees its own avatars.
  *
+ * Discord's form limits are enforced as Discord enforces them (test/support/discordLimits.ts): a
+ * message, edit, webhook execution or interaction callback over a limit (2,000 characters of
+ * content, 10 embeds, 6,000 characters of embeds, 5 action rows, a 45-character modal title, ...)
+ * is refused with 400 and `{"code":50035,"message":"Invalid Form Body","errors":{...}}`, and
+ * recorded in {@link FakeDiscord.refusals}.
+ *
  * Faults a test can inject: a route answering with a status (429 with `retry_after`, 500, an API
  * error code) via {@link FakeDiscord.failNext}, a route that never answers (or carries the request
  * out and then never answers, as a slow Discord), a channel where the bot
@@ -18,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { callbackProblems, type FormErrors, invalidFormBody, messageProblems } from './discordLimits.js';
 
 /** Discord's epoch (2015-01-01), for snowflakes. */
 const DISCORD_EPOCH = 1_420_070_400_000n;
@@ -209,6 +216,8 @@ interface GatewaySession {
 /** An interaction dispatched to the bot, and what the bot answered. */
 export interface FakeInteraction {
   id: string;
+  /** The interaction's token (for its callback and webhook routes). */
+  token: string;
   answers: InteractionAnswer[];
   answered(count?: number): Promise<InteractionAnswer[]>;
   /** Dispatches the same interaction again (a gateway resume, a second shard). */
@@ -286,6 +295,8 @@ export interface FakeDiscord {
   }): FakeInteraction;
   /** Message edits the bot made (`PATCH /channels/:id/messages/:id`, or a component's `@original`). */
   readonly edits: { channelId: string; messageId: string; body: Record<string, unknown> }[];
+  /** Forms refused with 50035 Invalid Form Body (Discord's limits), each as its nested errors. */
+  readonly refusals: FormErrors[];
   /** Forces the next request whose `METHOD path` matches to answer with a failure. */
   failNext(route: RegExp, failure: InjectedFailure, times?: number): void;
   /** Adds a channel (a new thread) without telling the gateway, so the bot has not cached it. */
@@ -319,6 +330,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     { answers: InteractionAnswer[]; waiters: (() => void)[]; token: string; messageId?: string }
   >();
   const edits: FakeDiscord['edits'] = [];
+  const refusals: FormErrors[] = [];
   // DM channels the bot opened, per recipient.
   const dmChannels = new Map<string, string>();
   const executionWaiters: (() => void)[] = [];
@@ -364,6 +376,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     }
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
+  }
+  /** Answers 400 / 50035 Invalid Form Body when Discord would refuse the form; true if it did. */
+  function refuse(res: ServerResponse, errors: FormErrors | undefined): boolean {
+    if (!errors) return false;
+    refusals.push(errors);
+    json(res, 400, invalidFormBody(errors));
+    return true;
   }
   function noContent(res: ServerResponse) {
     if (muted.has(res)) {
@@ -717,7 +736,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       json(res, 200, webhookJson(webhook));
       return;
     }
-    if (webhookToken && req.method === 'POST' && path === `/webhooks/${webhookToken[1]}/${webhookToken[2]}`) {
+    if (
+      webhookToken &&
+      webhookToken[1] !== applicationId &&
+      req.method === 'POST' &&
+      path === `/webhooks/${webhookToken[1]}/${webhookToken[2]}`
+    ) {
       const webhook = webhooks.get(webhookToken[1] as string);
       if (!webhook || webhook.token !== webhookToken[2]) {
         json(res, 404, { message: 'Unknown Webhook', code: 10015 });
@@ -734,16 +758,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         json(res, 400, { message: 'Unknown thread', code: 10003 });
         return;
       }
-      if ((payload.content ?? '').length > 2000) {
-        json(res, 400, {
-          message: 'Invalid Form Body: content must be 2000 or fewer in length.',
-          code: 50035,
-        });
-        return;
-      }
+      if (refuse(res, messageProblems(payload))) return;
       const username = payload.username ?? webhook.name;
-      if (/clyde|discord/iu.test(username) || username.length > 80) {
-        json(res, 400, { message: 'Invalid Form Body: username', code: 50035 });
+      if (/clyde|discord/iu.test(username)) {
+        refuse(res, {
+          username: {
+            _errors: [{ code: 'USERNAME_INVALID_CONTAINS', message: 'Username cannot contain "discord"' }],
+          },
+        });
         return;
       }
       const message = createMessage({
@@ -813,6 +835,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         });
         return;
       }
+      if (refuse(res, messageProblems(payload))) return;
       if (payload.enforce_nonce && payload.nonce) {
         const earlier = (messages.get(channelId) ?? []).find(
           (x) => x.nonce === payload.nonce && x.author.id === botUser.id,
@@ -838,6 +861,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     }
     m = /^PATCH \/channels\/(\d+)\/messages\/(\d+)$/u.exec(route);
     if (m) {
+      if (refuse(res, messageProblems(body))) return;
       const message = editMessage(m[1] as string, m[2] as string, (body ?? {}) as Record<string, unknown>);
       if (!message) json(res, 404, { message: 'Unknown Message', code: 10008 });
       else json(res, 200, message);
@@ -885,6 +909,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         json(res, 400, { message: 'Interaction has already been acknowledged.', code: 40060 });
         return;
       }
+      if (refuse(res, callbackProblems(payload))) return;
       answer(record, {
         kind: 'callback',
         type: payload.type,
@@ -919,6 +944,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         embeds?: unknown[];
         components?: unknown[];
       };
+      if (refuse(res, messageProblems(payload))) return;
       // After a deferred update, `@original` is the message the pressed component is on.
       if (m[1] === 'PATCH' && record.messageId) {
         const edited = editMessage(messageChannel(record.messageId), record.messageId, payload);
@@ -1025,6 +1051,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     deliver();
     return {
       id,
+      token: interactionToken,
       answers: record.answers,
       answered(count = 1) {
         if (record.answers.length >= count) return Promise.resolve(record.answers);
@@ -1153,6 +1180,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       );
     },
     edits,
+    refusals,
     failNext(route, failure, times = 1) {
       failures.push({ route, failure, left: times });
     },

@@ -10,6 +10,7 @@ import {
 } from 'discord.js';
 import { filter, firstValueFrom, map, type Observable, race, Subject, timer } from 'rxjs';
 import { formatDuration } from '../../config/duration.js';
+import { clipText } from '../../delivery/clipText.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
 import type { FloorView } from '../../machines/floor/floorView.js';
 import type { ChannelRef } from '../../ports/outgoingResponse.js';
@@ -17,7 +18,7 @@ import type { RoutingOutcome } from '../../ports/routingOutcome.js';
 import type { TroupeStore } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
 import type { DiscordAvatar } from './discordInbound.js';
-import type { DiscordTransport } from './discordTransport.js';
+import { DISCORD_MAX_MESSAGE, type DiscordTransport } from './discordTransport.js';
 
 /** What the commands need of a runtime (a Troupe `Runtime` has all of it). */
 export interface DiscordRuntimeHandle {
@@ -148,17 +149,17 @@ export class DiscordCommandHandler {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const avatar = this.find(interaction.options.getString('avatar', true));
     if (!avatar) {
-      await interaction.editReply(this.unknown(interaction.options.getString('avatar', true)));
+      await this.tell(interaction, this.unknown(interaction.options.getString('avatar', true)));
       return;
     }
     const refusal = this.roleRefusal(interaction);
     if (refusal) {
-      await interaction.editReply(refusal);
+      await this.tell(interaction, refusal);
       return;
     }
     const limit = await this.countSummon(interaction.user.id);
     if (limit) {
-      await interaction.editReply(limit);
+      await this.tell(interaction, limit);
       return;
     }
     const channel: ChannelRef = { kind: 'discord', id: interaction.channelId };
@@ -187,17 +188,21 @@ export class DiscordCommandHandler {
       by: { id: interaction.user.id, name: by.slice(0, 100) },
     });
     if (!result.accepted) {
-      await interaction.editReply(`Could not summon ${label(avatar)}: ${result.error?.message ?? 'refused'}`);
+      await this.tell(
+        interaction,
+        `Could not summon ${label(avatar)}: ${result.error?.message ?? 'refused'}`,
+      );
       return;
     }
     const outcome = this.stopped ? undefined : await greeted;
     if (outcome && !outcome.sent) {
-      await interaction.editReply(
+      await this.tell(
+        interaction,
         `${label(avatar)} is here but could not speak in this channel: ${outcome.error?.message ?? 'the message was not sent'}`,
       );
       return;
     }
-    await interaction.editReply(`${label(avatar)} is here${outcome ? ' and said hello' : ''}.`);
+    await this.tell(interaction, `${label(avatar)} is here${outcome ? ' and said hello' : ''}.`);
   }
 
   private async dismiss(interaction: ChatInputCommandInteraction): Promise<void> {
@@ -270,13 +275,16 @@ export class DiscordCommandHandler {
       .map(([k, v]) => `${k.padEnd(width)}  ${v}`)
       .join('\n')
       .replace(/`/gu, 'ˋ');
-    await this.tell(interaction, `Troupe's effective settings:\n\`\`\`\n${body}\n\`\`\``.slice(0, 2000));
+    const head = "Troupe's effective settings:\n```\n";
+    // Clipped inside the code block, so the block still closes.
+    const shown = clipText(body, DISCORD_MAX_MESSAGE - head.length - 4);
+    await this.tell(interaction, `${head}${shown}\n\`\`\``);
   }
 
   /** An ephemeral answer, whether or not the interaction was deferred. */
   private async tell(interaction: ChatInputCommandInteraction, content: string): Promise<void> {
-    if (interaction.deferred || interaction.replied) await interaction.editReply(content.slice(0, 2000));
-    else await interaction.reply({ content: content.slice(0, 2000), flags: MessageFlags.Ephemeral });
+    if (interaction.deferred || interaction.replied) await interaction.editReply(fitContent(content));
+    else await interaction.reply({ content: fitContent(content), flags: MessageFlags.Ephemeral });
   }
 
   private find(raw: string): DiscordAvatar | undefined {
@@ -364,6 +372,11 @@ export class DiscordCommandHandler {
     const bits = new PermissionsBitField(granted);
     return NEEDED.filter(([, flag]) => !bits.has(flag)).map(([name]) => name);
   }
+}
+
+/** Discord's longest message content: longer text is clipped at a word, with an ellipsis. */
+function fitContent(content: string): string {
+  return clipText(content, DISCORD_MAX_MESSAGE);
 }
 
 function label(a: DiscordAvatar): string {

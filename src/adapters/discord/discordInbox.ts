@@ -16,6 +16,7 @@ import { responseToolSchemas } from '../../email/responseTools.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
 import type { TroupeStore } from '../../ports/store.js';
 import { describe, TroupeError } from '../../ports/troupeError.js';
+import { isInvalidForm } from './discordSendError.js';
 import type { DiscordInboxTarget } from './discordSettings.js';
 import type { InboxAssistant, InboxEmail, InboxEntry } from './inboxAssistant.js';
 import {
@@ -26,18 +27,23 @@ import {
   MAX_CARRIED_ID,
   parseCustomId,
   pendingMessage,
+  reducedAnsweredMessage,
+  reducedPendingMessage,
 } from './inboxMessage.js';
 import { argsFromModal, editFields, modalOf } from './inboxModal.js';
 
 /** One posted interrupt: claimed before it is posted (so it is posted once), then its message. */
 interface InboxPost {
   interruptId: string;
-  state: 'posting' | 'posted' | 'closed';
+  /** `refused`: Discord refused even the reduced message (never tried again; see `refusal`). */
+  state: 'posting' | 'posted' | 'closed' | 'refused';
   claimedAt: number;
   channelId?: string;
   messageId?: string;
   /** Who answered it on Discord (a user id), when someone did. */
   by?: string;
+  /** Discord's refusal of the message (code and message), when it refused it. */
+  refusal?: { code: number; message: string };
 }
 
 const POSTS = 'discord-inbox';
@@ -175,15 +181,33 @@ export class DiscordInbox {
     }
     try {
       const channelId = await this.channelId();
-      const message = (await this.options.client.rest.post(Routes.channelMessages(channelId), {
-        body: {
-          ...pendingMessage(item, await this.refOf(item.id)),
-          allowed_mentions: { parse: [] },
-          // A claim taken over after a crash posts with the same nonce, so Discord does not post twice.
-          nonce: nonceOf(item.id),
-          enforce_nonce: true,
-        },
-      })) as { id: string };
+      const ref = await this.refOf(item.id);
+      const sent = await this.sendOrReduce(
+        item.id,
+        (body) =>
+          this.options.client.rest.post(Routes.channelMessages(channelId), {
+            body: {
+              ...body,
+              allowed_mentions: { parse: [] },
+              // A claim taken over after a crash posts with the same nonce, so Discord does not post twice.
+              nonce: nonceOf(item.id),
+              enforce_nonce: true,
+            },
+          }) as Promise<{ id: string }>,
+        pendingMessage(item, ref),
+        reducedPendingMessage(item, ref),
+      );
+      if (!sent.ok) {
+        // Recorded, so no poll posts it again: the same text gets the same refusal.
+        await documents.put(
+          POSTS,
+          item.id,
+          { ...claim, state: 'refused', channelId, refusal: sent.refusal },
+          { expectedVersion: version },
+        );
+        return;
+      }
+      const message = sent.value;
       await documents.put(
         POSTS,
         item.id,
@@ -201,6 +225,39 @@ export class DiscordInbox {
     }
   }
 
+  /**
+   * Sends an interrupt's message (a post or an edit). When Discord refuses it for good (50035
+   * Invalid Form Body: its text broke one of Discord's limits), the refusal is logged with its
+   * code and the reduced form sent instead; when that is refused too, the refusal is returned
+   * (never retried: the same text gets the same answer). Other failures throw.
+   */
+  private async sendOrReduce<T>(
+    interruptId: string,
+    send: (body: InboxBody) => Promise<T>,
+    full: InboxBody,
+    reduced: InboxBody,
+  ): Promise<{ ok: true; value: T } | { ok: false; refusal: { code: number; message: string } }> {
+    try {
+      return { ok: true, value: await send(full) };
+    } catch (error) {
+      if (!isInvalidForm(error)) throw error;
+      this.log.error(
+        { interruptId, discordCode: error.code, err: error },
+        'Discord refused the message of an interrupt (Invalid Form Body); sending it in a reduced form',
+      );
+    }
+    try {
+      return { ok: true, value: await send(reduced) };
+    } catch (error) {
+      if (!isInvalidForm(error)) throw error;
+      this.log.error(
+        { interruptId, discordCode: error.code, err: error },
+        `Discord refused even the reduced message of an interrupt; it is not sent again (read it with troupe inbox show ${interruptId})`,
+      );
+      return { ok: false, refusal: { code: Number(error.code), message: error.message } };
+    }
+  }
+
   /** Marks the post answered and shows how on its message (buttons removed). */
   private async close(item: InboxEntry, record: InboxEmail | undefined, expected?: number): Promise<void> {
     const { documents } = this.options.store;
@@ -208,12 +265,14 @@ export class DiscordInbox {
     if (!stored?.value.messageId || !stored.value.channelId) return;
     if (expected !== undefined && stored.version !== expected) return;
     const email = record ?? (await this.options.assistant.record(item.emailId));
-    const body = answeredMessage(item, describeAnswer(item, email, stored.value.by));
-    await this.options.client.rest.patch(
-      Routes.channelMessage(stored.value.channelId, stored.value.messageId),
-      {
-        body,
-      },
+    const how = describeAnswer(item, email, stored.value.by);
+    const route = Routes.channelMessage(stored.value.channelId, stored.value.messageId);
+    // Refused even reduced: closed all the same, so no poll edits it again (the refusal is logged).
+    await this.sendOrReduce(
+      item.id,
+      (body) => this.options.client.rest.patch(route, { body }),
+      answeredMessage(item, how),
+      reducedAnsweredMessage(item, how),
     );
     if (stored.value.state !== 'closed')
       await documents
@@ -385,8 +444,12 @@ export class DiscordInbox {
     await documents
       .put(POSTS, item.id, { ...post, state: 'closed', by: interaction.user.id })
       .catch((error: unknown) => this.log.warn({ err: error }, 'could not record the answer on its post'));
-    await interaction.editReply(
-      answeredMessage(result.item, describeAnswer(result.item, result.record, interaction.user.id)),
+    const how = describeAnswer(result.item, result.record, interaction.user.id);
+    await this.sendOrReduce(
+      item.id,
+      (body) => interaction.editReply(body),
+      answeredMessage(result.item, how),
+      reducedAnsweredMessage(result.item, how),
     );
     this.log.info(
       { interruptId: item.id, answer: answer.type, by: interaction.user.id },
@@ -507,6 +570,9 @@ export class DiscordInbox {
     this.log.warn({ err: error }, message);
   }
 }
+
+/** An interrupt's message as the inbox sends it (pending or answered). */
+type InboxBody = ReturnType<typeof pendingMessage> | ReturnType<typeof answeredMessage>;
 
 /** A nonce per interrupt (Discord allows 25 characters). */
 function nonceOf(id: string): string {

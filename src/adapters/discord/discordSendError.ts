@@ -9,6 +9,7 @@ export const DiscordApiCode = {
   maxWebhooks: 30007,
   missingAccess: 50001,
   missingPermissions: 50013,
+  invalidFormBody: 50035,
 } as const;
 
 /** What the bot was doing, so an error can say what to fix. */
@@ -23,6 +24,14 @@ export interface SendContext {
 /** True when `error` is Discord saying the webhook no longer exists (deleted behind our back). */
 export function isUnknownWebhook(error: unknown): boolean {
   return error instanceof DiscordAPIError && error.code === DiscordApiCode.unknownWebhook;
+}
+
+/**
+ * True when `error` is Discord refusing the request's form (50035 Invalid Form Body: a limit such
+ * as 2,000 characters of content or 6,000 of embeds): sending it again gets the same answer.
+ */
+export function isInvalidForm(error: unknown): error is DiscordAPIError {
+  return error instanceof DiscordAPIError && error.code === DiscordApiCode.invalidFormBody;
 }
 
 /** True when `error` is Discord refusing for lack of a permission or access. */

@@ -160,10 +160,12 @@ export class DiscordTransport implements Transport {
    * first (an aborted request is never sent again) and looks for the part before resending.
    */
   private webhookClient(sendTimeoutMs: number): REST {
-    const { api, version } = this.client.rest.options;
+    const { api, version, globalRequestsPerSecond } = this.client.rest.options;
     return new REST({
       api,
       version,
+      // The bot's global rate, as the client was made with (see createDiscordClient).
+      globalRequestsPerSecond,
       retries: 0,
       timeout: sendTimeoutMs + REST_TIMEOUT_MARGIN_MS,
       rejectOnRateLimit: (data) => data.retryAfter >= sendTimeoutMs,
@@ -203,6 +205,8 @@ export class DiscordTransport implements Transport {
         ? await this.sendDirect(target, message, signal)
         : await this.sendByWebhook(target, message, signal);
     this.delivered.set(key, posted.id);
+    // Delivered: never looked for again, so when it was first tried no longer matters.
+    this.attempted.delete(key);
     if (message.speaker) this.memory.rememberAvatarMessage(posted.id, message.speaker.avatarId);
     this.problemsByChannel.delete(message.channelId);
     return posted.duplicate ? { messageId: posted.id, duplicate: true } : { messageId: posted.id };

@@ -9,6 +9,7 @@ import {
 import { clipText } from '../../delivery/clipText.js';
 import { neutralizeMentions } from '../../delivery/neutralizeMentions.js';
 import { type InterruptConfig, NOTIFY_ACTION } from '../../email/agentInbox.js';
+import { fitEmbed } from './embedFit.js';
 import type { InboxEmail, InboxEntry } from './inboxAssistant.js';
 
 /** What a button of an interrupt's message does. */
@@ -52,15 +53,62 @@ export function pendingMessage(
   item: InboxEntry,
   ref: string,
 ): { embeds: APIEmbed[]; components: APIActionRowComponent<APIButtonComponent>[] } {
+  return {
+    embeds: [fitEmbed(embedOf(item, PENDING_COLOUR), fitOf(item))],
+    components: buttonsOf(item, ref),
+  };
+}
+
+/**
+ * The message for a pending interrupt Discord refused in full (its text broke a limit the fitting
+ * did not foresee): the title, a pointer to the whole interrupt, and the same buttons.
+ */
+export function reducedPendingMessage(
+  item: InboxEntry,
+  ref: string,
+): { embeds: APIEmbed[]; components: APIActionRowComponent<APIButtonComponent>[] } {
+  return { embeds: [reducedEmbed(item, PENDING_COLOUR)], components: buttonsOf(item, ref) };
+}
+
+/** The answered message in the reduced form: the title, what was done (short), the pointer. */
+export function reducedAnsweredMessage(
+  item: InboxEntry,
+  outcome: string,
+): { embeds: APIEmbed[]; components: never[] } {
+  const embed = reducedEmbed(item, item.answer?.type === 'ignore' ? IGNORED_COLOUR : DONE_COLOUR);
+  embed.fields = [{ name: 'Answered', value: clipText(outcome, 500) }];
+  return { embeds: [embed], components: [] };
+}
+
+function buttonsOf(item: InboxEntry, ref: string): APIActionRowComponent<APIButtonComponent>[] {
   const buttons: APIButtonComponent[] = BUTTONS.filter((b) => item.request.config[b.allow]).map((b) => ({
     type: ComponentType.Button,
     style: b.style,
     label: b.label,
     custom_id: customIdOf(b.action, ref),
   }));
+  return buttons.length > 0 ? [{ type: ComponentType.ActionRow, components: buttons }] : [];
+}
+
+/** The command that shows an interrupt whole. */
+function showCommand(item: InboxEntry): string {
+  return `\`troupe inbox show ${clipText(item.id, 200)}\``;
+}
+
+/** Where a person reads an interrupt whole when its message had to be clipped. */
+export function inboxPointer(item: InboxEntry): string {
+  return `Clipped to fit Discord; the whole interrupt: ${showCommand(item)}`;
+}
+
+const fitOf = (item: InboxEntry) => ({ pointer: inboxPointer(item), descriptionMax: 3_000 });
+
+function reducedEmbed(item: InboxEntry, colour: number): APIEmbed {
+  const full = embedOf(item, colour);
   return {
-    embeds: [embedOf(item, PENDING_COLOUR)],
-    components: buttons.length > 0 ? [{ type: ComponentType.ActionRow, components: buttons }] : [],
+    title: clipText(full.title ?? '', 200),
+    description: `Too long to show on Discord; read it whole with ${showCommand(item)}.`,
+    color: colour,
+    ...(full.footer ? { footer: full.footer } : {}),
   };
 }
 
@@ -71,7 +119,7 @@ export function answeredMessage(
 ): { embeds: APIEmbed[]; components: never[] } {
   const embed = embedOf(item, item.answer?.type === 'ignore' ? IGNORED_COLOUR : DONE_COLOUR);
   embed.fields = [...(embed.fields ?? []), { name: 'Answered', value: clipText(outcome, 1024) }];
-  return { embeds: [embed], components: [] };
+  return { embeds: [fitEmbed(embed, fitOf(item))], components: [] };
 }
 
 /**
@@ -132,7 +180,8 @@ function embedOf(item: InboxEntry, colour: number): APIEmbed {
             ? `❓ A question about: ${subject}`
             : `${action}: ${subject}`;
   const fields: APIEmbedField[] = [];
-  const text = (value: unknown) => clipText(neutralizeMentions(String(value ?? '')), 1024) || '—';
+  // Each part whole here (mentions broken); fitEmbed clips to Discord's limits and the total.
+  const text = (value: unknown) => neutralizeMentions(String(value ?? '')) || '—';
   if (action === 'send_email_tool') {
     fields.push(
       { name: 'To', value: text(args.to), inline: true },
@@ -156,10 +205,10 @@ function embedOf(item: InboxEntry, colour: number): APIEmbed {
     fields.push({ name: 'Question', value: text(args.content) });
   }
   return {
-    title: clipText(oneLine(title), 256),
+    title: oneLine(title),
     // The email's own text: untrusted, so mentions in it are broken (embeds do not ping, but a
     // copy pasted elsewhere would).
-    description: clipText(neutralizeMentions(email.replace(/^## Email: .*\n*/mu, '').trim()), 3_000) || '—',
+    description: neutralizeMentions(email.replace(/^## Email: .*\n*/mu, '').trim()) || '—',
     color: colour,
     fields,
     footer: { text: `Interrupt ${clipText(item.id, 200)}` },

@@ -30,6 +30,11 @@ export class RecentMap<K, V> {
     return this.entries.delete(key);
   }
 
+  /** Forgets every entry. */
+  clear(): void {
+    this.entries.clear();
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -324,7 +324,7 @@ describe('a failing send', () => {
 
   it('is not tried again when the error says it would not help; the message is the transport’s', async () => {
     const transport = new RecordingTransport().failNext({
-      code: 'TROUPE_TRANSPORT_REJECTED',
+      code: 'TROUPE_TRANSPORT_FORBIDDEN',
       retryable: false,
     });
     const { routing, clock } = routingWith([transport]);
@@ -332,7 +332,7 @@ describe('a failing send', () => {
     expect(fired).toEqual([]);
     expect(transport.attempts).toHaveLength(1);
     expect(outcome.error).toEqual({
-      code: 'TROUPE_TRANSPORT_REJECTED',
+      code: 'TROUPE_TRANSPORT_FORBIDDEN',
       message: 'injected failure',
       retryable: false,
     });

@@ -6,9 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { ChannelFloor, type ChannelFloorOptions } from '../src/machines/channelFloor.js';
 import type { FloorEffect, FloorEvent } from '../src/machines/floorTypes.js';
-import { FloorDriver, type Traffic, trafficArb, trafficRoster } from './support/floorTraffic.js';
+import { FloorDriver, ofType, type Traffic, trafficArb, trafficRoster } from './support/floorTraffic.js';
 
 /** Fixed traffic: the same samples on every run, so a failure replays. */
 const SAMPLES: Traffic[] = fc.sample(trafficArb({ maxSteps: 30 }), { seed: 20261127, numRuns: 10 });
@@ -77,5 +78,56 @@ describe('a floor restored from its snapshot', () => {
       driver.finish();
     }
     expect(checked).toBeGreaterThan(50);
+  });
+});
+
+describe('what the floor says about events it cannot or did not act on', () => {
+  const roster = [
+    { id: 'luna', name: 'Luna' },
+    { id: 'zed', name: 'Zed' },
+  ];
+  const floorOf = () =>
+    new ChannelFloor({ channelId: 'ch', config: defaultCoordinationConfig, roster, present: ['luna'] });
+
+  it('a message from an avatar that is not here is refused, and the refusal says to summon it', () => {
+    const floor = floorOf();
+    const effects = floor.handle({
+      type: 'message',
+      at: 1_000,
+      messageId: 'z1',
+      author: { kind: 'avatar', id: 'zed' },
+      text: 'hello',
+    });
+    expect(effects).toContainEqual({
+      type: 'event.rejected',
+      at: 1_000,
+      code: 'AVATAR_NOT_PRESENT',
+      message: 'Avatar zed is not present in ch; summon it first.',
+    });
+  });
+
+  it('an avatar joining comes in unless it is told to stay out', () => {
+    const floor = floorOf();
+    floor.handle({ type: 'avatar.join', at: 1_000, avatar: { id: 'kai', name: 'Kai' }, present: false });
+    floor.handle({ type: 'avatar.join', at: 1_000, avatar: { id: 'pia', name: 'Pia' } });
+    expect(floor.view().present.map((p) => p.id)).toEqual(['luna', 'pia']);
+  });
+
+  it('a failed and an aborted turn are released with the reason and which of the two it was', () => {
+    for (const type of ['turn.failed', 'turn.aborted'] as const) {
+      const floor = floorOf();
+      const claimed = floor.handle({
+        type: 'message',
+        at: 1_000,
+        messageId: 'h1',
+        author: { kind: 'human', id: 'u1', name: 'Ann' },
+        text: 'Luna, are you there?',
+      });
+      const turn = ofType(claimed, 'turn.claimed')[0]?.turn;
+      expect(turn?.avatarId).toBe('luna');
+      const released = floor.handle({ type, at: 2_000, turnId: turn?.turnId ?? '', reason: 'model down' });
+      const word = type === 'turn.failed' ? 'failed' : 'aborted';
+      expect(ofType(released, 'turn.released')).toMatchObject([{ reason: `${word}: model down` }]);
+    }
   });
 });

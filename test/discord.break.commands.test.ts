@@ -67,7 +67,7 @@ describe('slash commands (break attempts)', () => {
       options: { avatar: 'rex' },
     });
     const b = h.fake.interact({
-      channelId: GENERAL,
+      channelId: RANDOM,
       user: ada,
       command: 'summon',
       options: { avatar: 'nova' },

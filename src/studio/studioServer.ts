@@ -1,7 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -10,6 +9,7 @@ import { type Logger, silentLogger } from '../logging/logger.js';
 import { studioErrorCodes, type TroupeErrorCode } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
 import type { StudioChart } from './studioCharts.js';
+import { namesStudio } from './studioHost.js';
 import type { StudioState } from './studioState.js';
 import type { StudioStore } from './studioStore.js';
 
@@ -108,9 +108,6 @@ const failure = (code: TroupeErrorCode, message: string, status: number) =>
 const bodyFailure = (message: string, status: number) =>
   new TroupeError(studioErrorCodes.badRequest, message, { details: { status, closeConnection: true } });
 
-/** Whether a hostname is a loopback name or address. */
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
 /**
  * Starts Troupe Studio's HTTP server (node:http): the page's files, the JSON API and the live
  * stream (Server-Sent Events). Every `/api` request needs the token (`Authorization: Bearer`, or
@@ -129,22 +126,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   let port = 0;
 
   const wildcard = host === '0.0.0.0' || host === '::';
-  /** Whether `name:port` is this server: its host, a loopback name, or (bound to all) an address. */
-  const isOurs = (hostPort: string): boolean => {
-    let parsed: URL;
-    try {
-      parsed = new URL(`http://${hostPort}`);
-    } catch {
-      return false;
-    }
-    if (parsed.port !== String(port) || parsed.username || parsed.password || parsed.pathname !== '/')
-      return false;
-    const name = parsed.hostname.toLowerCase();
-    const bare = name.replace(/^\[|\]$/gu, '');
-    return (
-      LOOPBACK.has(name) || name === host.toLowerCase() || bare === host || (wildcard && isIP(bare) !== 0)
-    );
-  };
+  const isOurs = (hostPort: string): boolean => namesStudio(hostPort, { host, port });
 
   const authorized = (req: IncomingMessage, url: URL, allowQuery: boolean): boolean => {
     const header = req.headers.authorization;

@@ -157,12 +157,14 @@ export class DiscordCommandHandler {
       await this.tell(interaction, refusal);
       return;
     }
-    const limit = await this.countSummon(interaction.user.id);
+    const channel: ChannelRef = { kind: 'discord', id: interaction.channelId };
+    // The daily limit counts arrivals: calling an avatar that is already here costs nothing.
+    const present = (await this.options.runtime.open(channel)).present.some((p) => p.id === avatar.id);
+    const limit = present ? undefined : await this.countSummon(interaction.user.id);
     if (limit) {
       await this.tell(interaction, limit);
       return;
     }
-    const channel: ChannelRef = { kind: 'discord', id: interaction.channelId };
     const timeoutMs = this.options.greetingTimeoutMs ?? 20_000;
     const greeted = firstValueFrom(
       race(
@@ -326,7 +328,7 @@ export class DiscordCommandHandler {
     return `Summoning here needs one of these roles: ${shown}.`;
   }
 
-  /** Counts a summon against the person's daily limit; the refusal when it is used up. */
+  /** Counts a summon that brings an avatar in against the person's daily limit; the refusal when it is used up. */
   private async countSummon(userId: string): Promise<string | undefined> {
     const perDay = this.options.summon.perDay;
     if (perDay <= 0) return undefined;

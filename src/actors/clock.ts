@@ -75,7 +75,7 @@ export class SimulatedClock implements Clock {
   private parkedCount = 0;
   private readonly parkListeners = new Set<() => void>();
 
-  /** @param start initial time, epoch ms (default 2025-11-13T12:00:00Z, the seed's date) */
+  /** @param start initial time, epoch ms (default 2025-11-13T12:00:00Z) */
   constructor(start = Date.UTC(2025, 10, 13, 12, 0, 0)) {
     this.current = start;
   }

@@ -20,7 +20,7 @@ function lineOf(input: { speakerId: string; channelKey: string; text: string; at
 const RECENT_LINES = 5;
 const EXCERPT_CHARS = 140;
 
-/** What one avatar knows about talking with another (seed 003: relationship tracking). */
+/** What one avatar knows about talking with another (relationship tracking). */
 export interface Relationship {
   /** The other avatar. */
   partnerId: string;

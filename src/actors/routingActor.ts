@@ -77,7 +77,7 @@ interface PlannedPart {
 type Failure = NonNullable<RoutingOutcome['error']>;
 
 /**
- * The routing actor (seed 004, transport only). It consumes nothing but {@link OutgoingResponse}:
+ * The routing actor (transport only). It consumes nothing but {@link OutgoingResponse}:
  * records it in the outbox, turns a voice request into audio (or falls back to the text), splits
  * text to the transport's limit, sends each part through the transport registered for the
  * channel kind, retries retryable failures with backoff (honouring retry-after), settles the

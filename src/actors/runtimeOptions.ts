@@ -30,7 +30,7 @@ export interface RuntimeOptions {
   /** The avatars (validated; ids must be unique). */
   avatars: readonly AvatarDefinitionInput[];
   /**
-   * Coordination settings (seed 003); missing keys take the defaults. Validated with the same
+   * Coordination settings; missing keys take the defaults. Validated with the same
    * rules as the environment variables: durations may be written `180000`, `180s` or `3m`.
    */
   config?: CoordinationConfigInput;

@@ -1,5 +1,5 @@
 /**
- * The Answer Composer (seed 001): turns a tool result envelope into the reply a user reads, its
+ * The Answer Composer: turns a tool result envelope into the reply a user reads, its
  * parts, its telemetry record and the counters to increment. Pure: no I/O, no clock, no global
  * state; settings come from `options` and are read at every call.
  */

@@ -49,7 +49,7 @@ export interface ReplyParts {
   choicesTotal?: number;
   /** Disambiguation only: how to pick. */
   prompt?: string;
-  /** Empty only: one sentence per attempt flag that was true, in the seed's wording. */
+  /** Empty only: one sentence per attempt flag that was true, in the specified wording. */
   whatITried?: string[];
   /** Suggested next actions, when there are any. */
   nextSteps?: string[];

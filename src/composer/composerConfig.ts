@@ -1,5 +1,5 @@
 /**
- * The composer's settings (seed 001, "Configuration"): list limits and the capabilities that
+ * The composer's settings ("Configuration"): list limits and the capabilities that
  * decide whether the composer offers to create a missing record. They are read at every
  * composition, so changing them needs no restart.
  */

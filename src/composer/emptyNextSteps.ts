@@ -1,5 +1,5 @@
 /**
- * Next steps for an empty result (seed 001, "Capabilities-driven guidance"): advice to search
+ * Next steps for an empty result ("Capabilities-driven guidance"): advice to search
  * differently, then either an offer to create the missing record (its capability is on) or the
  * manual path in the application (it is off). Types without a capability (purchase orders) get
  * search advice only.
@@ -32,7 +32,7 @@ function searchAdvice(vocabulary: EntityVocabulary, target: LookupTarget): strin
  * What the user can do after an empty result.
  *
  * - When no partial (fuzzy) match ran and a name was given, the first step recommends a longer or
- *   more specific name (the seed's rule); otherwise a type-specific search hint comes first.
+ *   more specific name (the specified rule); otherwise a type-specific search hint comes first.
  * - When a name was given and the type has a capability: an offer to create it (capability on)
  *   or the manual "Add New" path (capability off).
  */

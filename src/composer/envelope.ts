@@ -1,10 +1,10 @@
 /**
- * The tool result envelope (seed 001, "Tool result envelope"): the one shape every read-only data
+ * The tool result envelope ("Tool result envelope"): the one shape every read-only data
  * tool returns to the orchestrator, and the only input {@link compose} reads.
  *
- * The schema is the seed's shape exactly, plus three optional, backward-compatible extras:
+ * The schema is the specified shape exactly, plus three optional, backward-compatible extras:
  * `candidates_total`, `match` and `error.retryable`. Unknown top-level keys are dropped; extra
- * keys in `query` and in each candidate are kept (the seed allows them).
+ * keys in `query` and in each candidate are kept (extra keys are allowed).
  */
 import { z } from 'zod';
 import { TroupeError } from '../ports/troupeError.js';

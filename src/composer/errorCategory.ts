@@ -1,6 +1,6 @@
 /**
  * Sorts an envelope's stable error `code` into the three kinds of failure a reply explains
- * differently (seed 001, "Categorizes error responses"). Codes are compared case-insensitively,
+ * differently ("Categorizes error responses"). Codes are compared case-insensitively,
  * with spaces and hyphens read as `_`.
  *
  * - permissions: {@link permissionCodes} (the user lacks access: tell them whom to ask);

@@ -1,12 +1,12 @@
 /**
- * The telemetry record every composed reply carries (seed 001, "Telemetry"), exactly the seed's
+ * The telemetry record every composed reply carries ("Telemetry"), exactly the specified
  * shape, and the names of the counters a composition may ask its caller to increment.
  */
 import { z } from 'zod';
 import { envelopeAttemptsSchema } from './envelope.js';
 
 /**
- * The seed's telemetry record: the reply's mode, the envelope's attempt flags, how many
+ * The specified telemetry record: the reply's mode, the envelope's attempt flags, how many
  * candidates the envelope carried (`candidates.length`, 0 when none) and whether the reply
  * offered next steps. Callers write it to their analytics log as is.
  */
@@ -17,13 +17,13 @@ export const composeTelemetrySchema = z.strictObject({
   provided_next_steps: z.boolean(),
 });
 
-/** The seed's telemetry record for one composed reply. */
+/** The specified telemetry record for one composed reply. */
 export type ComposeTelemetry = z.infer<typeof composeTelemetrySchema>;
 
 /**
  * Counters a composition may report in `counters` (the caller increments them):
  * - `empty_with_fuzzy_attempted`: an empty result although a partial (fuzzy) match was tried,
- *   the seed's residual-miss counter;
+ *   the specified residual-miss counter;
  * - `envelope_invalid`: the tool returned something that is not a valid envelope;
  * - `composer_config_invalid`: a composer variable in the environment was invalid and its
  *   default was used for this composition;

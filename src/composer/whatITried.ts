@@ -1,10 +1,10 @@
 /**
- * The "What I tried" footnote of an empty reply (seed 001): one sentence, in the seed's exact
+ * The "What I tried" footnote of an empty reply: one sentence, in the specified exact
  * wording, for each attempt flag that is true; false flags are left out.
  */
 import type { EnvelopeAttempts } from './envelope.js';
 
-/** The seed's sentence for each attempt flag. */
+/** The specified sentence for each attempt flag. */
 export const attemptSentences = {
   exact: 'Tried exact match.',
   fuzzy: 'Also tried a partial (fuzzy) match.',

@@ -12,7 +12,7 @@ export interface FeedbackDecision {
 }
 
 /**
- * The feedback guarantee (seed 004, `FeedbackGuaranteeSystem`): a request a person made always gets
+ * The feedback guarantee (`FeedbackGuaranteeSystem`): a request a person made always gets
  * an answer. When a turn answers a person (`userRequested`) and preparation produced nothing
  * sendable, it supplies a minimal, safe fallback. Autonomous turns (greetings, follow-ups,
  * initiative, avatar-to-avatar cascades) may stay silent. Pure: it never writes history.

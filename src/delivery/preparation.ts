@@ -33,7 +33,7 @@ export interface PreparationRequest {
   at: number;
 }
 
-/** The canonical inputs of preparation (seed 004): at most one of them decides the response. */
+/** The canonical inputs of preparation: at most one of them decides the response. */
 export interface PreparationInput {
   /** An upstream system already decided what to send: it is left alone. */
   existing?: OutgoingResponse;
@@ -68,7 +68,7 @@ export function userFacingErrorText(code: string): string {
 }
 
 /**
- * The preparation actor's step (seed 004, `OutgoingResponsePreparationSystem`): makes the one
+ * The preparation actor's step (`OutgoingResponsePreparationSystem`): makes the one
  * {@link OutgoingResponse} transport will consume, or nothing when there is nothing to say.
  *
  * - An existing response is returned untouched: upstream already decided.

@@ -118,7 +118,7 @@ export interface TurnPromptInput {
 }
 
 /**
- * The prompt for one avatar turn (seed 003, solutions 1 and 5: persona, recent channel history,
+ * The prompt for one avatar turn (solutions 1 and 5: persona, recent channel history,
  * the thread, and who else is present).
  *
  * The system text is the persona, the presence note and the thread note. The messages are the

@@ -1,6 +1,6 @@
 /**
  * Attention that decays with the time since its last update: `value * 2^(-elapsed / halfLife)`.
- * Stored as the value at a moment, so reading never compounds the decay (the seed's bug).
+ * Stored as the value at a moment, so reading never compounds the decay (the specified bug).
  */
 export interface Attention {
   value: number;

@@ -68,7 +68,7 @@ const SPENDS_SUMMON_TURN: ReadonlySet<Rung> = new Set<Rung>(['summon', 'follow-u
 
 /**
  * The guaranteed turns an avatar holds at `now`. Turns granted by a summon last as long as its
- * conversation mode (seed 003: then ordinary rules apply); turns a mention granted afterwards, or
+ * conversation mode (then ordinary rules apply); turns a mention granted afterwards, or
  * without a summon, last until spent.
  */
 export function guaranteedTurns(context: AvatarPresenceContext, now: number): number {
@@ -161,7 +161,7 @@ const settleTurn = {
 } as const;
 
 /**
- * One avatar's presence in one channel (seed 003). Two parallel regions:
+ * One avatar's presence in one channel. Two parallel regions:
  * - `mode`: `ambient`, or `conversing` for a while after a summon (shorter cooldown, proactive);
  * - `turn`: `ready` → `claimed` → `generating` → back to `ready` on delivery (the turn is consumed
  *   and the cooldown starts) or on failure/abort (the claim is released, nothing is spent).

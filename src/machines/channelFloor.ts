@@ -45,7 +45,7 @@ export interface ChannelFloorOptions {
 }
 
 /**
- * The channel floor (seed 003): for every message it decides which avatars answer, by the
+ * The channel floor: for every message it decides which avatars answer, by the
  * response ladder, and records the rung and reason of each decision and why other candidates were
  * suppressed. It owns the channel's presences and threads as machine states (data, not running
  * actors) and steps only the ones an event touches.

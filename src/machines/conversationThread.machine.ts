@@ -70,7 +70,7 @@ const quietFirst = (c: ConversationThreadContext) =>
 const remaining = (c: ConversationThreadContext) => c.participants.filter((p) => !c.departed.includes(p));
 
 /**
- * A conversation thread between avatars (seed 003, solution 2): participants, mode, turn count
+ * A conversation thread between avatars (solution 2): participants, mode, turn count
  * and limit, an absolute expiry deadline extended on activity, and the last speaker. It ends in
  * one of three final states and says why in `detail`:
  * - `exhausted`: the turn limit was reached;

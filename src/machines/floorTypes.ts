@@ -22,7 +22,7 @@ export interface AvatarProfile {
 /** Who wrote a message. Only a human message opens a new response budget. */
 export type Author = { kind: 'human'; id: string; name: string } | { kind: 'avatar'; id: string };
 
-/** The rungs of the response ladder, from the seed, plus the two scheduled summon turns. */
+/** The rungs of the response ladder plus the two scheduled summon turns. */
 export type Rung =
   | 'reply'
   | 'thread'

@@ -49,7 +49,7 @@ function isWordChar(ch: string | undefined): boolean {
  * `indexOf`, no per-roster regular expression to compile when a channel activates) in the
  * case-folded, NFC-normalised text, and a hit counts only as a whole word: no word character right
  * before or after a name that starts or ends with one. Longer names win over shorter ones at the
- * same place ("Luna Rose" over "Luna"). Never substring-of-a-word or fuzzy matching (the seed's
+ * same place ("Luna Rose" over "Luna"). Never substring-of-a-word or fuzzy matching (the specified
  * implementation did both).
  */
 export function createMentionMatcher(roster: readonly AvatarProfile[]): MentionMatcher {

@@ -30,7 +30,7 @@ export type PendingChoiceEvent =
   | { type: 'choice.tick'; at: number };
 
 /**
- * A disambiguation waiting for the person's pick (seed 001, taken further): one per channel and
+ * A disambiguation waiting for the person's pick (taken further): one per channel and
  * user. A reply that names an option — "2", "the second one", or the exact name — resolves it
  * (`picked`); anything else, or the deadline passing, clears it. Pure: time comes from events.
  */

@@ -4,7 +4,7 @@ import type { Rung } from './floorTypes.js';
 export type ThreadPriority = 'high' | 'normal' | 'low';
 
 /**
- * The response ladder, highest first (seed 003): reply, thread, summon, affinity, mention,
+ * The response ladder, highest first: reply, thread, summon, affinity, mention,
  * round-robin, initiative. THREAD_RESPONSE_PRIORITY moves the thread rung: `high` right after
  * replies, `normal` after mentions, `low` after round-robin.
  */

@@ -38,7 +38,7 @@ export const responseOriginSchema = z.object({
 });
 
 /**
- * The one contract transport consumes (seed 004): everything a user will see or hear, made by
+ * The one contract transport consumes: everything a user will see or hear, made by
  * the preparation actor, sent by the routing actor. Plain JSON, so the outbox can persist it.
  */
 export const outgoingResponseSchema = z.object({

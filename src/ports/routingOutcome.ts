@@ -12,7 +12,7 @@ export interface SentPart {
 }
 
 /**
- * What the routing actor reports for every response it was given (seed 004's typed outcome,
+ * What the routing actor reports for every response it was given (the specified typed outcome,
  * replacing RESPONSE_SENT / ROUTING_ERROR attributes). It is published as an event; nothing else
  * is written anywhere by routing.
  */

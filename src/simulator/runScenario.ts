@@ -27,7 +27,7 @@ export interface FloorLike extends DrivenFloor {
 export interface RunScenarioOptions {
   /** Base coordination config; the scenario's `config` overrides are laid over it. Default: the defaults. */
   config?: CoordinationConfig;
-  /** Epoch ms of simulated time zero. Default 2025-11-13T12:00:00Z (the seed's date). */
+  /** Epoch ms of simulated time zero. Default 2025-11-13T12:00:00Z. */
   startAt?: number;
   /** Hard cap on processed events, so a run always ends. Default 20 000. */
   maxEvents?: number;
@@ -156,7 +156,7 @@ export interface SimulationResult {
   summary: SimulationSummary;
 }
 
-/** 2025-11-13T12:00:00Z, the date of the seed proposal. */
+/** 2025-11-13T12:00:00Z: the default start of simulated time. */
 export const DEFAULT_START_AT = Date.UTC(2025, 10, 13, 12, 0, 0);
 
 /**

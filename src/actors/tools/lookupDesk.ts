@@ -11,7 +11,7 @@ import { type LookupIntent, lookupIntent } from './lookupIntent.js';
 /** What the desk needs. */
 export interface LookupDeskOptions {
   tool: LookupTool;
-  /** The answer composer (seed 001). */
+  /** The answer composer. */
   compose: (envelope: unknown, options?: ComposerConfigOptions) => ComposedReply;
   /** Where composer settings come from, read at every composition (default: none, defaults). */
   composer?: ComposerConfigOptions;
@@ -22,7 +22,7 @@ export interface LookupDeskOptions {
   choiceTtlMs?: number;
 }
 
-/** The stream the composer's telemetry goes to (seed 001). */
+/** The stream the composer's telemetry goes to. */
 export const AGENT_EVENT_LOGS = 'agent_event_logs';
 
 const stepper = createMachineStepper(pendingChoiceMachine);

@@ -233,7 +233,7 @@ interface CandidatePass {
 
 /**
  * An avatar naming several others gets at most min(BOT_MENTION_CASCADE_LIMIT,
- * MAX_RESPONSES_PER_MESSAGE) answers (seed 003), however many it named; inside a live thread, at
+ * MAX_RESPONSES_PER_MESSAGE) answers, however many it named; inside a live thread, at
  * most MAX_RESPONSES_PER_MESSAGE (the thread's turn limit bounds the rest). A person's message is
  * bounded by its main lane.
  */

@@ -10,7 +10,7 @@ export type PresenceState = MachineState<AvatarPresenceContext>;
 export type ThreadState = MachineState<ConversationThreadContext>;
 
 /**
- * The budget of the latest human message (seed 003): answers to it draw on `main`, answers to
+ * The budget of the latest human message: answers to it draw on `main`, answers to
  * avatars' messages after it on `cascade`. Before any human message there is no anchor and no budget.
  */
 export interface Budget {
@@ -21,7 +21,7 @@ export interface Budget {
 
 /**
  * A summoned avatar's follow-up, due a while after its greeting was delivered; then, if someone
- * reacted to it since it arrived, a second one (seed 003), which answers them.
+ * reacted to it since it arrived, a second one, which answers them.
  */
 export interface PendingFollowUp {
   avatarId: string;
@@ -108,7 +108,7 @@ export interface FloorState {
   readonly departed: Map<string, number>;
   /**
    * Avatar pair (`a\0b`, sorted) → when its next thread may open, and how often it backed off:
-   * rapid threads between the same two avatars wait longer each time (seed 003's mitigation).
+   * rapid threads between the same two avatars wait longer each time (the specified mitigation).
    */
   readonly threadBackoff: Map<string, ThreadBackoff>;
   /** Avatar id → its latest arrival by summon and who reacted to it, until its follow-ups are done. */

@@ -24,8 +24,8 @@ export function rankOf(setup: FloorSetup, rung: Rung): number {
 }
 
 /**
- * Candidates for an utterance at every rung each qualifies for, best first (the response ladder,
- * seed 003). An avatar appears once per rung, so a rung that is blocked right now (a cooldown, a
+ * Candidates for an utterance at every rung each qualifies for, best first (the response ladder).
+ * An avatar appears once per rung, so a rung that is blocked right now (a cooldown, a
  * full thread) does not hide the rungs below it: the avatar a person is talking to is still tried
  * on affinity or mention when its summon rung waits.
  */
@@ -136,7 +136,7 @@ export function gate(
       if (now < p.cooldownUntil) return 'cooldown';
       break;
     default:
-      break; // replies, mentions and affinity answer through the cooldown (seed 003)
+      break; // replies, mentions and affinity answer through the cooldown
   }
   return laneExhausted(state, lane);
 }

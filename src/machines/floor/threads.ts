@@ -111,7 +111,7 @@ function pairKey(a: string, b: string): string {
 
 /**
  * A thread ended: each pair of its participants waits before their next thread, twice as long
- * as last time if their previous thread ended within the window (seed 003: exponential backoff
+ * as last time if their previous thread ended within the window (exponential backoff
  * on rapid thread creation). The wait is an absolute time in the floor's data, like every deadline.
  */
 function backOff(state: FloorState, setup: FloorSetup, participants: readonly string[], at: number): void {

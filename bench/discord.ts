@@ -16,7 +16,7 @@
  * maps, the rest). Fails (exit 1) only when its premise breaks: a request waited on discord.js's
  * global rate limiter, so the figures would measure a sleep.
  *
- *   npm run bench:discord                      # C=100, R=20 (2,000 messages)
+ *   npm run bench:discord                      # C=100, R=240 (24,000 messages; minutes)
  *   npm run bench:discord -- --channels 200 --rounds 30
  *   npm run bench:discord -- --quick           # C=20, R=5 (seconds)
  */
@@ -24,15 +24,19 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import type { REST } from 'discord.js';
 import { filter, Subject, tap } from 'rxjs';
 import type { AvatarDefinitionInput } from '../src/actors/avatarDefinition.js';
 import type { Runtime } from '../src/actors/runtimeOptions.js';
+import { ChannelRecentMap } from '../src/adapters/discord/channelRecentMap.js';
 import { createDiscordClient, DiscordTransport, startDiscordBot } from '../src/adapters/discord/index.js';
 import { RecentMap } from '../src/adapters/discord/recentMap.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { SettledKeys } from '../src/adapters/store/settledKeys.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
+import type { TroupeStore } from '../src/ports/store.js';
 import { intArg } from './support/args.js';
 import { settledHeap } from './support/heap.js';
 import { NullTransport } from './support/nullTransport.js';
@@ -45,16 +49,17 @@ const { values: args } = parseArgs({
     help: { type: 'boolean', default: false },
     functions: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
+    'heap-snapshot': { type: 'string' },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'Usage: npm run bench:discord -- [--channels N (100)] [--rounds N (20)] [--quick (20, 5)]\n',
+    'Usage: npm run bench:discord -- [--channels N (100)] [--rounds N (240)] [--quick (20, 5)]\n',
   );
   process.exit(0);
 }
 const CHANNELS = intArg(args.channels, args.quick ? 20 : 100, 'channels');
-const ROUNDS = intArg(args.rounds, args.quick ? 5 : 20, 'rounds');
+const ROUNDS = intArg(args.rounds, args.quick ? 5 : 240, 'rounds');
 
 const avatarsFor = (kind: string, channels: string[]): AvatarDefinitionInput[] => [
   { id: 'nova', name: 'Nova', emoji: '🌟', residentIn: channels.map((c) => `${kind}:${c}`) },
@@ -89,14 +94,63 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+/** What the runtime keeps per channel, by part (bytes; measured by emptying each in turn). */
+interface RuntimeParts {
+  /** The in-memory store's channel history. */
+  history: number;
+  /** The in-memory store's settled outbox entries. */
+  outbox: number;
+  /** Channel actors (floor, inbound ids, turns) and routing, found by stopping the runtime. */
+  actors: number;
+}
+const noParts = (): RuntimeParts => ({ history: Number.NaN, outbox: Number.NaN, actors: Number.NaN });
+
+/** Empties the Map fields of an object, and of the SettledKeys it holds (bench-only introspection). */
+function clearMaps(holder: object): number {
+  let entries = 0;
+  for (const value of Object.values(holder)) {
+    if (value instanceof Map) {
+      entries += value.size;
+      value.clear();
+    } else if (value instanceof SettledKeys) clearMaps(value);
+  }
+  return entries;
+}
+
+/**
+ * Measures the runtime's parts from a settled heap at `heap`: the store's history and settled
+ * outbox (emptied), then the runtime stopped (its channels written to the store's documents,
+ * emptied too). Leaves the runtime stopped.
+ */
+async function runtimeParts(
+  runtime: Runtime,
+  store: TroupeStore,
+  heap: number,
+  channels: number,
+): Promise<RuntimeParts> {
+  clearMaps(store.history);
+  const withoutHistory = settledHeap();
+  clearMaps(store.outbox);
+  const withoutOutbox = settledHeap();
+  await runtime.stop();
+  clearMaps(store.documents);
+  const withoutActors = settledHeap();
+  return {
+    history: (heap - withoutHistory) / channels,
+    outbox: (withoutHistory - withoutOutbox) / channels,
+    actors: (withoutOutbox - withoutActors) / channels,
+  };
+}
+
 /** Heap the bot keeps per channel after the run, by part, and what the caches held. */
 let retained = {
+  runtime: noParts(),
   bytesPerChannel: Number.NaN,
   discordJsCachesPerChannel: Number.NaN,
   adapterMapsPerChannel: Number.NaN,
   /** discord.js's REST route handlers and bucket hashes. */
   routesPerChannel: Number.NaN,
-  /** The runtime, the in-memory store, the channels and guild discord.js must know. */
+  /** The channels and guild discord.js must know, and code compiled during the run. */
   restPerChannel: Number.NaN,
   routes: 0,
   cachedMessages: 0,
@@ -129,7 +183,7 @@ function clearAdapterMaps(transport: DiscordTransport): number {
   const holders: object[] = [transport, transport.memory];
   for (const holder of holders)
     for (const value of Object.values(holder))
-      if (value instanceof RecentMap || value instanceof Map) {
+      if (value instanceof RecentMap || value instanceof ChannelRecentMap || value instanceof Map) {
         entries += value.size;
         value.clear();
       }
@@ -173,6 +227,12 @@ function selfTimeByPart(profile: CpuProfile): Map<string, number> {
     }
   });
   return parts;
+}
+
+async function stopProfiler(profiler: Session): Promise<Map<string, number>> {
+  const { profile } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  return selfTimeByPart(profile as CpuProfile);
 }
 
 async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> {
@@ -249,13 +309,13 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
   }
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const { profile } = await profiler.post('Profiler.stop');
-  profiler.disconnect();
-  breakdown = selfTimeByPart(profile as CpuProfile);
+  // Read in a function of its own: the profile (megabytes) must not stay reachable while the heap is measured.
+  breakdown = await stopProfiler(profiler);
   const stats = await ask(child, { type: 'stats' }, 'stats');
   // What stays reachable with the bot connected and every channel's state in memory, then what
   // is left once discord.js's message and user caches are emptied, then the adapter's maps.
   const heapAfter = settledHeap();
+  if (args['heap-snapshot']) writeHeapSnapshot(args['heap-snapshot']);
   let cachedMessages = 0;
   for (const channel of client.channels.cache.values())
     if ('messages' in channel) {
@@ -277,21 +337,23 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
     rest.hashes.clear();
   }
   const heapWithoutRoutes = settledHeap();
+  bot.stopListening();
+  const parts = await runtimeParts(runtime, store, heapWithoutRoutes, ready.channels.length);
+  const heapWithoutRuntime = settledHeap();
   const perChannel = (bytes: number) => bytes / ready.channels.length;
   retained = {
+    runtime: parts,
     bytesPerChannel: perChannel(heapAfter - heapBefore),
     discordJsCachesPerChannel: perChannel(heapAfter - heapWithoutDiscordJs),
     adapterMapsPerChannel: perChannel(heapWithoutDiscordJs - heapWithoutAdapter),
     routesPerChannel: perChannel(heapWithoutAdapter - heapWithoutRoutes),
-    restPerChannel: perChannel(heapWithoutRoutes - heapBefore),
+    restPerChannel: perChannel(heapWithoutRuntime - heapBefore),
     routes,
     cachedMessages,
     cachedUsers,
     remembered,
     adapterEntries,
   };
-  bot.stopListening();
-  await runtime.stop();
   await bot.close();
   child.send({ type: 'close' });
   return {
@@ -318,18 +380,20 @@ async function throughDiscord(): Promise<RunFigures & { webhookSends: number }> 
   }
 }
 
-/** Heap the runtime alone keeps per channel after the same traffic. */
+/** Heap the runtime alone keeps per channel after the same traffic, and by part. */
 let aloneRetainedPerChannel = Number.NaN;
+let aloneParts = noParts();
 
 async function runtimeAlone(): Promise<RunFigures> {
   const heapBefore = settledHeap();
   const channels = Array.from({ length: CHANNELS }, (_, i) => `room-${i + 1}`);
   const transport = new NullTransport('bench');
+  // The same store as through Discord, so the difference is Discord's part.
+  const store = createMemoryStore();
   const runtime = createRuntime({
     avatars: avatarsFor('bench', channels),
     transports: [transport],
-    // The same store as through Discord, so the difference is Discord's part.
-    store: createMemoryStore(),
+    store,
     logger: silentLogger(),
     config: { summonProactiveEnabled: false },
   });
@@ -360,12 +424,16 @@ async function runtimeAlone(): Promise<RunFigures> {
   }
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  aloneRetainedPerChannel = (settledHeap() - heapBefore) / CHANNELS;
-  await runtime.stop();
+  const heapAfter = settledHeap();
+  aloneRetainedPerChannel = (heapAfter - heapBefore) / CHANNELS;
+  aloneParts = await runtimeParts(runtime, store, heapAfter, CHANNELS);
   return { messages: ROUNDS * CHANNELS, answers, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 const kb = (bytes: number) => (Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1024).toFixed(0).padStart(4)} KB`);
+
+const partRow = (name: string, discordBytes: number, aloneBytes?: number) =>
+  `    ${name.padEnd(36)} ${kb(discordBytes).padStart(7)} ${aloneBytes === undefined ? '' : kb(aloneBytes).padStart(7)}`;
 
 const alone = await runtimeAlone();
 const discord = await throughDiscord();
@@ -382,11 +450,18 @@ process.stdout.write(
     row('through Discord (fake, gateway+REST)', discord),
     '',
     `webhook executions seen by the fake: ${discord.webhookSends - CHANNELS} measured (+${CHANNELS} warm-up)`,
-    `retained after the run, bot connected: ${Number.isNaN(retained.bytesPerChannel) ? 'n/a (run with --expose-gc)' : `${kb(retained.bytesPerChannel)} per channel`}; the runtime alone keeps ${kb(aloneRetainedPerChannel)} per channel on the same traffic`,
-    `  discord.js's caches ${kb(retained.discordJsCachesPerChannel)} per channel (${retained.cachedMessages} messages, ${retained.cachedUsers} users)`,
-    `  the adapter's maps  ${kb(retained.adapterMapsPerChannel)} per channel (${retained.adapterEntries} entries, ${retained.remembered} messages remembered)`,
-    `  REST route handlers ${kb(retained.routesPerChannel)} per channel (${retained.routes} handlers)`,
-    `  the rest            ${kb(retained.restPerChannel)} per channel (runtime, in-memory store, channels and guild in discord.js)`,
+    `retained after the run, bot connected: ${Number.isNaN(retained.bytesPerChannel) ? 'n/a (run with --expose-gc)' : `${kb(retained.bytesPerChannel)} per channel`} (target ≤ 150 KB); the runtime alone keeps ${kb(aloneRetainedPerChannel)} per channel on the same traffic`,
+    `${'  per channel, by part'.padEnd(40)} ${'Discord'.padStart(7)} ${'alone'.padStart(7)}`,
+    partRow("store history (the prompt's window)", retained.runtime.history, aloneParts.history),
+    partRow('store settled outbox entries', retained.runtime.outbox, aloneParts.outbox),
+    partRow('channel actors (floor, ids), routing', retained.runtime.actors, aloneParts.actors),
+    partRow(
+      `discord.js caches (${retained.cachedMessages} msgs, ${retained.cachedUsers} users)`,
+      retained.discordJsCachesPerChannel,
+    ),
+    partRow(`adapter maps (${retained.adapterEntries} entries)`, retained.adapterMapsPerChannel),
+    partRow(`REST route handlers (${retained.routes})`, retained.routesPerChannel),
+    partRow('the rest (discord.js channels, guild; code)', retained.restPerChannel),
     `  the Discord path beyond the runtime alone: ${kb(retained.bytesPerChannel - aloneRetainedPerChannel)} per channel`,
     `the Discord path's extra CPU per message over the runtime alone (discord.js, HTTP, WebSocket and Troupe's adapter): +${(share * 100).toFixed(0)}%`,
     `at Discord's 50 requests/s per bot (discord.js's default limiter, lifted here for the fake) one answer per message caps a process at about 50 msgs/s; requests that waited on the limiter here: ${globalWaits}`,

@@ -3,7 +3,9 @@ import { checkRuntimeLimits } from './actors/runtimeLimits.js';
 import type { Runtime, RuntimeOptions, RuntimeStore } from './actors/runtimeOptions.js';
 import { createScriptedModel } from './adapters/llm/scriptedModel.js';
 import { createMemoryStore } from './adapters/store/memoryStore.js';
+import { ConfigError } from './config/configError.js';
 import { resolveCoordinationConfig } from './config/loadCoordinationConfig.js';
+import { DEFAULT_HISTORY_WINDOW } from './ports/history.js';
 import type { TroupeStore } from './ports/store.js';
 
 /**
@@ -22,7 +24,8 @@ import type { TroupeStore } from './ports/store.js';
  * ```
  * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
  * @throws ConfigError `TROUPE_CONFIG_INVALID` when `config` names an unknown setting or a bad value,
- *   or a timeout, deadline, retry or persistence option is not a finite number in range.
+ *   or a timeout, deadline, retry or persistence option is not a finite number in range, or
+ *   `historyLimit` reads more lines than the given store's history keeps per channel.
  */
 export function createRuntime(options: RuntimeOptions): Runtime {
   checkRuntimeLimits(options);
@@ -30,14 +33,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...options,
     config: resolveCoordinationConfig(options.config ?? {}),
     model: options.model ?? createScriptedModel(),
-    store: resolveStore(options.store),
+    store: resolveStore(options.store, options.historyLimit),
   });
 }
 
-/** A full store from what the caller gave: a store, parts of one, or nothing (memory). */
-function resolveStore(given: TroupeStore | Partial<RuntimeStore> | undefined): TroupeStore {
-  if (given && 'documents' in given) return given as TroupeStore;
-  const memory = createMemoryStore();
+/**
+ * A full store from what the caller gave: a store, parts of one, or nothing (memory, keeping the
+ * history lines a prompt reads).
+ */
+function resolveStore(
+  given: TroupeStore | Partial<RuntimeStore> | undefined,
+  historyLimit: number | undefined,
+): TroupeStore {
+  const store = given && 'documents' in given ? (given as TroupeStore) : partsWithMemory(given, historyLimit);
+  checkHistoryKept(store, historyLimit ?? DEFAULT_HISTORY_WINDOW);
+  return store;
+}
+
+function partsWithMemory(
+  given: Partial<RuntimeStore> | undefined,
+  historyLimit: number | undefined,
+): TroupeStore {
+  const memory = createMemoryStore({ historyPerChannel: historyLimit ?? DEFAULT_HISTORY_WINDOW });
   if (!given) return memory;
   return {
     kind: memory.kind,
@@ -49,4 +66,17 @@ function resolveStore(given: TroupeStore | Partial<RuntimeStore> | undefined): T
     history: given.history ?? memory.history,
     close: () => memory.close(),
   };
+}
+
+/** A prompt reading more lines than the history keeps would quietly get fewer: refused up front. */
+function checkHistoryKept(store: TroupeStore, historyLimit: number): void {
+  const kept = store.history.keptPerChannel;
+  if (kept === undefined || kept >= historyLimit) return;
+  throw new ConfigError([
+    {
+      variable: 'historyLimit',
+      value: String(historyLimit),
+      expected: `at most the ${kept} lines the store's history keeps per channel (create it with createMemoryStore({ historyPerChannel: ${historyLimit} }))`,
+    },
+  ]);
 }

@@ -85,9 +85,9 @@ describe('Discord edits of messages discord.js no longer caches (break attempts)
     harness = await startDiscordHarness({ runtime: { model } });
     const { fake, transport } = harness;
     const said = fake.postMessage({ channelId: RANDOM, author: ada, content: 'my password is hunter2' });
-    // 25 more messages push it out of discord.js's message cache (10 a channel); the adapter
-    // still remembers it, to quote it.
-    for (let i = 0; i < 25; i += 1)
+    // 15 more messages push it out of discord.js's message cache (2 a channel); the adapter
+    // still remembers it (the last 20 of a channel), to quote it.
+    for (let i = 0; i < 15; i += 1)
       fake.postMessage({ channelId: RANDOM, author: ada, content: `chatter ${i}` });
     await until(() => transport.memory.get(fake.messages.get(RANDOM)?.at(-1)?.id ?? '') !== undefined);
     fake.dispatch(

@@ -11,9 +11,9 @@ import type { Outbox } from '../src/ports/outbox.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import { createTestRuntime } from '../src/testing/index.js';
 
-const response = (key: string): OutgoingResponse => ({
+const response = (key: string, channel = 'c'): OutgoingResponse => ({
   idempotencyKey: key,
-  channel: { kind: 'test', id: 'c' },
+  channel: { kind: 'test', id: channel },
   text: 'hi',
   attachments: [],
   origin: { kind: 'answer' },
@@ -42,6 +42,31 @@ describe('bounded structures', () => {
         expect((await outbox.record(response(key), 7)).created, key).toBe(false);
     });
   }
+
+  it('the memory store outbox keeps the latest settled answers of every channel, however busy another is', async () => {
+    const outbox = createMemoryStore({ settledPerChannel: 4 }).outbox;
+    await outbox.record(response('quiet-1', 'quiet'), 0);
+    await outbox.settle('quiet-1', { at: 0, sent: true });
+    for (let i = 1; i <= 1_000; i++) {
+      await outbox.record(response(`busy-${i}`, 'busy'), i);
+      await outbox.settle(`busy-${i}`, { at: i, sent: true });
+    }
+    // The quiet channel's one answer is still known as sent (a restored turn is not sent again).
+    expect((await outbox.get('quiet-1'))?.settled?.sent).toBe(true);
+    expect((await outbox.record(response('quiet-1', 'quiet'), 1_001)).created).toBe(false);
+    // The busy channel keeps its last four, with what a restored turn reads (text, parts, settlement).
+    for (const key of ['busy-997', 'busy-998', 'busy-999', 'busy-1000'])
+      expect(await outbox.get(key), key).toMatchObject({ response: { text: 'hi' }, settled: { sent: true } });
+    expect(await outbox.get('busy-996')).toBeUndefined();
+    expect(await outbox.get('busy-1')).toBeUndefined();
+  });
+
+  it('the memory store outbox never forgets an answer still being delivered', async () => {
+    const outbox = createMemoryStore({ settledPerChannel: 2, retainSettled: 3 }).outbox;
+    await outbox.record(response('open', 'c'), 0);
+    await settleMany(outbox, 50);
+    expect(await outbox.unsettled()).toEqual([expect.objectContaining({ key: 'open' })]);
+  });
 
   it('MemoryHistory keeps exactly the last perChannel lines of a channel', async () => {
     const history = new MemoryHistory({ perChannel: 3 });

@@ -114,8 +114,11 @@ class TurnGeneration implements GenerationInput {
 
 /** How many inbound voice-note ids a channel remembers (to answer in kind). */
 const VOICE_NOTES_REMEMBERED = 256;
-/** How many inbound message ids a channel remembers to drop redeliveries (gateways resend). */
-const MESSAGES_REMEMBERED = 1024;
+/**
+ * How many inbound message ids a channel remembers to drop redeliveries. A gateway resends what a
+ * resumed session may have missed, the channel's last few messages; the oldest ids go first.
+ */
+const MESSAGES_REMEMBERED = 128;
 /** How many of them are stored with the channel (a redelivery after a restart is recent). */
 const MESSAGES_STORED = 100;
 

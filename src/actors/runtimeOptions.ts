@@ -60,7 +60,11 @@ export interface RuntimeOptions {
   sendTimeoutMs?: number;
   /** How long {@link Runtime.stop} waits for work in flight before it aborts it (default 30 s). */
   stopDeadlineMs?: number;
-  /** How many recent messages a prompt carries (default 30). */
+  /**
+   * How many recent messages a prompt carries (default 30). An in-memory store must keep at least
+   * as many per channel (`createMemoryStore({ historyPerChannel })`; the one made when no store is
+   * given does).
+   */
   historyLimit?: number;
   /**
    * The longest model reply sent, in characters (default 4,000; `TROUPE_MAX_REPLY_CHARS` in the

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { buildTurnPrompt } from '../delivery/prompts.js';
 import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
-import type { HistoryEntry, HistoryStore } from '../ports/history.js';
+import { DEFAULT_HISTORY_WINDOW, type HistoryEntry, type HistoryStore } from '../ports/history.js';
 import type {
   TurnBrief,
   TurnGenerationRequest,
@@ -18,7 +18,7 @@ import type { WorkUnit } from './workTracker.js';
 export interface TurnExecutorOptions {
   model: TurnModel;
   history: HistoryStore;
-  /** How many recent channel messages a prompt carries (default 30). */
+  /** How many recent channel messages a prompt carries (default {@link DEFAULT_HISTORY_WINDOW}). */
   historyLimit?: number;
   /** Avatar-to-avatar history, for prompts and to record exchanges. */
   relationships?: RelationshipTracker;
@@ -85,7 +85,7 @@ export class TurnExecutor {
   private readonly historyLimit: number;
 
   constructor(private readonly options: TurnExecutorOptions) {
-    this.historyLimit = options.historyLimit ?? 30;
+    this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_WINDOW;
   }
 
   /** The model turns are written with. */

@@ -21,9 +21,21 @@ export interface HistoryWriter {
   readonly appendNow?: (entry: HistoryEntry) => void;
 }
 
+/**
+ * How many recent lines of a channel a turn's prompt reads by default (the runtime's
+ * `historyLimit`). The memory store keeps this many per channel unless told otherwise: lines
+ * older than the window are never read again.
+ */
+export const DEFAULT_HISTORY_WINDOW = 30;
+
 /** Reads the recent history of a channel, oldest first, for prompts. */
 export interface HistoryReader {
   recent(channelId: string, limit: number): Promise<HistoryEntry[]>;
+  /**
+   * The most lines `recent` can give per channel, when the store keeps only so many (in memory);
+   * the runtime refuses a `historyLimit` above it. Absent: as many as were written.
+   */
+  readonly keptPerChannel?: number;
 }
 
 /** A history store: both sides of the port. */

@@ -1041,8 +1041,10 @@ export function describeStoreContract(
       it('keeps order through many appends', async () => {
         const ch = uniqueName('channel');
         for (let n = 1; n <= 60; n++) await store.history.append(line(ch, n));
+        // A store that keeps fewer lines per channel (in memory) gives its newest ones.
+        const n = Math.min(50, store.history.keptPerChannel ?? 50);
         expect((await store.history.recent(ch, 50)).map((e) => e.messageId)).toEqual(
-          Array.from({ length: 50 }, (_, i) => `m-${i + 11}`),
+          Array.from({ length: n }, (_, i) => `m-${i + 61 - n}`),
         );
       });
     });

@@ -1,7 +1,11 @@
 import { Client, GatewayIntentBits, Options, Partials } from 'discord.js';
 
-/** Messages discord.js keeps per channel: enough to compare a recent edit with what it replaced. */
-const MESSAGES_PER_CHANNEL = 10;
+/**
+ * Messages discord.js keeps per channel: the one being handled and the one it replies to (Discord
+ * sends that along, and discord.js caches it just before the reply), whose webhook name tells which
+ * avatar a person answered. An edit is compared with the text the adapter remembers.
+ */
+const MESSAGES_PER_CHANNEL = 2;
 
 /** How {@link createDiscordClient} makes a client. */
 export interface DiscordClientOptions {
@@ -43,9 +47,9 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
     partials: [Partials.Channel, Partials.Message],
     allowedMentions: { parse: [], repliedUser: false },
     // Only what the adapter reads: channels, threads and roles (targets, permissions, role
-    // mentions), the bot's own member, and a few recent messages per channel (an edit is compared
-    // with the text before it; the adapter remembers what it quotes itself). Nothing else grows
-    // with traffic: messages are also swept after an hour, users past a thousand.
+    // mentions), the bot's own member, and the last two messages per channel (a reply and the
+    // message it replies to; the adapter remembers what it quotes and compares edits with itself).
+    // Nothing else grows with traffic: messages are also swept after an hour, users past a thousand.
     makeCache: Options.cacheWithLimits({
       ...Options.DefaultMakeCacheSettings,
       MessageManager: MESSAGES_PER_CHANNEL,

@@ -144,24 +144,32 @@ export class DiscordMessageConverter {
   /**
    * An edit matters when it addresses an avatar the message did not address before (a name
    * fixed, a mention added): it comes as a new message then, so that avatar answers. Other edits
-   * change nothing already said.
+   * change nothing already said. What the message said before is discord.js's cached copy, or,
+   * once discord.js no longer keeps it, the text the adapter remembers of the channel's latest
+   * messages.
    */
   convertEdit(
     before: Message | PartialMessage,
     after: Message,
   ): { event: DiscordChannelMessageEvent } | { ignored: string } {
-    if (before.partial || before.content === after.content) {
-      // Out of discord.js's cache: what it addressed before is unknown, but a quote must not show
-      // what its author edited out.
+    const remembered = before.partial ? this.options.memory.get(after.id) : undefined;
+    const unchanged = before.partial
+      ? remembered === undefined || remembered.text === this.textOf(after)
+      : before.content === after.content;
+    if (unchanged) {
+      // Unknown before, or the same text: a quote must still not show what its author edited out.
       if (before.partial) this.refresh(after);
       return { ignored: 'an edit that changes no address' };
     }
     const converted = this.convert(after);
     if ('ignored' in converted) return converted;
-    const addressed = (m: Message | PartialMessage, platform: string[]) =>
-      new Set(this.matcher.find(m.content ?? '', { platformMentions: platform }));
-    const was = addressed(before, this.roleMentions(before));
-    const now = addressed(after, converted.event.mentions ?? []);
+    const addressed = (text: string, platform: string[]) =>
+      new Set(this.matcher.find(text, { platformMentions: platform }));
+    // The remembered text shows mentions as names, which the matcher reads as names.
+    const was = remembered
+      ? addressed(remembered.text, [])
+      : addressed(before.content ?? '', this.roleMentions(before));
+    const now = addressed(after.content, converted.event.mentions ?? []);
     if (![...now].some((id) => !was.has(id))) return { ignored: 'an edit that changes no address' };
     const edited = after.editedTimestamp ?? Date.now();
     return { event: { ...converted.event, messageId: editEventId(after.id, edited) } };

@@ -19,6 +19,7 @@ import {
   type TransportMessage,
   type TransportReceipt,
 } from '../../ports/transport.js';
+import { ChannelRecentMap } from './channelRecentMap.js';
 import { DiscordMessageMemory } from './discordMessageMemory.js';
 import {
   DiscordApiCode,
@@ -36,7 +37,13 @@ import { webhookUsername } from './webhookUsername.js';
 export const DISCORD_MAX_MESSAGE = 2000;
 /** How far before a resent part's first attempt the bot looks for it in the channel. */
 const RECONCILE_SLACK_MS = 60_000;
+/** Part keys remembered as delivered or tried, in all. */
 const KEYS_REMEMBERED = 10_000;
+/**
+ * Delivered part keys remembered per channel: routing sends one channel's parts one at a time, and
+ * asks again only for the part it last tried (a send it gave up on that went out after all).
+ */
+const DELIVERED_PER_CHANNEL = 16;
 /** How much longer than a send discord.js waits for one request, so routing's abort comes first. */
 const REST_TIMEOUT_MARGIN_MS = 5_000;
 
@@ -109,7 +116,7 @@ export class DiscordTransport implements Transport {
   private readonly client: Client;
   private readonly log: Logger;
   private readonly webhookRest: REST;
-  private readonly delivered = new RecentMap<string, string>(KEYS_REMEMBERED);
+  private readonly delivered = new ChannelRecentMap<string>(DELIVERED_PER_CHANNEL, KEYS_REMEMBERED);
   private readonly attempted = new RecentMap<string, number>(KEYS_REMEMBERED);
   private readonly problemsByChannel = new Map<string, ChannelProblem>();
   private readonly onProblem: ((problem: ChannelProblem) => void) | undefined;
@@ -204,10 +211,11 @@ export class DiscordTransport implements Transport {
       target.kind === 'direct'
         ? await this.sendDirect(target, message, signal)
         : await this.sendByWebhook(target, message, signal);
-    this.delivered.set(key, posted.id);
+    this.delivered.set(message.channelId, key, posted.id);
     // Delivered: never looked for again, so when it was first tried no longer matters.
     this.attempted.delete(key);
-    if (message.speaker) this.memory.rememberAvatarMessage(posted.id, message.speaker.avatarId);
+    if (message.speaker)
+      this.memory.rememberAvatarMessage(posted.id, message.speaker.avatarId, message.channelId);
     this.problemsByChannel.delete(message.channelId);
     return posted.duplicate ? { messageId: posted.id, duplicate: true } : { messageId: posted.id };
   }

@@ -9,6 +9,11 @@ export class MemoryHistory implements HistoryStore {
     this.perChannel = options.perChannel ?? 200;
   }
 
+  /** The most lines {@link recent} gives per channel. */
+  get keptPerChannel(): number {
+    return this.perChannel;
+  }
+
   async append(entry: HistoryEntry): Promise<void> {
     let lines = this.channels.get(entry.channelId);
     if (!lines) {

@@ -1,4 +1,4 @@
-import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
+import { DEFAULT_HISTORY_WINDOW, type HistoryEntry, type HistoryStore } from '../../ports/history.js';
 import type { ImmediateOutboxWrites, Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
 import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
 import type { SentPart } from '../../ports/routingOutcome.js';
@@ -16,18 +16,29 @@ import type {
 } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
 import { checkIncrement, checkNumber, compareKeys, copyJson, decodeJson, encodeJson } from './jsonValue.js';
-import { KeyRing } from './keyRing.js';
+import { SettledKeys } from './settledKeys.js';
 import { applyDelta, type Delta, deltaBetween, deltaSize } from './textDelta.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
   /** The clock for writes that give no `at` (default `Date.now`). */
   now?: () => number;
-  /** History lines kept per channel (default 200). */
+  /**
+   * History lines kept per channel (default {@link DEFAULT_HISTORY_WINDOW}, what a prompt reads):
+   * older lines are never read again. A runtime reading more (`historyLimit`) needs as many.
+   */
   historyPerChannel?: number;
-  /** Settled outbox entries kept for duplicate detection (default 10 000). */
+  /** Settled outbox entries kept for duplicate detection, in all (default 10 000). */
   retainSettled?: number;
+  /**
+   * Settled outbox entries kept per channel (default {@link DEFAULT_SETTLED_PER_CHANNEL}). One is
+   * read again only for a turn a restored channel still shows in flight, among its latest answers.
+   */
+  settledPerChannel?: number;
 }
+
+/** The latest settled answers of a channel the memory outbox keeps (more than a channel has in flight). */
+export const DEFAULT_SETTLED_PER_CHANNEL = 16;
 
 /**
  * A complete `TroupeStore` in memory: for tests and for embedding without disk. What goes in is
@@ -41,10 +52,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): TroupeStore
     kind: 'memory',
     documents: new MemoryDocuments(state),
     memory: new MemoryVersions(state),
-    outbox: new CopyingOutbox(state, options.retainSettled ?? 10_000),
+    outbox: new CopyingOutbox(
+      state,
+      new SettledKeys(
+        options.retainSettled ?? 10_000,
+        options.settledPerChannel ?? DEFAULT_SETTLED_PER_CHANNEL,
+      ),
+    ),
     events: new MemoryEvents(state),
     processed: new MemoryProcessed(state),
-    history: new CopyingHistory(state, options.historyPerChannel ?? 200),
+    history: new CopyingHistory(state, options.historyPerChannel ?? DEFAULT_HISTORY_WINDOW),
     async close() {
       state.closed = true;
     },
@@ -402,18 +419,18 @@ interface OutboxRow {
 /**
  * The memory outbox with the store's guarantees: responses are checked and copied as JSON, entries
  * come out as copies, and `unsettled(limit)` gives the oldest entries (settled ones are forgotten
- * past `retainSettled`, as in {@link MemoryOutbox}).
+ * past `settledPerChannel` in their channel or `retainSettled` in all).
  */
 class CopyingOutbox implements Outbox {
   private readonly entries = new Map<string, OutboxRow>();
-  private readonly settledKeys: KeyRing;
+  private readonly forget = (key: string) => {
+    this.entries.delete(key);
+  };
 
   constructor(
     private readonly state: MemoryState,
-    retainSettled: number,
-  ) {
-    this.settledKeys = new KeyRing(retainSettled);
-  }
+    private readonly settledKeys: SettledKeys,
+  ) {}
 
   /** The writes answered at once: routing calls these and spares a promise per write. */
   readonly immediate: ImmediateOutboxWrites = {
@@ -477,8 +494,8 @@ class CopyingOutbox implements Outbox {
     const row = this.entries.get(key);
     if (!row || row.settled) return;
     row.settled = copy;
-    const forgotten = this.settledKeys.add(key);
-    if (forgotten !== undefined) this.entries.delete(forgotten);
+    const { kind, id } = row.response.channel;
+    this.settledKeys.add(`${kind}:${id}`, key, this.forget);
   }
 
   async unsettled(limit?: number): Promise<OutboxEntry[]> {
@@ -617,6 +634,10 @@ class CopyingHistory implements HistoryStore {
     private readonly state: MemoryState,
     private readonly perChannel: number,
   ) {}
+
+  get keptPerChannel(): number {
+    return this.perChannel;
+  }
 
   append(entry: HistoryEntry): Promise<void> {
     try {

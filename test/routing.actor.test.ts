@@ -185,6 +185,17 @@ describe('voice', () => {
     expect(message?.text).toBeUndefined();
   });
 
+  it('with a file attached, the file rides on the spoken message, which counts as a voice part', async () => {
+    const transport = new RecordingTransport();
+    const { routing } = routingWith([transport], { speech: speech(false) });
+    const file = { name: 'notes.txt', mediaType: 'text/plain', dataBase64: 'aGk=' };
+    const outcome = await routing.route(
+      responseOf('vf', undefined, { voice: { text: 'Here you go' }, attachments: [file] }),
+    );
+    expect(outcome.parts.map((p) => p.kind)).toEqual(['voice']);
+    expect(transport.sent[0]?.attachments?.map((a) => a.name)).toEqual(['voice.ogg', 'notes.txt']);
+  });
+
   it('falls back to its text when speech fails, when the transport takes no voice, or when there is no speech', async () => {
     const failing = new RecordingTransport();
     const a = await routingWith([failing], { speech: speech(true) }).routing.route(

@@ -204,7 +204,8 @@ export class RoutingActor {
     validated: boolean,
     onOutcome: OutcomeHandler | undefined,
   ): Promise<RoutingOutcome> {
-    const key = response.idempotencyKey;
+    // Not validated yet: `route` may be handed anything, and answers even `null` with an outcome.
+    const key = (response as Partial<OutgoingResponse> | null)?.idempotencyKey ?? '';
     const running = this.inProgress.get(key);
     if (running) {
       if (onOutcome)
@@ -215,10 +216,10 @@ export class RoutingActor {
     }
     if (onOutcome) this.handlers.set(key, onOutcome);
     // Responses to one channel go out in order: after everything already queued for it.
-    const queueKey = `${response.channel?.kind}\u0000${response.channel?.id}`;
+    const queueKey = `${response?.channel?.kind}\u0000${response?.channel?.id}`;
     const previous = this.queues.get(queueKey);
     this.queued.set(queueKey, (this.queued.get(queueKey) ?? 0) + 1);
-    const run = this.deliver(previous, queueKey, response, resumed, validated);
+    const run = this.deliver(previous, queueKey, key, response, resumed, validated);
     // A delivery that ended without waiting (nothing to send) has already forgotten itself.
     if (this.queued.has(queueKey)) {
       this.queues.set(queueKey, run);
@@ -244,6 +245,7 @@ export class RoutingActor {
   private async deliver(
     previous: Promise<RoutingOutcome> | undefined,
     queueKey: string,
+    key: string,
     input: OutgoingResponse,
     resumed: OutboxEntry | undefined,
     validated: boolean,
@@ -321,12 +323,12 @@ export class RoutingActor {
       try {
         // Speech is the only step of planning that waits for anything.
         const { parts, voiceFellBackToText } = response.voice
-          ? await this.plan(response, transport)
+          ? await this.plan(response, response.voice, transport)
           : this.planText(response, transport, [], false);
-        const sent: SentPart[] = entry.sentParts.length > 0 ? [...entry.sentParts] : [];
+        const sent: SentPart[] = [...entry.sentParts];
         let failure: Failure | undefined;
         for (const part of parts) {
-          if (sent.length > 0 && sent.some((p) => p.index === part.index)) continue;
+          if (sent.some((p) => p.index === part.index)) continue;
           if (resumed) part.message.resumedFrom = resumed.recordedAt;
           // The first attempt inline; retries (rare) in their own loop.
           let result: { messageId: string; attempts: number } | { error: Failure };
@@ -419,39 +421,34 @@ export class RoutingActor {
         return this.failUnexpectedly(response, error);
       }
     } finally {
-      this.ended(queueKey, input.idempotencyKey);
+      this.ended(queueKey, key);
     }
   }
 
-  /** Splits a response into transport messages; speech happens here, falling back to text. */
+  /** Splits a response asking for voice into transport messages: speech, or its text when it fails. */
   private async plan(
     response: OutgoingResponse,
+    voice: NonNullable<OutgoingResponse['voice']>,
     transport: Transport,
   ): Promise<{ parts: PlannedPart[]; voiceFellBackToText: boolean }> {
     const attachments: NonNullable<TransportMessage['attachments']> = [];
     let voiceFellBackToText = false;
-    if (response.voice) {
-      const speech = this.options.speech;
-      if (!transport.limits.voice || !speech) {
+    const speech = this.options.speech;
+    if (!transport.limits.voice || !speech) {
+      voiceFellBackToText = true;
+    } else {
+      try {
+        const audio = await speech.synthesize({
+          text: voice.text,
+          ...(voice.voiceId ? { voiceId: voice.voiceId } : {}),
+        });
+        attachments.push({ name: `voice.${audio.extension}`, mediaType: audio.mediaType, data: audio.audio });
+      } catch (error) {
         voiceFellBackToText = true;
-      } else {
-        try {
-          const audio = await speech.synthesize({
-            text: response.voice.text,
-            ...(response.voice.voiceId ? { voiceId: response.voice.voiceId } : {}),
-          });
-          attachments.push({
-            name: `voice.${audio.extension}`,
-            mediaType: audio.mediaType,
-            data: audio.audio,
-          });
-        } catch (error) {
-          voiceFellBackToText = true;
-          this.options.logger.warn(
-            { key: response.idempotencyKey, code: isTroupeError(error) ? error.code : undefined },
-            'speech failed; sending the text instead',
-          );
-        }
+        this.options.logger.warn(
+          { key: response.idempotencyKey, code: isTroupeError(error) ? error.code : undefined },
+          'speech failed; sending the text instead',
+        );
       }
     }
     return this.planText(response, transport, attachments, voiceFellBackToText);
@@ -531,11 +528,9 @@ export class RoutingActor {
         { key: part.message.idempotencyKey, attempt, delayMs: delay, code: failure.code },
         'send failed; retrying',
       );
-      const stopped = await clock.sleep(delay, this.stopSignal()).then(
-        () => false,
-        () => true,
-      );
-      if (stopped) return { error: failure };
+      // A stop ends the wait early (the sleep rejects); the send below then fails at once with the
+      // stop's error, without reaching the transport, and the check above ends the retries.
+      await clock.sleep(delay, this.stopSignal()).catch(() => undefined);
       const flight = this.beginSend(transport, part.message);
       try {
         const receipt: unknown = await flight.result;

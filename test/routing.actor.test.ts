@@ -1,81 +1,15 @@
 /**
  * The routing actor's promises, each as a sender sees it: what is sent, in how many parts, how
  * often a failing send is tried and how long it waits, and what an outcome says when it fails.
- * Written against the mutants StrykerJS found surviving the runtime tests.
  */
 import { describe, expect, it } from 'vitest';
-import { RoutingActor, type RoutingActorOptions } from '../src/actors/routingActor.js';
 import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
-import { silentLogger } from '../src/logging/logger.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../src/ports/speech.js';
-import {
-  type Transport,
-  TransportError,
-  type TransportLimits,
-  type TransportMessage,
-} from '../src/ports/transport.js';
-import { RecordingTransport, SimulatedClock } from '../src/testing/index.js';
-
-function responseOf(key: string, text: string | undefined, changes: Partial<OutgoingResponse> = {}) {
-  const response: OutgoingResponse = {
-    idempotencyKey: key,
-    channel: { kind: 'test', id: 'room' },
-    attachments: [],
-    origin: { kind: 'notice' },
-    preparedAt: 0,
-    ...changes,
-  };
-  if (text !== undefined) response.text = text;
-  return response;
-}
-
-function routingWith(transports: Transport[], options: Partial<RoutingActorOptions> = {}) {
-  const clock = (options.clock as SimulatedClock | undefined) ?? new SimulatedClock(0);
-  const outbox = (options.outbox as MemoryOutbox | undefined) ?? new MemoryOutbox();
-  const routing = new RoutingActor({ transports, outbox, clock, logger: silentLogger(), ...options });
-  return { routing, clock, outbox };
-}
-
-/**
- * Runs a delivery to its end on simulated time: lets pending promises settle, and when nothing
- * is left to do, fires the next timer. Returns the outcome and the instants the timers fired at.
- */
-async function drive(clock: SimulatedClock, delivery: Promise<RoutingOutcome>) {
-  let done: RoutingOutcome | undefined;
-  void delivery.then((o) => {
-    done = o;
-  });
-  const fired: number[] = [];
-  for (let step = 0; step < 1_000 && done === undefined; step += 1) {
-    await new Promise<void>((r) => setImmediate(r));
-    if (done !== undefined) break;
-    const due = clock.nextDue();
-    if (due !== undefined && clock.fireNext()) fired.push(due);
-  }
-  if (done === undefined) throw new Error('the delivery never ended');
-  return { outcome: done, fired };
-}
-
-/** A transport whose sends the test answers one by one. */
-class ScriptedTransport implements Transport {
-  readonly kind = 'test';
-  readonly limits: TransportLimits;
-  readonly messages: TransportMessage[] = [];
-  readonly signals: AbortSignal[] = [];
-  constructor(
-    private readonly answer: (n: number, message: TransportMessage) => Promise<unknown>,
-    limits: Partial<TransportLimits> = {},
-  ) {
-    this.limits = { maxTextLength: 2000, voice: true, attachments: true, ...limits };
-  }
-  send(message: TransportMessage, signal?: AbortSignal) {
-    this.messages.push(message);
-    if (signal) this.signals.push(signal);
-    return this.answer(this.messages.length, message) as never;
-  }
-}
+import { TransportError, type TransportLimits } from '../src/ports/transport.js';
+import { RecordingTransport } from '../src/testing/recordingTransport.js';
+import { drive, responseOf, routingWith, ScriptedTransport } from './support/routingHarness.js';
 
 describe('transport limits are checked when the transport is registered', () => {
   const withLimits = (limits: Partial<TransportLimits>) => () =>
@@ -249,6 +183,17 @@ describe('voice', () => {
       ['voice.ogg', 'audio/ogg', [1, 2, 3]],
     ]);
     expect(message?.text).toBeUndefined();
+  });
+
+  it('with a file attached, the file rides on the spoken message, which counts as a voice part', async () => {
+    const transport = new RecordingTransport();
+    const { routing } = routingWith([transport], { speech: speech(false) });
+    const file = { name: 'notes.txt', mediaType: 'text/plain', dataBase64: 'aGk=' };
+    const outcome = await routing.route(
+      responseOf('vf', undefined, { voice: { text: 'Here you go' }, attachments: [file] }),
+    );
+    expect(outcome.parts.map((p) => p.kind)).toEqual(['voice']);
+    expect(transport.sent[0]?.attachments?.map((a) => a.name)).toEqual(['voice.ogg', 'notes.txt']);
   });
 
   it('falls back to its text when speech fails, when the transport takes no voice, or when there is no speech', async () => {

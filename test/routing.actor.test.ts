@@ -144,13 +144,23 @@ describe('how a response is cut into messages', () => {
     expect(voice.parts.map((p) => p.kind)).toEqual(['voice']);
   });
 
-  it('a transport that takes no attachments gets the text alone', async () => {
+  it('a transport that takes no attachments gets the text, with each file named (and linked when it has a link)', async () => {
     const transport = new RecordingTransport({ limits: { attachments: false } });
     const { routing } = routingWith([transport]);
     const file = { name: 'a.txt', mediaType: 'text/plain', dataBase64: 'aGk=' };
-    const outcome = await routing.route(responseOf('t', 'text only', { attachments: [file] }));
+    const linked = {
+      name: 'q3\nreport.pdf',
+      mediaType: 'application/pdf',
+      url: 'https://files.example/q3.pdf',
+    };
+    const outcome = await routing.route(responseOf('t', 'text only', { attachments: [file, linked] }));
     expect(outcome.sent).toBe(true);
-    expect(transport.sent.map((m) => [m.text, m.attachments])).toEqual([['text only', undefined]]);
+    expect(transport.sent.map((m) => [m.text, m.attachments])).toEqual([
+      [
+        'text only\n[file not shown here: a.txt (text/plain)]\n[file: q3 report.pdf: https://files.example/q3.pdf]',
+        undefined,
+      ],
+    ]);
   });
 });
 

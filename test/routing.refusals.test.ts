@@ -132,12 +132,15 @@ describe('a response with nothing a transport could send', () => {
     expect(published).toEqual([outcome]);
   });
 
-  it('only attachments, to a transport that takes none: the transport is never handed an empty message', async () => {
+  it('only attachments, to a transport that takes none: the person is told which file could not be shown', async () => {
     const transport = new RecordingTransport({ limits: { attachments: false } });
     const { routing } = routingWith([transport]);
     const file = { name: 'a.txt', mediaType: 'text/plain', dataBase64: 'aGk=' };
     const outcome = await routing.route(responseOf('files', undefined, { attachments: [file] }));
-    expect(outcome.parts).toEqual([]);
-    expect(transport.attempts).toEqual([]);
+    expect(outcome.sent).toBe(true);
+    expect(outcome.parts.map((p) => p.kind)).toEqual(['text']);
+    expect(transport.sent.map((m) => [m.text, m.attachments])).toEqual([
+      ['[file not shown here: a.txt (text/plain)]', undefined],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { Subject } from 'rxjs';
 import { MIN_SPLIT_LENGTH, splitText } from '../delivery/splitText.js';
+import { textWithUnsentFiles } from '../delivery/unsentFileNotes.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock, TimerHandle } from '../ports/clock.js';
 import type { Outbox, OutboxEntry, OutboxSettlement } from '../ports/outbox.js';
@@ -471,7 +472,10 @@ export class RoutingActor {
         });
       }
     }
-    const text = response.text ?? (voiceFellBackToText ? response.voice?.text : undefined) ?? '';
+    const said = response.text ?? (voiceFellBackToText ? response.voice?.text : undefined);
+    // A transport that takes no files still tells the person which files the answer had.
+    const text =
+      (transport.limits.attachments ? said : textWithUnsentFiles(said, response.attachments)) ?? '';
     const chunks = splitText(text, transport.limits.maxTextLength);
     const count = Math.max(chunks.length, attachments.length > 0 ? 1 : 0);
     const parts: PlannedPart[] = [];

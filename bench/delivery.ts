@@ -11,7 +11,9 @@
  *      about half naming a present avatar, and a few summons and dismissals of guest avatars), in
  *      rounds of one event per channel awaited with whenIdle(); then the bare ChannelFloor on the same
  *      traffic with turns completed at once, and the ratio (support/roomTraffic.ts, support/bareRoom.ts);
- *      the same runtime traffic on a durable SQLite store (a temporary file) and its ratio; and what the
+ *      the same runtime traffic on a durable SQLite store (a temporary file) and its ratio; the runtime
+ *      on MongoDB through the real driver and the in-process fake server of test/support, on smaller
+ *      traffic of its own, the fake's own execution left out (support/runtimeOnMongo.ts); and what the
  *      retained heap per channel holds (history, outbox, the rest), by letting the store's parts go.
  *
  * Prints figures and ratios; never asserts.
@@ -50,9 +52,9 @@ import {
   type RoomTraffic,
 } from './support/roomTraffic.js';
 import {
-  MONGO_TRAFFIC_LIMITS,
   type MongoRow,
   mongoReportLines,
+  mongoTrafficLimits,
   runOnFakeMongo,
 } from './support/runtimeOnMongo.js';
 import { droppableMemoryStore, temporarySqliteStore } from './support/runtimeStores.js';
@@ -72,7 +74,8 @@ const HELP = `Usage: npm run bench:delivery -- [options]
   --quick         small sizes and a short warm-up: seconds (figures are then rough)
   --skip-sqlite   leave out the end-to-end run on a durable SQLite store (a temporary file)
   --skip-mongo    leave out the end-to-end run on MongoDB (the real driver against the in-process fake
-                  server of test/support; at most 50 channels and 2,000 events, see support/runtimeOnMongo.ts)
+                  server of test/support, on traffic of its own: at most 50 channels and 1,000 events;
+                  quick: 20 and 200; see support/runtimeOnMongo.ts)
   --json          print the results as JSON instead of tables
   --help          this text
 `;
@@ -108,6 +111,7 @@ const avatarCount = intArg(args.avatars, 24, 'avatars', 5);
 const seed = intArg(args.seed, 42, 'seed', 0);
 const withSqlite = !args['skip-sqlite'];
 const withMongo = !args['skip-mongo'];
+const mongoLimits = mongoTrafficLimits(quick);
 /** Responses awaited together in the throughput figures. */
 const IN_FLIGHT = 1_000;
 /** Concurrency levels of the latency figure (closed loop). */
@@ -445,7 +449,7 @@ async function runRuntimeOnSqlite(traffic: RoomTraffic): Promise<RuntimeRun> {
 
 /**
  * The runtime on MongoDB through the fake server, as runRuntime, on `mongoTraffic` (at most
- * MONGO_TRAFFIC_LIMITS), with the bare floor on that traffic for its ratio (twice, the second counts).
+ * mongoTrafficLimits), with the bare floor on that traffic for its ratio (twice, the second counts).
  */
 async function runRuntimeOnMongo(mongoTraffic: RoomTraffic): Promise<MongoRow<RuntimeRun>> {
   runBare(mongoTraffic);
@@ -556,7 +560,7 @@ log('  warming up...');
   if (withMongo)
     await runRuntimeOnMongo(
       generateRoomTraffic({
-        channels: Math.min(channels, MONGO_TRAFFIC_LIMITS.channels),
+        channels: Math.min(channels, mongoLimits.channels),
         events: Math.min(messages, quick ? 100 : 500),
         avatars: avatarCount,
         seed: seed ^ 0x3a3a,
@@ -617,11 +621,11 @@ let mongoRun: MongoRow<RuntimeRun> | null = null;
 if (withMongo) {
   settledHeap();
   mongoRun = await runRuntimeOnMongo(
-    channels <= MONGO_TRAFFIC_LIMITS.channels && messages <= MONGO_TRAFFIC_LIMITS.events
+    channels <= mongoLimits.channels && messages <= mongoLimits.events
       ? traffic
       : generateRoomTraffic({
-          channels: Math.min(channels, MONGO_TRAFFIC_LIMITS.channels),
-          events: Math.min(messages, MONGO_TRAFFIC_LIMITS.events),
+          channels: Math.min(channels, mongoLimits.channels),
+          events: Math.min(messages, mongoLimits.events),
           avatars: avatarCount,
           seed,
         }),

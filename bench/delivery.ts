@@ -1009,7 +1009,7 @@ if (!args.json)
       reference: 'the bare floor',
     },
     {
-      name: 'runtime, MongoDB (driver + runtime; fake in-process server, its execution left out), per inbound event',
+      name: 'runtime, MongoDB (fake in-process server, its execution left out), per inbound event',
       value: mongoRun?.usPerInbound ?? null,
       unit: 'µs',
       ratio: mongoRun?.overBareFloor ?? null,

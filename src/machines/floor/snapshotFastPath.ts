@@ -45,13 +45,16 @@ function obj(v: unknown): Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : fail();
 }
 
-/** A record's object: plain (its prototype Object.prototype or none), without symbol keys. */
+/** A record's object: plain (its prototype Object.prototype or none). */
 function plain(v: unknown): Obj {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail();
   const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return fail();
-  if (Object.getOwnPropertySymbols(v).length > 0) return fail();
-  return v as Obj;
+  return proto === Object.prototype || proto === null ? (v as Obj) : fail();
+}
+
+/** No symbol keys (the schema refuses them in a record). */
+function noSymbols(o: Obj): void {
+  if (Object.getOwnPropertySymbols(o).length > 0) fail();
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : fail());
@@ -104,13 +107,16 @@ function optional<T>(out: Obj, o: Obj, key: string, read: (x: unknown) => T): vo
 function record<T>(v: unknown, value: (x: unknown) => T): Record<string, T> {
   const o = plain(v);
   const out: Record<string, T> = {};
-  for (const key of Object.keys(o)) {
-    if (key === '__proto__') return fail();
+  for (const key in o) {
+    // An inherited key (a prototype someone added to) or a `__proto__` key: the schema decides.
+    if (!Object.hasOwn(o, key) || key === '__proto__') return fail();
     out[key] = value(o[key]);
   }
+  noSymbols(o);
   return out;
 }
 
+/** A machine's state value: a state name, or nested records of them. */
 function stateValue(v: unknown): StateValue {
   return typeof v === 'string' ? v : record(v, stateValue);
 }

@@ -11,7 +11,9 @@
  *      about half naming a present avatar, and a few summons and dismissals of guest avatars), in
  *      rounds of one event per channel awaited with whenIdle(); then the bare ChannelFloor on the same
  *      traffic with turns completed at once, and the ratio (support/roomTraffic.ts, support/bareRoom.ts);
- *      the same runtime traffic on a durable SQLite store (a temporary file) and its ratio; and what the
+ *      the same runtime traffic on a durable SQLite store (a temporary file) and its ratio; the runtime
+ *      on MongoDB through the real driver and the in-process fake server of test/support, on smaller
+ *      traffic of its own, the fake's own execution left out (support/runtimeOnMongo.ts); and what the
  *      retained heap per channel holds (history, outbox, the rest), by letting the store's parts go.
  *
  * Prints figures and ratios; never asserts.
@@ -49,6 +51,12 @@ import {
   type RoomMessage,
   type RoomTraffic,
 } from './support/roomTraffic.js';
+import {
+  type MongoRow,
+  mongoReportLines,
+  mongoTrafficLimits,
+  runOnFakeMongo,
+} from './support/runtimeOnMongo.js';
 import { droppableMemoryStore, temporarySqliteStore } from './support/runtimeStores.js';
 import { printSummary } from './support/summary.js';
 
@@ -65,6 +73,9 @@ const HELP = `Usage: npm run bench:delivery -- [options]
   --seed N        traffic seed (default 42)
   --quick         small sizes and a short warm-up: seconds (figures are then rough)
   --skip-sqlite   leave out the end-to-end run on a durable SQLite store (a temporary file)
+  --skip-mongo    leave out the end-to-end run on MongoDB (the real driver against the in-process fake
+                  server of test/support, on traffic of its own: at most 50 channels and 1,000 events;
+                  quick: 20 and 200; see support/runtimeOnMongo.ts)
   --json          print the results as JSON instead of tables
   --help          this text
 `;
@@ -78,6 +89,7 @@ const { values: args } = parseArgs({
     seed: { type: 'string' },
     quick: { type: 'boolean', default: false },
     'skip-sqlite': { type: 'boolean', default: false },
+    'skip-mongo': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -98,6 +110,8 @@ const warmItems = (n: number) => (quick ? n / 10 : n);
 const avatarCount = intArg(args.avatars, 24, 'avatars', 5);
 const seed = intArg(args.seed, 42, 'seed', 0);
 const withSqlite = !args['skip-sqlite'];
+const withMongo = !args['skip-mongo'];
+const mongoLimits = mongoTrafficLimits(quick);
 /** Responses awaited together in the throughput figures. */
 const IN_FLIGHT = 1_000;
 /** Concurrency levels of the latency figure (closed loop). */
@@ -433,6 +447,21 @@ async function runRuntimeOnSqlite(traffic: RoomTraffic): Promise<RuntimeRun> {
   }
 }
 
+/**
+ * The runtime on MongoDB through the fake server, as runRuntime, on `mongoTraffic` (at most
+ * mongoTrafficLimits), with the bare floor on that traffic for its ratio (twice, the second counts).
+ */
+async function runRuntimeOnMongo(mongoTraffic: RoomTraffic): Promise<MongoRow<RuntimeRun>> {
+  runBare(mongoTraffic);
+  const floor = runBare(mongoTraffic);
+  settledHeap();
+  return runOnFakeMongo(
+    mongoTraffic,
+    (store, afterWindow) => runRuntime(mongoTraffic, { store, afterRun: async () => afterWindow() }),
+    (floor.floorMs * 1000) / floor.inbound,
+  );
+}
+
 function rosterOf(traffic: RoomTraffic) {
   return avatarListSchema.parse(traffic.avatars).map(toProfile);
 }
@@ -528,6 +557,16 @@ log('  warming up...');
     runBare(warm);
   }
   if (withSqlite) await runRuntimeOnSqlite(warm);
+  if (withMongo)
+    await runRuntimeOnMongo(
+      generateRoomTraffic({
+        channels: Math.min(channels, mongoLimits.channels),
+        events: Math.min(messages, quick ? 100 : 500),
+        avatars: avatarCount,
+        seed: seed ^ 0x3a3a,
+        channelOffset: 1_000_000,
+      }),
+    );
 }
 settledHeap();
 
@@ -577,6 +616,21 @@ if (withSqlite) {
   settledHeap();
   sqliteRun = await runRuntimeOnSqlite(traffic);
   log(`    runtime on SQLite: ${int(sqliteRun.inbound / (sqliteRun.wallMs / 1000))} inbound events/s`);
+}
+let mongoRun: MongoRow<RuntimeRun> | null = null;
+if (withMongo) {
+  settledHeap();
+  mongoRun = await runRuntimeOnMongo(
+    channels <= mongoLimits.channels && messages <= mongoLimits.events
+      ? traffic
+      : generateRoomTraffic({
+          channels: Math.min(channels, mongoLimits.channels),
+          events: Math.min(messages, mongoLimits.events),
+          avatars: avatarCount,
+          seed,
+        }),
+  );
+  log(`    runtime on MongoDB (fake server): ${fixed(mongoRun.usPerInbound, 1)} µs per inbound event`);
 }
 const heapTraffic =
   HEAP_CHANNELS === channels
@@ -647,6 +701,7 @@ if (args.json) {
           rounds: traffic.rounds.length,
           runtime: { ...runtimeRun, ...runtimeFig },
           runtimeOnSqlite: sqliteRun && sqliteFig ? { ...sqliteRun, ...sqliteFig } : null,
+          runtimeOnMongo: mongoRun,
           bare: { ...bare, floor: bareFloorFig, loop: bareLoopFig },
           ratios,
           actorHeap,
@@ -858,6 +913,7 @@ if (args.json) {
       ],
     ),
   );
+  for (const line of mongoReportLines(mongoRun)) p(line);
   if (retainedBreakdown) {
     const b = retainedBreakdown;
     p(
@@ -910,6 +966,14 @@ if (args.json) {
         ['runtime / bare floor (times slower per inbound event)', ratio(ratios.runtimeOverBareFloor, 1)],
         ['runtime on SQLite (durable), µs per inbound event', sq((f) => fixed(f.usPerInbound, 2))],
         ['runtime on SQLite / bare floor', sqliteFig ? ratio(ratios.sqliteOverBareFloor, 1) : 'n/a'],
+        [
+          'runtime on MongoDB (fake server, its execution left out), µs per inbound event',
+          mongoRun ? fixed(mongoRun.usPerInbound, 2) : 'n/a',
+        ],
+        [
+          'runtime on MongoDB / bare floor (same traffic)',
+          mongoRun ? ratio(mongoRun.overBareFloor, 1) : 'n/a',
+        ],
         ['runtime / bare loop with scripted replies', ratio(ratios.runtimeOverBareLoop, 1)],
         ['B per channel after the run (memory store)', int(runtimeRun.retainedBytesPerChannel)],
         [
@@ -943,5 +1007,12 @@ if (!args.json)
       unit: 'µs',
       ratio: ratios.sqliteOverBareFloor,
       reference: 'the bare floor',
+    },
+    {
+      name: 'runtime, MongoDB (fake in-process server, its execution left out), per inbound event',
+      value: mongoRun?.usPerInbound ?? null,
+      unit: 'µs',
+      ratio: mongoRun?.overBareFloor ?? null,
+      reference: 'the bare floor on the same traffic',
     },
   ]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compareKeys } from '../src/adapters/store/jsonValue.js';
 import { MemoryHistory } from '../src/adapters/store/memoryHistory.js';
 import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
@@ -56,5 +57,80 @@ describe('memory store', () => {
         text: `${n}`,
       });
     expect((await store.history.recent('c', 10)).map((e) => e.messageId)).toEqual(['m8', 'm9', 'm10']);
+  });
+
+  it('lists pages in key order while keys come and go between pages (every way a key is added or removed)', async () => {
+    let now = 0;
+    const store = createMemoryStore({ now: () => now });
+    const docs = store.documents;
+    const model = new Map<string, number>();
+    const random = (() => {
+      let x = 7;
+      return () => {
+        x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+        return x / 2_147_483_648;
+      };
+    })();
+    // Keys with a shared prefix, astral characters (they sort by code point) and plain ones.
+    const keyOf = (n: number) =>
+      [`a/${n}`, `b/${n % 7}/${n}`, `\u{1F600}${n}`, `\uFFFD${n}`, `${n}`][n % 5] as string;
+    const expected = (afterKey: string | undefined, prefix: string | undefined) =>
+      [...model.keys()]
+        .filter(
+          (k) =>
+            (afterKey === undefined || compareKeys(k, afterKey) > 0) && (!prefix || k.startsWith(prefix)),
+        )
+        .sort(compareKeys);
+    /** A key that is there, when any is. */
+    const present = (n: number) => [...model.keys()].sort(compareKeys)[n % Math.max(1, model.size)];
+    for (let round = 0; round < 40; round++) {
+      now += 10;
+      const n = Math.floor(random() * 200);
+      const op = Math.floor(random() * 5);
+      const key = keyOf(n);
+      if (op === 0) {
+        await docs.put('c', key, n);
+        model.set(key, now);
+      } else if (op === 1) {
+        const writes = [keyOf(n + 1), keyOf(n + 2)].map((k) => ({ key: k, value: n }));
+        await docs.putMany('c', writes);
+        for (const w of writes) model.set(w.key, now);
+      } else if (op === 2) {
+        const gone = present(n + 3);
+        const ops = [
+          { op: 'put' as const, collection: 'c', key, value: n },
+          ...(gone !== undefined && gone !== key
+            ? [{ op: 'delete' as const, collection: 'c', key: gone }]
+            : []),
+        ];
+        await docs.batch(ops);
+        model.set(key, now);
+        if (gone !== undefined && gone !== key) model.delete(gone);
+      } else if (op === 3) {
+        const gone = present(n) ?? key;
+        await docs.delete('c', gone);
+        model.delete(gone);
+      } else if (round % 10 === 9) {
+        await docs.expireIdle('c', now - 50);
+        for (const [k, at] of model) if (at < now - 50) model.delete(k);
+      }
+      // Page through (the prefix sometimes), changing the collection between pages.
+      const prefix = [undefined, 'a/', 'b/3/', '\u{1F600}'][round % 4];
+      let afterKey: string | undefined;
+      for (let page = 0; page < 3; page++) {
+        const listed = await docs.list('c', {
+          limit: 5,
+          ...(afterKey !== undefined ? { afterKey } : {}),
+          ...(prefix !== undefined ? { keyPrefix: prefix } : {}),
+        });
+        expect(listed.map((d) => d.key)).toEqual(expected(afterKey, prefix).slice(0, 5));
+        if (listed.length === 0) break;
+        afterKey = listed[listed.length - 1]?.key;
+        now += 1;
+        await docs.put('c', keyOf(n + 10 + page), page);
+        model.set(keyOf(n + 10 + page), now);
+      }
+    }
+    expect(model.size).toBeGreaterThan(20);
   });
 });

@@ -6,6 +6,7 @@ import { createFloorState, type FloorState } from './floor/floorState.js';
 import { type FloorView, viewOf } from './floor/floorView.js';
 import { handleEvent } from './floor/handleEvent.js';
 import { ensurePresence } from './floor/presences.js';
+import { parseFloorSnapshotFast } from './floor/snapshotFastPath.js';
 import type { FloorEngineName } from './floorEngine.js';
 import {
   FLOOR_SNAPSHOT_FORMAT,
@@ -106,7 +107,10 @@ export class ChannelFloor {
     snapshot: unknown,
     options: Omit<ChannelFloorOptions, 'present' | 'at' | 'epoch'>,
   ): ChannelFloor {
-    const parsed = floorSnapshotSchema.safeParse(snapshot);
+    // Most stored floors fit the schema plainly and take the fast reader; any other goes through
+    // the schema, which also says what is wrong.
+    const fast = parseFloorSnapshotFast(snapshot);
+    const parsed = fast ? { success: true as const, data: fast } : floorSnapshotSchema.safeParse(snapshot);
     if (!parsed.success) {
       const format = (snapshot as { format?: unknown } | null)?.format;
       const version = (snapshot as { version?: unknown } | null)?.version;

@@ -23,21 +23,31 @@ export const FLOOR_SNAPSHOT_VERSION = 1;
 // Each schema is annotated with the type it reads, so the compiler checks that what a snapshot
 // restores is exactly what the floor keeps (no casts on restore).
 
-const rung: z.ZodType<Rung> = z.enum([
-  'reply',
-  'thread',
-  'summon',
-  'affinity',
-  'mention',
-  'round-robin',
-  'initiative',
-  'greeting',
-  'follow-up',
-]);
-const turnKind: z.ZodType<TurnKind> = z.enum(['greeting', 'follow-up', 'response']);
-const budgetLane: z.ZodType<BudgetLane> = z.enum(['main', 'cascade', 'thread', 'scheduled']);
-const threadMode: z.ZodType<ThreadMode> = z.enum(['mention', 'summon', 'reply']);
-const threadOutcome: z.ZodType<ThreadOutcome> = z.enum(['expired', 'exhausted', 'concluded']);
+/** The values of each enumeration a snapshot holds (the schema and the fast reader share them). */
+export const SNAPSHOT_ENUMS = {
+  rung: [
+    'reply',
+    'thread',
+    'summon',
+    'affinity',
+    'mention',
+    'round-robin',
+    'initiative',
+    'greeting',
+    'follow-up',
+  ] as const satisfies readonly Rung[],
+  turnKind: ['greeting', 'follow-up', 'response'] as const satisfies readonly TurnKind[],
+  budgetLane: ['main', 'cascade', 'thread', 'scheduled'] as const satisfies readonly BudgetLane[],
+  threadMode: ['mention', 'summon', 'reply'] as const satisfies readonly ThreadMode[],
+  threadOutcome: ['expired', 'exhausted', 'concluded'] as const satisfies readonly ThreadOutcome[],
+  threadMood: ['warm', 'tense', 'neutral'] as const,
+};
+
+const rung: z.ZodType<Rung> = z.enum(SNAPSHOT_ENUMS.rung);
+const turnKind: z.ZodType<TurnKind> = z.enum(SNAPSHOT_ENUMS.turnKind);
+const budgetLane: z.ZodType<BudgetLane> = z.enum(SNAPSHOT_ENUMS.budgetLane);
+const threadMode: z.ZodType<ThreadMode> = z.enum(SNAPSHOT_ENUMS.threadMode);
+const threadOutcome: z.ZodType<ThreadOutcome> = z.enum(SNAPSHOT_ENUMS.threadOutcome);
 
 const stateValue: z.ZodType<StateValue> = z.union([
   z.string(),
@@ -108,7 +118,7 @@ const turnContext: z.ZodType<TurnContext> = z.object({
   closing: z.boolean(),
   maxChars: z.number().optional(),
   alreadyPresent: z.literal(true).optional(),
-  threadMood: z.enum(['warm', 'tense', 'neutral']).optional(),
+  threadMood: z.enum(SNAPSHOT_ENUMS.threadMood).optional(),
 });
 
 const turnClaim: z.ZodType<TurnClaim> = z.object({

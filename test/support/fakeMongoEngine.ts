@@ -722,7 +722,26 @@ function getPath(doc: Document, path: string): unknown {
   return value;
 }
 
+/**
+ * Each index's key of each document, computed once: stored documents are never changed in place
+ * (an update stores a new document), so a unique-index check costs a lookup per document, not a
+ * serialisation.
+ */
+const indexKeys = new WeakMap<IndexSpec, WeakMap<Document, string | undefined>>();
+
 function indexKey(index: IndexSpec, doc: Document): string | undefined {
+  let keys = indexKeys.get(index);
+  if (!keys) {
+    keys = new WeakMap();
+    indexKeys.set(index, keys);
+  }
+  if (keys.has(doc)) return keys.get(doc);
+  const key = computeIndexKey(index, doc);
+  keys.set(doc, key);
+  return key;
+}
+
+function computeIndexKey(index: IndexSpec, doc: Document): string | undefined {
   if (index.partialFilterExpression && !new Query(index.partialFilterExpression, queryOptions).test(doc)) {
     return undefined;
   }

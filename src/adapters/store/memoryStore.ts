@@ -125,6 +125,11 @@ interface DocumentRow {
 
 class MemoryDocuments implements DocumentStore {
   private readonly collections = new Map<string, Map<string, DocumentRow>>();
+  /**
+   * Each collection's keys in list order, kept until a key is added or removed: paging through a
+   * collection (a restore lists every channel, a page at a time) sorts it once, not once a page.
+   */
+  private readonly sortedKeys = new Map<string, string[]>();
 
   constructor(private readonly state: MemoryState) {}
 
@@ -190,13 +195,14 @@ class MemoryDocuments implements DocumentStore {
     for (const { collection, key, row } of staged.values()) {
       let rows = this.collections.get(collection);
       if (row === null) {
-        rows?.delete(key);
+        if (rows?.delete(key)) this.sortedKeys.delete(collection);
         continue;
       }
       if (!rows) {
         rows = new Map();
         this.collections.set(collection, rows);
       }
+      if (!rows.has(key)) this.sortedKeys.delete(collection);
       rows.set(key, row);
     }
     return results;
@@ -213,6 +219,7 @@ class MemoryDocuments implements DocumentStore {
     if (!rows || !row) return false;
     if (options.expectedVersion !== undefined && row.version !== options.expectedVersion) return false;
     rows.delete(key);
+    this.sortedKeys.delete(collection);
     return true;
   }
 
@@ -225,15 +232,22 @@ class MemoryDocuments implements DocumentStore {
     const limit = limitOf(options.limit);
     if (!rows || limit === 0) return [];
     const { afterKey, keyPrefix } = options;
-    const keys = [...rows.keys()]
-      .filter(
-        (k) =>
-          (afterKey === undefined || compareKeys(k, afterKey) > 0) &&
-          (keyPrefix === undefined || k.startsWith(keyPrefix)),
-      )
-      .sort(compareKeys)
-      .slice(0, limit);
-    return keys.map((k) => toDocument<T>(collection, k, rows.get(k) as DocumentRow));
+    let sorted = this.sortedKeys.get(collection);
+    if (!sorted) {
+      sorted = [...rows.keys()].sort(compareKeys);
+      this.sortedKeys.set(collection, sorted);
+    }
+    // Keys sharing a prefix are contiguous in this order: start at the later of the two bounds and
+    // stop at the first key past the prefix.
+    let at = afterKey === undefined ? 0 : firstAbove(sorted, afterKey, false);
+    if (keyPrefix !== undefined) at = Math.max(at, firstAbove(sorted, keyPrefix, true));
+    const docs: StoredDocument<T>[] = [];
+    for (; at < sorted.length && docs.length < limit; at++) {
+      const key = sorted[at] as string;
+      if (keyPrefix !== undefined && !key.startsWith(keyPrefix)) break;
+      docs.push(toDocument<T>(collection, key, rows.get(key) as DocumentRow));
+    }
+    return docs;
   }
 
   async expireIdle(collection: string, idleBefore: number): Promise<number> {
@@ -247,6 +261,7 @@ class MemoryDocuments implements DocumentStore {
         removed++;
       }
     }
+    if (removed > 0) this.sortedKeys.delete(collection);
     return removed;
   }
 
@@ -273,10 +288,26 @@ class MemoryDocuments implements DocumentStore {
       staged.set(w.key, { json: encoded[i] as string, version: actual + 1, updatedAt: when });
       return actual + 1;
     });
-    for (const [key, row] of staged) rows.set(key, row);
+    for (const [key, row] of staged) {
+      if (!rows.has(key)) this.sortedKeys.delete(collection);
+      rows.set(key, row);
+    }
     if (staged.size > 0) this.collections.set(collection, rows);
     return versions;
   }
+}
+
+/** The index of the first key after `bound` in `sorted` (or at it, when `inclusive`): a binary search. */
+function firstAbove(sorted: readonly string[], bound: string, inclusive: boolean): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const order = compareKeys(sorted[mid] as string, bound);
+    if (order > 0 || (inclusive && order === 0)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 function toDocument<T>(collection: string, key: string, row: DocumentRow): StoredDocument<T> {

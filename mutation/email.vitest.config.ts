@@ -16,6 +16,7 @@ export default defineConfig({
       'test/email.memoryUpdate.test.ts',
       'test/email.profileRules.test.ts',
       'test/email.htmlShape.test.ts',
+      'test/email.input.test.ts',
       'test/email.inbox.test.ts',
       'test/email.htmlText.test.ts',
       'test/email.memory.test.ts',

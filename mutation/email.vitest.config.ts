@@ -17,6 +17,7 @@ export default defineConfig({
       'test/email.profileRules.test.ts',
       'test/email.htmlShape.test.ts',
       'test/email.input.test.ts',
+      'test/email.inboxView.test.ts',
       'test/email.inbox.test.ts',
       'test/email.htmlText.test.ts',
       'test/email.memory.test.ts',

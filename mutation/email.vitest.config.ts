@@ -18,6 +18,7 @@ export default defineConfig({
       'test/email.htmlShape.test.ts',
       'test/email.input.test.ts',
       'test/email.inboxView.test.ts',
+      'test/email.triageEval.test.ts',
       'test/email.inbox.test.ts',
       'test/email.htmlText.test.ts',
       'test/email.memory.test.ts',

@@ -60,6 +60,15 @@ describe('reading an address header', () => {
     ]);
   });
 
+  it('a name folded onto the next line (after a bare line feed too) reads as one name', () => {
+    expect(parseAddressHeader('"Ana\n  Lima" <ana@acme.dev>')).toEqual([
+      { name: 'Ana Lima', address: 'ana@acme.dev' },
+    ]);
+    expect(parseAddressHeader('"Ana\r\n\tLima" <ana@acme.dev>')).toEqual([
+      { name: 'Ana Lima', address: 'ana@acme.dev' },
+    ]);
+  });
+
   it('flattens groups and leaves out entries without an address', () => {
     expect(parseAddressHeader('Team: ana@acme.dev, ben@acme.dev;, Nobody, carl@acme.dev')).toEqual([
       { name: '', address: 'ana@acme.dev' },
@@ -69,6 +78,9 @@ describe('reading an address header', () => {
   });
 
   it('every control character in a name becomes a space, and the name is trimmed', () => {
+    expect(parseAddressHeader('"Carl\u0085" <carl@acme.dev>')).toEqual([
+      { name: 'Carl', address: 'carl@acme.dev' },
+    ]);
     expect(parseAddressHeader('"\tCa\trl\u2028Berg\t" <carl@acme.dev>')).toEqual([
       { name: 'Ca rl Berg', address: 'carl@acme.dev' },
     ]);
@@ -118,10 +130,30 @@ describe('writing an address list', () => {
         { name: '', address: 'ben@acme.dev' },
       ]),
     ).toBe('Ana Lima 2 <ana@acme.dev>, "J. Smith" <js@acme.dev>, ben@acme.dev');
+    expect(formatAddressList([{ name: 'Back\\slash "Q"', address: 'b@x.example' }])).toBe(
+      '"Back\\\\slash \\"Q\\"" <b@x.example>',
+    );
   });
 });
 
 describe('the name a reply greets', () => {
+  it('the first name of the display name, else of the address; a title with its dot is not the name', () => {
+    const greetings: [string, string][] = [
+      ['"Rossi, Marco" <marco@acme.dev>', 'Marco'],
+      ['Marco Rossi <marco@acme.dev>', 'Marco'],
+      ['Jürgen Müller <juergen@acme.dev>', 'Jürgen'],
+      ['"Dr. Jane O\'Hara" <jane@x.example>', 'Jane'],
+      ['"O\'Hara" <o@x.example>', "O'Hara"],
+      ['"((Ana))" <a@x.example>', 'Ana'],
+      ['"Ana!!" <a@x.example>', 'Ana'],
+      ['"— Ana" <a@x.example>', 'Ana'],
+      ['dana.kim@acme.dev', 'Dana'],
+      ['"marco@acme.dev" <marco@acme.dev>', 'Marco'],
+      ['(unknown sender)', 'there'],
+    ];
+    for (const [from, name] of greetings) expect(greetingName(from), from).toBe(name);
+  });
+
   it('capitalised; from the address when the name is empty; "there" when it is too long to be a name', () => {
     expect(greetingName('ana lima <ana@acme.dev>')).toBe('Ana');
     expect(greetingName('<j_smith+news@acme.dev>')).toBe('J');

@@ -66,6 +66,16 @@ describe('a sender or subject rule', () => {
         'Rule: the sender contains “ci@acme.dev” and the subject contains “failed” (the build must stay green), so notify; no model was asked.',
       decidedBy: 'rule',
     });
+    expect(
+      applyTriageRules(email('news@newsletter.example', 'Deals'), [
+        { from: 'newsletter', classification: 'ignore', reason: 'a newsletter sender' },
+      ]),
+    ).toEqual({
+      classification: 'ignore',
+      reasoning:
+        'Rule: the sender contains “newsletter” (a newsletter sender), so ignore; no model was asked.',
+      decidedBy: 'rule',
+    });
     // Without a reason there are no parentheses; with one part, no "and".
     expect(
       applyTriageRules(email('ops@acme.dev', 'Sev1 incident'), [

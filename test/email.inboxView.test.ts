@@ -155,6 +155,12 @@ describe('an edit', () => {
       ok: false,
       problem: expect.stringMatching(/^\(root\): /u),
     });
+    // A list or null is not arguments, even with proposed values to fill in.
+    const proposed = { to: 'a@x', subject: 's' };
+    const root = { ok: false, problem: expect.stringMatching(/^\(root\): /u) };
+    expect(editedArgs(edit('[1]'), schema, proposed)).toMatchObject(root);
+    expect(editedArgs(edit('null'), schema, proposed)).toMatchObject(root);
+    expect(editedArgs(edit({ args: 'null' }), schema, proposed)).toMatchObject(root);
     expect(editedArgs(edit({ to: 1, subject: 2 }), schema)).toMatchObject({
       ok: false,
       problem: expect.stringMatching(/^to: .*; subject: /u),

@@ -22,6 +22,7 @@ export default defineConfig({
       'test/email.inboxView.test.ts',
       'test/email.triageEval.test.ts',
       'test/email.replyTools.test.ts',
+      'test/email.profileCompaction.test.ts',
       'test/email.inbox.test.ts',
       'test/email.memory.test.ts',
       'test/email.responseAgent.test.ts',

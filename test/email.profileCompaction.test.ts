@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import { readRefusals } from '../src/email/memoryRefusals.js';
+import { REFUSALS_KEY, readRefusals } from '../src/email/memoryRefusals.js';
 import { COMPACT_AT, COMPACT_TO, compactProfile } from '../src/email/profileCompaction.js';
 import { defaultResponsePreferences, profileText } from '../src/email/profileValue.js';
 import {
@@ -112,6 +112,7 @@ describe('compacting with a model', () => {
       kind: 'compaction',
     });
     expect(refusal?.source).toBe('refused compaction');
+    expect(refusal?.at).toBe(8);
     expect(text()).toContain('refused the model’s compaction of the preferences');
   });
 
@@ -167,6 +168,23 @@ describe('compacting with a model', () => {
     expect(record.source).toMatch(/^compacted by rule: /u);
     expect(text()).toContain('the model could not compact the preferences; they are compacted by rule');
     expect(await readRefusals(store.memory, namespace)).toEqual([]);
+  });
+});
+
+describe('the refusals kept', () => {
+  it('are read newest first; a kept value that is not a refusal is left out', async () => {
+    const store = createMemoryStore();
+    await store.memory.put(namespace, REFUSALS_KEY, { reason: 'moved 1 line', kept: 3, kind: 'update' });
+    await store.memory.put(namespace, REFUSALS_KEY, 'not a refusal');
+    await store.memory.put(namespace, REFUSALS_KEY, {
+      reason: 'dropped 40% of the lines',
+      kept: 4,
+      kind: 'update',
+    });
+    expect((await readRefusals(store.memory, namespace)).map((r) => r.value.reason)).toEqual([
+      'dropped 40% of the lines',
+      'moved 1 line',
+    ]);
   });
 });
 

@@ -58,6 +58,24 @@ describe('a model’s update is refused when it', () => {
     expect(refusalOf(`${twice}\n- lunch`, `${twice}\n- lunch\n- spam`)).toBeUndefined();
   });
 
+  it('an appended copy is found only as a whole line, indented or after a blank line, and sections may be named by lines of their own', () => {
+    // A line that is only part of another line is new, not a copy.
+    const parts = 'Ignore:\n- spam filters\n- a - spam\n\nRespond:\n- questions';
+    expect(refusalOf(parts, `${parts}\n- spam`)).toBeUndefined();
+    expect(refusalOf(profile, `${profile}\n\n  - spam`)).toBe('moved 1 line from Ignore to Respond');
+    // Trailing white space on a heading is not a renamed heading.
+    expect(refusalOf('Ignore:  \n- spam', 'Ignore:\n- spam\n- ads')).toBeUndefined();
+    // A profile without headings: lines are at the top.
+    expect(refusalOf('- a', '- a\n- b')).toBeUndefined();
+    // Text added at the end of the last line is an edit of it, not a new section.
+    expect(refusalOf(profile, `${profile} more\n- spam`)).toBe('moved 1 line from Ignore to Respond');
+  });
+
+  it('a line that is in two sections is where it was first; keeping it in either is no move', () => {
+    const twice = 'Ignore:\n- spam\n- ads\n\nNotify:\n- spam';
+    expect(refusalOf(twice, twice.replace('- ads', '- banner ads'))).toBeUndefined();
+  });
+
   it('moves a line to another section anywhere in the profile', () => {
     const moved = profile.replace('- spam\n', '').replace('- security alerts', '- security alerts\n- spam');
     expect(refusalOf(profile, moved)).toBe('moved 1 line from Ignore to Notify');
@@ -75,6 +93,8 @@ describe('a model’s update is refused when it', () => {
     expect(refusalOf(before, dropTwo)).toBeUndefined();
     expect(refusalOf(before, dropThree)).toBe('dropped 33% of the lines');
     expect(refusalOf(before, dropThree, { compaction: true })).toBeUndefined();
+    // Exactly a quarter is still an update.
+    expect(refusalOf('Notes:\n- a\n- b\n- c', 'Notes:\n- a\n- b\n- x')).toBeUndefined();
   });
 });
 
@@ -85,6 +105,7 @@ describe('how a section is named', () => {
     expect(sectionName('x'.repeat(40))).toBe('x'.repeat(40));
     expect(sectionName('x'.repeat(41))).toBe(`${'x'.repeat(39)}…`);
     expect(sectionName('')).toBe('the top');
+    expect(sectionName('Ignore : what needs nothing')).toBe('Ignore');
   });
 
   it('a profile’s lines know their section; lines before the first heading belong to none', () => {
@@ -123,6 +144,21 @@ describe('compacting by rule', () => {
     expect(describeCompaction(one, 9)).toBe('merged 1 duplicate line (9 → 6 characters)');
   });
 
+  it('duplicates are found across blank lines and indentation, by their words (not with the spaces taken out)', () => {
+    const text = 'Ignore:\n- spam\n\n  - spam\n- spam mail\n- spammail';
+    expect(compactByRule(text, text.length - 1)).toEqual({
+      text: 'Ignore:\n- spam\n\n- spam mail\n- spammail',
+      merged: 1,
+      dropped: 0,
+      cut: false,
+    });
+  });
+
+  it('the section with the most learned lines gives one up first, wherever it is', () => {
+    const text = 'Respond:\n- r1\n- r2\n\nIgnore:\n- i1\n- i2\n- i3';
+    expect(compactByRule(text, text.length - 1).text).toBe('Respond:\n- r1\n- r2\n\nIgnore:\n- i2\n- i3');
+  });
+
   it('then drops the oldest learned lines, from the section with the most of them, never the defaults', () => {
     const defaults = 'Ignore:\n- spam\n\nRespond:\n- questions';
     const text = [
@@ -158,6 +194,9 @@ describe('compacting by rule', () => {
       `dropped the 1 oldest learned line, cut the rest at a line (${text.length} → 14 characters)`,
     );
     // No line break to cut at: cut at the limit.
+    // Each dropped line gives back its length and its line break, so no more lines go than needed.
+    const five = 'Notes:\n- learned 1\n- learned 2\n- learned 3\n- learned 4';
+    expect(compactByRule(five, five.length - 24)).toMatchObject({ dropped: 2, cut: false });
     expect(compactByRule('x'.repeat(30), 10)).toEqual({
       text: 'x'.repeat(10),
       merged: 0,
@@ -180,6 +219,16 @@ describe('lines an update added under a section', () => {
     expect(mapAddedLines(respondLast, `${respondLast}\n- lunch`, ignoreOnly, mark)).toBe(
       `${respondLast}\n- lunch`,
     );
+  });
+
+  it('lines before any heading are under none; indented headings and lines count', () => {
+    const before = 'Ignore:\n- spam';
+    expect(mapAddedLines(before, '- top\nIgnore:\n- spam', ignoreOnly, mark)).toBe('- top\nIgnore:\n- spam');
+    expect(mapAddedLines('Notify:\n- x', '  Ignore:\n  - ads\nNotify:\n- x', ignoreOnly, mark)).toBe(
+      '  Ignore:\n  - ads [new]\nNotify:\n- x',
+    );
+    // A profile without headings, appended to: nothing is under Ignore.
+    expect(mapAddedLines('- a', '- a\n- b', ignoreOnly, mark)).toBe('- a\n- b');
   });
 
   it('anywhere: the lines the profile did not have, under a matching heading', () => {
@@ -209,6 +258,14 @@ describe('the lesson of an edit', () => {
     expect(edit(words(9))).toBe('Word replies to ana@acme.dev the way the user rewrote one');
     expect(edit(words(12))).toBe('Prefer longer, more detailed replies to ana@acme.dev');
     expect(edit(words(11))).toBe('Word replies to ana@acme.dev the way the user rewrote one');
+    // Words are what is between white space, wherever it is.
+    expect(
+      editLesson({ proposed: { content: ` ${words(10)} ` }, edited: { content: words(9) } }, sender, 'reply'),
+    ).toBe('Word replies to ana@acme.dev the way the user rewrote one');
+    // A reply that had no text, edited to have some: longer.
+    expect(editLesson({ proposed: {}, edited: { content: 'Hello there' } }, sender, 'reply')).toBe(
+      'Prefer longer, more detailed replies to ana@acme.dev',
+    );
     expect(edit(words(10), { subject: 'x', to: 'y' })).toBe(
       'Check the subject of replies to ana@acme.dev (the user changed one); check who replies to ana@acme.dev go to (the user changed it)',
     );
@@ -256,6 +313,13 @@ describe('the lesson of an edit', () => {
     ).toBe('Check the day of meetings with ana@acme.dev');
     expect(
       editLesson({ proposed, edited: { ...proposed, preferred_day: '2026-13-01' } }, sender, 'invitation'),
+    ).toBe('Check the day of meetings with ana@acme.dev');
+    for (const start_time of ['at 09:30', '09:30pm'])
+      expect(editLesson({ proposed, edited: { ...proposed, start_time } }, sender, 'invitation')).toBe(
+        'Review invitations to ana@acme.dev closely',
+      );
+    expect(
+      editLesson({ proposed, edited: { ...proposed, preferred_day: '2026-12-1' } }, sender, 'invitation'),
     ).toBe('Check the day of meetings with ana@acme.dev');
     expect(editLesson({ proposed, edited: proposed }, sender, 'invitation')).toBe(
       'Review invitations to ana@acme.dev closely',

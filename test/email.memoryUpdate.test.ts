@@ -164,6 +164,40 @@ describe('an offline triage lesson', () => {
   });
 });
 
+describe('where an offline triage lesson goes', () => {
+  it('finds its section in any case and indentation, after the list lines that belong to it', async () => {
+    const store = createMemoryStore();
+    await store.memory.put(memoryNamespaces.triage, PREFERENCES_KEY, {
+      instructions: 'Notify:\n- alerts\n  IGNORE: these\n  - spam\nnote - not a list line\n- later',
+      rules: [],
+    });
+    await updateMemory({
+      memory: store.memory,
+      request: ignored,
+      interaction: { email: email('Ana <ana@acme.dev>', 'Ｌｕｎｃｈ  menu') },
+      at: 1,
+    });
+    expect(await profile(store.memory, memoryNamespaces.triage)).toBe(
+      'Notify:\n- alerts\n  IGNORE: these\n  - spam\n- emails like “Lunch menu” from ana@acme.dev\nnote - not a list line\n- later',
+    );
+  });
+
+  it('a fresh profile starts from the defaults, kept as version 1', async () => {
+    const store = createMemoryStore();
+    await updateMemory({
+      memory: store.memory,
+      request: ignored,
+      interaction: { email: email('a@acme.dev', 'x') },
+      at: 42,
+    });
+    const history = await store.memory.history(memoryNamespaces.triage, PREFERENCES_KEY);
+    expect(history.map((r) => [r.version, r.source, r.at])).toEqual([
+      [2, 'offline: the user ignored an email triaged as notify', 42],
+      [1, 'default', 42],
+    ]);
+  });
+});
+
 describe('an offline lesson for drafts and invitations', () => {
   it('feedback is one line naming the sender, for replies or for invitations', async () => {
     const store = createMemoryStore();
@@ -190,6 +224,27 @@ describe('an offline lesson for drafts and invitations', () => {
     });
     expect(await profile(store.memory, memoryNamespaces.calendar)).toBe(
       `${defaultCalendarPreferences}\n- On invitations to ana@acme.dev, the user said: make changes`,
+    );
+  });
+
+  it('an edited reply teaches about replies; the lesson goes after the profile’s last line', async () => {
+    const store = createMemoryStore();
+    await store.memory.put(memoryNamespaces.response, PREFERENCES_KEY, 'Tone: warm.\n- short\n\n\n');
+    const result = await updateMemory({
+      memory: store.memory,
+      request: { ...draftFeedback, reason: 'the user edited the drafted email' },
+      interaction: {
+        email: email('ana@acme.dev', 'x'),
+        edit: {
+          proposed: { content: 'one two three four five six seven eight nine ten' },
+          edited: { content: 'one two' },
+        },
+      },
+      at: 1,
+    });
+    expect(result.summary).toBe('Added: Prefer shorter replies to ana@acme.dev');
+    expect(await profile(store.memory, memoryNamespaces.response)).toBe(
+      'Tone: warm.\n- short\n- Prefer shorter replies to ana@acme.dev',
     );
   });
 
@@ -276,6 +331,8 @@ describe('a model’s update', () => {
     });
     const request = requests[0];
     expect(request?.prompt.system).not.toContain('Remember:');
+    expect(request?.prompt.system?.endsWith('a one-sentence summary of the change.')).toBe(true);
+    expect(request?.prompt.messages[0]?.role).toBe('user');
     const content = request?.prompt.messages[0]?.content ?? '';
     expect(content).toContain(
       'What happened: the user gave feedback on the meeting invitation.\n\nThe email below',
@@ -313,6 +370,26 @@ describe('a model’s update', () => {
     expect((await store.memory.get(memoryNamespaces.triage, PREFERENCES_KEY))?.value).toMatchObject({
       rules: defaultTriagePreferences.rules,
     });
+  });
+
+  it('the model’s answer is stored trimmed; a line under a heading that only mentions ignoring is not scoped', async () => {
+    const store = createMemoryStore();
+    const base = defaultTriagePreferences.instructions;
+    const receipts = '- automated receipts and shipping updates';
+    const { model } = modelAnswering(() => ({
+      user_preferences: `\n${base.replace(receipts, `${receipts}\n- price drops   `)}\n\nNever ignore:\n- invoices\n  `,
+      summary: 's',
+    }));
+    await updateMemory({
+      memory: store.memory,
+      request: ignored,
+      interaction: { email: email('deals@shop.example', 'x') },
+      model,
+      at: 1,
+    });
+    expect(await profile(store.memory, memoryNamespaces.triage)).toBe(
+      `${base.replace(receipts, `${receipts}\n- price drops from deals@shop.example`)}\n\nNever ignore:\n- invoices`,
+    );
   });
 
   it('outside triage, a line without a sender is kept as written', async () => {
@@ -360,6 +437,7 @@ describe('a model’s update', () => {
     const [refusal] = await readRefusals(store.memory, memoryNamespaces.response);
     expect(refusal?.value).toEqual({ reason: result.refused, kept: 1, kind: 'update', origin: 'inbox e9#2' });
     expect(text()).toContain('refused the model’s update');
+    expect(text()).toContain('"kept":1');
     // Without an origin, the refusal holds none.
     await updateMemory({
       memory: store.memory,
@@ -437,5 +515,6 @@ describe('the size limit', () => {
     expect(stored).toContain('- lesson 399');
     expect(stored).not.toContain('- lesson 0 ');
     expect(text()).toContain('past their size limit and were compacted by rule');
+    expect(text()).toContain('"what":"dropped the');
   });
 });

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { REFUSALS_KEY, readRefusals } from '../src/email/memoryRefusals.js';
-import { COMPACT_AT, COMPACT_TO, compactProfile } from '../src/email/profileCompaction.js';
+import { COMPACT_AT, COMPACT_TO, compactProfile, MAX_PROFILE } from '../src/email/profileCompaction.js';
 import { defaultResponsePreferences, profileText } from '../src/email/profileValue.js';
 import {
   defaultTriagePreferences,
@@ -55,6 +55,16 @@ async function stored(value: unknown, ns: string = namespace) {
   const current = await store.memory.put(ns, PREFERENCES_KEY, value);
   return { store, current };
 }
+
+describe('compacting without a model', () => {
+  it('is by rule, with no word of a model', async () => {
+    const { store, current } = await stored(big);
+    const { logger, text } = capturedLogger();
+    const record = await compactProfile({ memory: store.memory, namespace, current, at: 1, logger });
+    expect(record.source).toMatch(/^compacted by rule: /u);
+    expect(text()).not.toContain('model');
+  });
+});
 
 describe('compacting with a model', () => {
   it('asks for at most the target size, keeps an answer that fits as a version of its own, and says so', async () => {
@@ -190,8 +200,9 @@ describe('the refusals kept', () => {
 
 describe('a triage profile', () => {
   it('stored past its schema’s limit is still its text, and compacting it keeps its rules', async () => {
-    const instructions = `${defaultTriagePreferences.instructions}\n${Array.from({ length: 400 }, (_, i) => `- emails like “report ${i}” from r${i}@acme.dev`).join('\n')}`;
+    const instructions = `${defaultTriagePreferences.instructions}\n${Array.from({ length: 500 }, (_, i) => `- emails like “report ${i}” from r${i}@acme.dev`).join('\n')}`;
     const value = { instructions, rules: defaultTriagePreferences.rules };
+    expect(instructions.length).toBeGreaterThan(MAX_PROFILE);
     expect(profileText(value)).toBe(instructions);
     const { store, current } = await stored(value, memoryNamespaces.triage);
     const record = await compactProfile({
@@ -204,6 +215,10 @@ describe('a triage profile', () => {
     expect(record.value).toMatchObject({ rules: defaultTriagePreferences.rules });
     expect(profileText(record.value).length).toBeLessThanOrEqual(COMPACT_TO);
     expect(profileText(record.value).startsWith('Ignore:')).toBe(true);
+    // The default lines stay; the oldest learned ones go.
+    for (const line of defaultTriagePreferences.instructions.split('\n'))
+      expect(profileText(record.value)).toContain(line);
+    expect(profileText(record.value)).not.toContain('“report 0”');
   });
 
   it('with no instructions to read, is read as the defaults', () => {
@@ -211,5 +226,6 @@ describe('a triage profile', () => {
     expect(profileText(null)).toBe(defaultTriagePreferences.instructions);
     expect(profileText({ instructions: 42 })).toBe(defaultTriagePreferences.instructions);
     expect(profileText('plain text')).toBe('plain text');
+    expect(profileText({ instructions: '  Ignore:\n- x  ', rules: [] })).toBe('Ignore:\n- x');
   });
 });

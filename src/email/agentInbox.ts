@@ -167,7 +167,6 @@ export interface MemoryUpdateRequest {
  * updates calendar preferences. Accepting updates nothing, nor does answering a question.
  */
 export function memoryUpdateFor(action: string, response: HumanResponse): MemoryUpdateRequest | undefined {
-  if (response.type === 'accept') return undefined;
   if (action === NOTIFY_ACTION) {
     if (response.type === 'response')
       return {

@@ -11,6 +11,7 @@ export const MAX_RECIPIENTS = 50;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+const CONTROLS = new RegExp(CONTROL.source, 'gu');
 const ATOM = "[\\p{L}\\p{N}!#$%&'*+/=?^_`{|}~-]+";
 const LABEL = '[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]*[\\p{L}\\p{N}])?';
 const ADDRESS = new RegExp(`^${ATOM}(?:\\.${ATOM})*@${LABEL}(?:\\.${LABEL})*$`, 'u');
@@ -31,7 +32,7 @@ export function parseAddressHeader(header: string): EmailAddress[] {
   const firstLine = header.replace(/\r?\n[ \t]+/gu, ' ').split(/[\r\n]/u)[0] ?? '';
   return addressparser(firstLine, { flatten: true })
     .filter((a) => a.address !== '')
-    .map((a) => ({ name: a.name.replace(CONTROL, ' ').trim(), address: a.address.trim() }));
+    .map((a) => ({ name: a.name.replace(CONTROLS, ' ').trim(), address: a.address.trim() }));
 }
 
 /**

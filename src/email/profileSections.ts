@@ -152,16 +152,23 @@ function describeMoves(moves: ReadonlyMap<string, number>): string | undefined {
   return `moved ${[...moves].map(([move, n]) => `${n} line${n > 1 ? 's' : ''} ${move}`).join(', ')}`;
 }
 
-/** Lines of `before` found under another section in `after`, counted by where they went. */
+/**
+ * Lines of `before` found in `after` under none of the sections they were in, counted by where
+ * they went (from the first section that held them).
+ */
 function movedLines(before: string, after: string): string | undefined {
-  const sectionOf = new Map<string, string>();
-  for (const line of profileLines(before))
-    if (!line.heading && !sectionOf.has(line.text)) sectionOf.set(line.text, line.section);
+  const sectionsOf = new Map<string, string[]>();
+  for (const line of profileLines(before)) {
+    if (line.heading) continue;
+    const sections = sectionsOf.get(line.text);
+    if (sections) sections.push(line.section);
+    else sectionsOf.set(line.text, [line.section]);
+  }
   const moves = new Map<string, number>();
   for (const line of profileLines(after)) {
-    const was = line.heading ? undefined : sectionOf.get(line.text);
-    if (was === undefined || was === line.section) continue;
-    const move = `from ${sectionName(was)} to ${sectionName(line.section)}`;
+    const was = line.heading ? undefined : sectionsOf.get(line.text);
+    if (was === undefined || was.includes(line.section)) continue;
+    const move = `from ${sectionName(was[0] as string)} to ${sectionName(line.section)}`;
     moves.set(move, (moves.get(move) ?? 0) + 1);
   }
   return describeMoves(moves);

@@ -15,7 +15,7 @@ const NAMED = /\bfrom “([^”@]{1,200})”/gu;
  */
 export function namedSenders(text: string): string[] {
   const named = [...text.matchAll(NAMED)].map((m) => `name:${squeezed(m[1] as string)}`);
-  return [...(text.match(SENDER) ?? []).map((s) => s.toLowerCase().replace(/\.+$/u, '')), ...named];
+  return [...(text.match(SENDER) ?? []).map((s) => s.toLowerCase()), ...named];
 }
 
 /** `text` without the senders it names (what is left describes the kind of email). */
@@ -55,7 +55,7 @@ export function senderAddress(from: string): string {
  */
 export function isSender(address: string, named: string): boolean {
   if (!named.startsWith('@')) return address === named;
-  if (address.startsWith('name:')) return false;
+  // A sender without an address (`name:…`) holds no `@`.
   const at = address.lastIndexOf('@');
   if (at < 0) return false;
   const domain = address.slice(at + 1);

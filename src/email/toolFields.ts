@@ -44,8 +44,9 @@ export function toolFields(schema: z.ZodObject, proposed: Record<string, unknown
         ...base,
         kind: 'number',
         int: field.isInt,
-        ...(field.minValue !== null ? { min: field.minValue } : {}),
-        ...(field.maxValue !== null ? { max: field.maxValue } : {}),
+        // An unbounded number reports ±Infinity: no bound to show.
+        ...(Number.isFinite(field.minValue) ? { min: field.minValue as number } : {}),
+        ...(Number.isFinite(field.maxValue) ? { max: field.maxValue as number } : {}),
       });
     } else if (field instanceof z.ZodArray) {
       fields.push({ ...base, kind: 'list' });

@@ -14,7 +14,10 @@ export interface Candidate {
   avatarId: string;
   rung: Rung;
   reason: string;
-  /** Position among addressed avatars, then roster order: deterministic tie-breaking. */
+  /**
+   * Position among addressed avatars (deterministic tie-breaking). Unaddressed candidates share one
+   * position after them: at most one unaddressed avatar qualifies per rung.
+   */
   order: number;
 }
 
@@ -43,7 +46,7 @@ export function rankCandidates(
   const offer = (avatarId: string, rung: Rung, reason: string) => {
     if (avatarId === authorId || !state.presences.has(avatarId)) return;
     const idx = addressed.indexOf(avatarId);
-    const order = idx >= 0 ? idx : addressed.length + (setup.rosterOrder.get(avatarId) ?? 0);
+    const order = idx >= 0 ? idx : addressed.length;
     offered.push({ avatarId, rung, reason, order });
   };
 

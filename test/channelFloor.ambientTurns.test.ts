@@ -47,7 +47,11 @@ describe('the summon rung: an avatar holding guaranteed turns answers what names
     s.fail(1_500, t1.turnId);
     expect(s.presence('luna')).toMatchObject({ summonTurns: 2, lastSpokeAt: null });
     const claim = onlyClaim(s.say(2_000, ANN, 'anyone?'));
-    expect(claim).toMatchObject({ avatarId: 'luna', rung: 'summon', reason: 'Luna has 2 guaranteed summon turns left' });
+    expect(claim).toMatchObject({
+      avatarId: 'luna',
+      rung: 'summon',
+      reason: 'Luna has 2 guaranteed summon turns left',
+    });
     expect(ofConsumed(s.deliver(3_000, claim.turnId, 'yes'))).toEqual({ rung: 'summon', summonTurnsLeft: 1 });
     expect(onlyClaim(s.say(40_000, BOB, 'and now?')).reason).toBe('Luna has 1 guaranteed summon turn left');
   });
@@ -75,11 +79,17 @@ describe('the summon rung: an avatar holding guaranteed turns answers what names
     s.deliver(3_000, t1.turnId, 'hello');
     const effects = s.say(10_000, ANN, 'and then?');
     expect(quiet(effects)).toEqual([{ avatarId: 'luna', rung: 'summon', reason: 'cooldown' }]);
-    expect(onlyClaim(effects)).toMatchObject({ avatarId: 'luna', rung: 'affinity', reason: 'Ann has been talking to Luna' });
+    expect(onlyClaim(effects)).toMatchObject({
+      avatarId: 'luna',
+      rung: 'affinity',
+      reason: 'Ann has been talking to Luna',
+    });
   });
 });
 
 function ofConsumed(effects: ReturnType<FloorScene['deliver']>) {
   const consumed = effects.find((e) => e.type === 'turn.consumed');
-  return consumed?.type === 'turn.consumed' ? { rung: consumed.rung, summonTurnsLeft: consumed.summonTurnsLeft } : undefined;
+  return consumed?.type === 'turn.consumed'
+    ? { rung: consumed.rung, summonTurnsLeft: consumed.summonTurnsLeft }
+    : undefined;
 }

@@ -8,7 +8,8 @@ import { ANN, BOB, CY, FloorScene, onlyClaim, quiet, turns } from './support/flo
 describe('why nobody answered a message nobody addressed', () => {
   const luna = { id: 'luna', name: 'Luna', topics: ['astronomy'] };
   const milo = { id: 'milo', name: 'Milo' };
-  const scene = (threshold = 0.5) => new FloorScene({ initiativeThreshold: threshold }, ['luna', 'milo'], [luna, milo]);
+  const scene = (threshold = 0.5) =>
+    new FloorScene({ initiativeThreshold: threshold }, ['luna', 'milo'], [luna, milo]);
 
   it('names the avatar that is mid-answer as busy, and gives the others their initiative against the threshold', () => {
     const s = scene();
@@ -34,7 +35,12 @@ describe('why nobody answered a message nobody addressed', () => {
     s.deliver(2_000, t1.turnId, 'The sky is clear.');
     expect(s.presence('luna')?.cooldownUntil).toBe(122_000);
     expect(quiet(s.say(3_500, BOB, 'astronomy again'))).toEqual([
-      { avatarId: 'luna', rung: 'initiative', reason: 'cooldown', detail: 'Luna is cooling down for 119s more' },
+      {
+        avatarId: 'luna',
+        rung: 'initiative',
+        reason: 'cooldown',
+        detail: 'Luna is cooling down for 119s more',
+      },
       {
         avatarId: 'milo',
         rung: 'initiative',

@@ -4,6 +4,7 @@
  * the window are forgotten.
  */
 import { describe, expect, it } from 'vitest';
+import { ofType } from './support/floorTraffic.js';
 import { ANN, FloorScene, onlyClaim, quiet, turns } from './support/floorScene.js';
 
 /** Luna asks Milo; Milo's one-turn thread answer ends the thread at `endAt`. */
@@ -32,6 +33,14 @@ describe('backing off between threads', () => {
     expect(quiet(names(s, 5_000, 'milo', 'luna'))).toEqual([{ avatarId: 'luna', reason: 'thread-backoff' }]);
     expect(quiet(names(s, 6_000, 'luna', 'milo'))).toEqual([{ avatarId: 'milo', reason: 'thread-backoff' }]);
     expect(turns(names(s, 7_000, 'luna', 'zed'))).toEqual(['zed@thread']);
+  });
+
+  it('naming two, the one backing off with the author stays out of the new thread', () => {
+    const s = new FloorScene(config);
+    lunaAndMiloTalked(s, 1_000);
+    const effects = names(s, 5_000, 'luna', 'zed and Milo');
+    expect(quiet(effects)).toEqual([{ avatarId: 'milo', reason: 'thread-backoff' }]);
+    expect(ofType(effects, 'thread.opened')).toMatchObject([{ participants: ['luna', 'zed'] }]);
   });
 
   it('ends the backoff exactly at its deadline', () => {

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FloorEffect } from '../src/machines/floorTypes.js';
-import { claimsIn } from './support/floorTraffic.js';
 import { ANN, BOB, FloorScene, quiet, turns } from './support/floorScene.js';
+import { claimsIn } from './support/floorTraffic.js';
 
 /** Luna and Milo both answer Ann; Luna's answer names Milo, who is still mid-turn. */
 function miloOwesLuna(config: ConstructorParameters<typeof FloorScene>[0] = {}): FloorScene {

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { ChannelFloor } from '../src/machines/channelFloor.js';
-import { claimsIn, ofType } from './support/floorTraffic.js';
 import { ANN, BOB, FloorScene, onlyClaim, SCENE_ROSTER, turns } from './support/floorScene.js';
+import { claimsIn, ofType } from './support/floorTraffic.js';
 
 describe('summoning an avatar', () => {
   it('already here: the summon thread holds it once, with everyone else present', () => {

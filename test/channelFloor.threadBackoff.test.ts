@@ -4,8 +4,8 @@
  * the window are forgotten.
  */
 import { describe, expect, it } from 'vitest';
-import { ofType } from './support/floorTraffic.js';
 import { ANN, FloorScene, onlyClaim, quiet, turns } from './support/floorScene.js';
+import { ofType } from './support/floorTraffic.js';
 
 /** Luna asks Milo; Milo's one-turn thread answer ends the thread at `endAt`. */
 function lunaAndMiloTalked(s: FloorScene, at: number, asker = 'luna', answerer = 'milo'): void {

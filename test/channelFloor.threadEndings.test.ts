@@ -3,8 +3,8 @@
  * opens no thread; a message naming only absent avatars is answered by nobody in their place.
  */
 import { describe, expect, it } from 'vitest';
-import { ofType } from './support/floorTraffic.js';
 import { ANN, FloorScene, onlyClaim, quiet, turns } from './support/floorScene.js';
+import { ofType } from './support/floorTraffic.js';
 
 describe('the turn that ends a thread', () => {
   it('does not restart it by naming its partner, but someone outside it still answers', () => {

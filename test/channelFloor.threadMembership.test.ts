@@ -4,8 +4,8 @@
  * opens a reply thread only when it names nobody else.
  */
 import { describe, expect, it } from 'vitest';
-import { ofType } from './support/floorTraffic.js';
 import { ANN, BOB, FloorScene, onlyClaim, quiet, turns } from './support/floorScene.js';
+import { ofType } from './support/floorTraffic.js';
 
 /** Luna and Milo talk in thread ch:th1; Milo spoke last and Luna's answer failed. */
 function lunaAndMiloInThread(): FloorScene {

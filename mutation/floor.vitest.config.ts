@@ -1,17 +1,18 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// The floor's mutation run: only the tests that drive src/machines/floor, the fast example tests (the property tests take minutes per run under Stryker).
+// The floor's mutation run: only the tests that drive src/machines/floor, the fast example tests
+// (the property and snapshot-replay tests take minutes per run under Stryker).
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
     include: [
-      'test/channelFloor.test.ts',
+      'test/channelFloor*.test.ts',
       'test/floorState.test.ts',
       'test/floorDriver.test.ts',
       'test/avatarPresence.machine.test.ts',
-      'test/channelFloor.mutants.test.ts',
     ],
+    exclude: [...configDefaults.exclude, 'test/channelFloor.properties.test.ts'],
     environment: 'node',
     setupFiles: ['test/support/failOnUnhandledRejection.ts'],
     testTimeout: 30_000,

@@ -18,15 +18,12 @@ export function claimTurn(
 ): void {
   spendBudget(state, spec.lane);
   const thread = spec.threadId !== undefined ? state.threads.get(spec.threadId) : undefined;
-  const threadTurn = thread ? reserveThreadTurn(state, thread) : undefined;
+  const threadTurn = thread ? reserveThreadTurn(state, thread) : 0;
   const now = state.now;
   const turnId = `${state.channelId}:t${++state.turnSeq}`;
   stepPresence(state, setup, spec.avatarId, { type: 'presence.claim', at: now, turnId, rung: spec.rung });
   // Nobody may answer this turn when its thread is full or, outside a thread, the cascade lane is empty.
-  const closing =
-    thread !== undefined && threadTurn !== undefined
-      ? threadTurn >= thread.context.maxTurns
-      : state.budget.cascade <= 0;
+  const closing = thread ? threadTurn >= thread.context.maxTurns : state.budget.cascade <= 0;
   // Built by assignment rather than conditional spreads: this runs for every turn.
   const presentNames: string[] = [];
   for (const id of state.presences.keys()) if (id !== spec.avatarId) presentNames.push(nameOf(setup, id));
@@ -40,7 +37,7 @@ export function claimTurn(
     context.addressedByName = spec.addressedBy.name;
     context.addressedById = spec.addressedBy.id;
   }
-  if (thread && threadTurn !== undefined) {
+  if (thread) {
     context.threadTurn = threadTurn;
     context.threadMaxTurns = thread.context.maxTurns;
     const sentiment = thread.context.sentiment;

@@ -343,7 +343,7 @@ function explainSilence(
   }
   let words: string[] | undefined;
   for (const id of state.presences.keys()) {
-    if (id === u.author.id || reported.has(id)) continue;
+    if (reported.has(id)) continue; // a person wrote it: no present avatar is its author
     words ??= wordsOf(u.text);
     const why = whyNoInitiative(state, setup, id, words);
     effects.push({

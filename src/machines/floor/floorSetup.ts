@@ -16,8 +16,7 @@ export interface FloorSetup {
   readonly ranks: ReadonlyMap<Rung, number>;
   readonly engine: FloorEngine;
   roster: Map<string, AvatarProfile>;
-  rosterOrder: Map<string, number>;
-  /** True while `roster`, `rosterOrder` and `matcher` are shared with other floors (copy on write). */
+  /** True while `roster` and `matcher` are shared with other floors (copy on write). */
   sharedRoster: boolean;
   matcher: MentionMatcher;
 }
@@ -25,7 +24,6 @@ export interface FloorSetup {
 /** A roster's lookup maps and mention matcher, built once per roster array. */
 interface SharedRoster {
   roster: Map<string, AvatarProfile>;
-  order: Map<string, number>;
   matcher: MentionMatcher;
 }
 
@@ -38,7 +36,6 @@ function sharedRosterOf(profiles: readonly AvatarProfile[]): SharedRoster {
     for (const avatar of profiles) roster.set(avatar.id, avatar);
     shared = {
       roster,
-      order: new Map([...roster.keys()].map((id, i) => [id, i])),
       matcher: createMentionMatcher([...roster.values()]),
     };
     sharedRosters.set(profiles, shared);
@@ -67,7 +64,6 @@ export function createFloorSetup(
     ranks: rungRanks(config.threadResponsePriority),
     engine: floorEngine(engine),
     roster: shared.roster,
-    rosterOrder: shared.order,
     sharedRoster: true,
     matcher: shared.matcher,
   };
@@ -80,7 +76,6 @@ export function addToRoster(setup: FloorSetup, avatar: AvatarProfile): void {
     setup.sharedRoster = false;
   }
   setup.roster.set(avatar.id, avatar);
-  setup.rosterOrder = new Map([...setup.roster.keys()].map((id, i) => [id, i]));
   setup.matcher = createMentionMatcher([...setup.roster.values()]);
 }
 

@@ -68,8 +68,8 @@ export function viewOf(state: FloorState, setup: FloorSetup): FloorView {
         maxTurns: c.maxTurns,
         expiresAt: c.expiresAt,
         ...(c.lastSpeakerId ? { lastSpeakerId: c.lastSpeakerId } : {}),
-        status: snap.status === 'done' ? (snap.value as ThreadOutcome) : 'active',
-        ...(c.detail ? { detail: c.detail } : {}),
+        // An ended thread leaves the floor's live threads at once, so every thread here is active.
+        status: 'active' as const,
         state: snap.value,
       };
     }),

@@ -39,8 +39,7 @@ export function handleEvent(state: FloorState, setup: FloorSetup, event: FloorEv
       addToRoster(setup, event.avatar);
       if (event.present ?? true) ensurePresence(state, setup, event.avatar.id, at);
       break;
-    case 'tick':
-      break;
+    // A tick only moves time forward, which advance() above has done.
     case 'turn.generated':
       turnGenerated(state, setup, at, event.turnId, effects);
       break;

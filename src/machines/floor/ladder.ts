@@ -14,7 +14,10 @@ export interface Candidate {
   avatarId: string;
   rung: Rung;
   reason: string;
-  /** Position among addressed avatars, then roster order: deterministic tie-breaking. */
+  /**
+   * Position among addressed avatars (deterministic tie-breaking). Unaddressed candidates share one
+   * position after them: at most one unaddressed avatar qualifies per rung.
+   */
   order: number;
 }
 
@@ -43,7 +46,7 @@ export function rankCandidates(
   const offer = (avatarId: string, rung: Rung, reason: string) => {
     if (avatarId === authorId || !state.presences.has(avatarId)) return;
     const idx = addressed.indexOf(avatarId);
-    const order = idx >= 0 ? idx : addressed.length + (setup.rosterOrder.get(avatarId) ?? 0);
+    const order = idx >= 0 ? idx : addressed.length;
     offered.push({ avatarId, rung, reason, order });
   };
 
@@ -91,10 +94,13 @@ export function rankCandidates(
   return offered.sort((a, b) => rankOf(setup, a.rung) - rankOf(setup, b.rung) || a.order - b.order);
 }
 
-/** Round-robin among active speakers, else the best initiative score above the threshold. */
+/**
+ * Round-robin among active speakers, else the best initiative score above the threshold. Only a
+ * person's message reaches the ambient rungs, so the author is never among the avatars tried.
+ */
 export function ambientCandidates(state: FloorState, setup: FloorSetup, u: Utterance): Candidate[] {
   const author = authorName(setup, u.author);
-  const rr = roundRobinSpeaker(state, setup, u.author.id);
+  const rr = roundRobinSpeaker(state, setup);
   if (rr) {
     return [
       {
@@ -105,7 +111,7 @@ export function ambientCandidates(state: FloorState, setup: FloorSetup, u: Utter
       },
     ];
   }
-  const initiative = bestInitiative(state, setup, u.text, u.author.id);
+  const initiative = bestInitiative(state, setup, u.text);
   return initiative ? [{ ...initiative, rung: 'initiative', order: 0 }] : [];
 }
 
@@ -131,12 +137,10 @@ export function gate(
     case 'summon':
       if (p.lastSpokeAt !== null && now < p.lastSpokeAt + config.recentSummonCooldownMs) return 'cooldown';
       break;
-    case 'round-robin':
-    case 'initiative':
-      if (now < p.cooldownUntil) return 'cooldown';
-      break;
     default:
-      break; // replies, mentions and affinity answer through the cooldown
+      // Replies, mentions and affinity answer through the cooldown; round-robin and initiative
+      // candidates are chosen among avatars that are not cooling down.
+      break;
   }
   return laneExhausted(state, lane);
 }
@@ -183,14 +187,14 @@ function stickyAvatarFor(state: FloorState, userId: string): string | undefined 
 }
 
 /** Among avatars that spoke within the active-speaker window, the one that spoke longest ago. */
-function roundRobinSpeaker(state: FloorState, setup: FloorSetup, authorId: string): string | undefined {
+function roundRobinSpeaker(state: FloorState, setup: FloorSetup): string | undefined {
   let pick: string | undefined;
   let pickAt = Number.POSITIVE_INFINITY;
   let active = 0;
   const now = state.now;
   for (const [id, snap] of state.presences) {
     const spoke = snap.context.lastSpokeAt;
-    if (id === authorId || spoke === null || now - spoke > setup.config.activeSpeakerWindowMs) continue;
+    if (spoke === null || now - spoke > setup.config.activeSpeakerWindowMs) continue;
     active++;
     if (now < snap.context.cooldownUntil) continue;
     if (spoke < pickAt) {
@@ -241,14 +245,13 @@ function bestInitiative(
   state: FloorState,
   setup: FloorSetup,
   text: string,
-  authorId: string,
 ): { avatarId: string; reason: string } | undefined {
   const words = wordsOf(text);
   const config = setup.config;
   const now = state.now;
   let best: { avatarId: string; score: number; reason: string } | undefined;
   for (const [id, snap] of state.presences) {
-    if (id === authorId || now < snap.context.cooldownUntil) continue;
+    if (now < snap.context.cooldownUntil) continue;
     const c = snap.context;
     const s = initiativeScore({
       attention: attentionAt(c.attention, now, config.attentionHalfLifeMs),

@@ -1,8 +1,8 @@
 /**
  * What a floor keeps across a restart, checked on fixed samples of random channel traffic: a
  * floor restored from its JSON after every event decides and looks like one that never stopped,
- * and an avatar removed from the roster leaves nothing owed behind. Written against the mutants
- * StrykerJS found surviving the floor's example tests.
+ * and an avatar removed from the roster leaves nothing owed behind. Few samples: the mutation run
+ * replays them for nearly every mutant (floorSnapshot.test.ts covers random traffic at length).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import type { FloorEffect, FloorEvent } from '../src/machines/floorTypes.js';
 import { FloorDriver, ofType, type Traffic, trafficArb, trafficRoster } from './support/floorTraffic.js';
 
 /** Fixed traffic: the same samples on every run, so a failure replays. */
-const SAMPLES: Traffic[] = fc.sample(trafficArb({ maxSteps: 30 }), { seed: 20261127, numRuns: 10 });
+const SAMPLES: Traffic[] = fc.sample(trafficArb({ maxSteps: 30 }), { seed: 20261127, numRuns: 5 });
 
 /** A floor thrown away after every event and restored from the JSON of its snapshot. */
 function restoredEachEvent(views: unknown[]) {
@@ -77,7 +77,7 @@ describe('a floor restored from its snapshot', () => {
       });
       driver.finish();
     }
-    expect(checked).toBeGreaterThan(50);
+    expect(checked).toBeGreaterThan(25);
   });
 });
 

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseCrashRun, type CrashReport } from './support/crashAnalysis.js';
 import { between, crashPersistence, hash, prng } from './support/crashScenario.js';
 
-const SEEDS = Array.from({ length: 24 }, (_, i) => i + 1);
+const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 /** Seeds run side by side: the children mostly wait on timers, so two cores carry three. */
 const CONCURRENCY = 3;
 const CHILD = fileURLToPath(new URL('./support/crashChild.ts', import.meta.url));
@@ -216,7 +216,7 @@ describe('crash test: SIGKILL at seeded moments, restart, finish', () => {
       }
     });
     console.log(`crash test: ${SEEDS.length} seeds in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }, 300_000);
+  }, 900_000);
 
   afterAll(() => {
     // Keep the directories of failed seeds for a look; remove the others.

@@ -15,6 +15,7 @@ import { ActorRegistry } from './actorRegistry.js';
 import { avatarListSchema, toProfile } from './avatarDefinition.js';
 import { ChannelActor, type ChannelActorDeps, type ChannelStart, speakerOf } from './channelActor.js';
 import { ChannelLeases, leaseOwner } from './channelLeases.js';
+import { LEDGER, replayLedger } from './channelLedger.js';
 import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
 import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
@@ -196,8 +197,15 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       }
       if (loaded.kind === 'fresh') return fresh(key);
       try {
-        const floor = ChannelFloor.restore(loaded.document.floor, { channelId: key, config, roster });
-        return { floor, spoken: loaded.document.spoken, seen: loaded.document.seen ?? [], restored: true };
+        const { document, events } = loaded;
+        const floor = ChannelFloor.restore(document.floor, { channelId: key, config, roster });
+        // The turns and messages stored in the ledger since the snapshot, applied as they were.
+        const { spoken, seen } = replayLedger(floor, events, {
+          spoken: document.spoken,
+          seen: document.seen ?? [],
+          now: () => clock.now(),
+        });
+        return { floor, spoken, seen, restored: true };
       } catch (error) {
         if (!FloorSnapshotError.isInstance(error)) throw error;
         const stored = await store.documents.get(CHANNELS, key);
@@ -304,7 +312,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     const key = actor.key;
     tracker.track(
       persistence
-        .flush([key])
+        .flush([key], { compact: true })
         .catch(() => undefined)
         .then(() => (registry.get(key) ? undefined : leases?.release(key))),
       tracker.begin('write', 'store', key),
@@ -319,10 +327,10 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   });
 
   const passivate = async (actor: ChannelActor) => {
-    await persistence.flush([actor.key]);
+    await persistence.flush([actor.key], { compact: true });
     // Something may have arrived while writing.
     if (!actor.canPassivate() || registry.get(actor.key) !== actor || persistence.isDirty(actor.key)) return;
-    const wakeAt = actor.document().wakeAt;
+    const wakeAt = actor.wakeAt();
     registry.stop(actor.key);
     await leases?.release(actor.key);
     if (wakeAt !== undefined) wakeups.schedule(actor.key, wakeAt);
@@ -344,9 +352,12 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     if (now - lastExpiry >= 3_600_000) {
       lastExpiry = now;
       tracker.track(
-        store.documents
-          .expireIdle(CHANNELS, now - idleExpiryMs)
-          .then((n) => {
+        Promise.all([
+          store.documents.expireIdle(CHANNELS, now - idleExpiryMs),
+          // A channel's ledger is written no earlier than its snapshot: it expires with it.
+          store.documents.expireIdle(LEDGER, now - idleExpiryMs),
+        ])
+          .then(([n]) => {
             if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
           })
           .catch(() => undefined),
@@ -593,7 +604,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
           const actor = registry.get(key);
           if (actor?.ready) persistence.markDirty(key, actor);
         }
-        await persistence.flush().catch(() => undefined);
+        await persistence.flush(undefined, { compact: true }).catch(() => undefined);
         persistence.dispose();
         await leases?.dispose().catch(() => undefined);
         await relationships.flush().catch(() => undefined);

@@ -31,6 +31,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { LEDGER, ledgerPrefix, parseLedgerKey } from '../../src/actors/channelLedger.js';
 import { CHANNELS, type ChannelDocument } from '../../src/actors/channelPersistence.js';
 import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
@@ -208,7 +209,8 @@ class MarkedDocuments implements DocumentStore {
   ) {}
 
   private mark<T>(collection: string, value: T): T {
-    if (collection !== CHANNELS || typeof value !== 'object' || value === null) return value;
+    if ((collection !== CHANNELS && collection !== LEDGER) || typeof value !== 'object' || value === null)
+      return value;
     return { ...value, [MARKER_FIELD]: this.marker() };
   }
 
@@ -293,9 +295,14 @@ async function main(): Promise<void> {
   const restored: RunLine['restored'] = [];
   for (const doc of await sqlite.documents.list<StoredChannel>(CHANNELS, { limit: 1000 })) {
     const floor = doc.value.floor;
+    // The stored state is the snapshot and the ledger entries written after it: the last one's marker.
+    const entries = await sqlite.documents.list<{ [MARKER_FIELD]?: CrashMarker }>(LEDGER, {
+      keyPrefix: ledgerPrefix(doc.key),
+    });
+    const current = entries.filter((e) => parseLedgerKey(doc.key, e.key)?.version === doc.version);
     restored.push({
       channelKey: doc.key,
-      marker: doc.value[MARKER_FIELD] ?? null,
+      marker: current.at(-1)?.value[MARKER_FIELD] ?? doc.value[MARKER_FIELD] ?? null,
       epoch: floor?.epoch ?? '',
       inFlight: (floor?.inFlight ?? []).map((c) => String(c.turnId)),
     });

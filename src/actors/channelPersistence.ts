@@ -75,7 +75,7 @@ interface Pending {
 }
 
 /** Events a channel's ledger holds at most before the next write folds them into a snapshot. */
-const DEFAULT_LEDGER_LIMIT = 64;
+const DEFAULT_LEDGER_LIMIT = 0;
 
 /**
  * Persists channel actors' state with compare-and-set, so a process never overwrites a newer
@@ -114,7 +114,7 @@ export class ChannelPersistence {
        * not outlive the process: changes wait for an explicit {@link ChannelPersistence.flush}.
        */
       writeBehind?: boolean;
-      /** Events a ledger holds before the next write is a whole snapshot (default 64; 0: always snapshots). */
+      /** Events a ledger holds before the next write is a whole snapshot (default 0: always snapshots). */
       ledgerLimit?: number;
       /** Told about every store failure (the runtime publishes it on `errors$`). */
       onError: (error: TroupeError, key: string | undefined) => void;

@@ -114,6 +114,9 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     documents: store.documents,
     clock,
     logger: logger.child({ actor: 'persistence' }),
+    ...(options.persistence?.ledgerLimit !== undefined
+      ? { ledgerLimit: options.persistence.ledgerLimit }
+      : {}),
     ...(options.persistence?.flushIntervalMs !== undefined
       ? { flushIntervalMs: options.persistence.flushIntervalMs }
       : {}),

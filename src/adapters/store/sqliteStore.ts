@@ -129,6 +129,8 @@ export const SQLITE_SCHEMA_VERSION = sqliteMigrations.length;
  * Opens (creating if needed) the SQLite store: WAL journal, `synchronous = NORMAL` and a busy
  * timeout, so several processes can share the file; the schema is migrated on open. The driver
  * is synchronous; every method still returns a promise, so the port is the same as MongoDB's.
+ * The writes of one tick share one transaction (each in its own savepoint, failing alone), and a
+ * write's promise resolves once that transaction has committed.
  * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` when the file cannot be opened (naming the path
  *   and the reason), `TROUPE_STORE_CORRUPT` when it is not a SQLite database, `TROUPE_STORE_BUSY`
  *   when another process holds it past the busy timeout, `TROUPE_STORE_FULL` when its disk is full.
@@ -218,6 +220,7 @@ class SqliteConnection {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
+      // Each checkpoint syncs the disk twice: every 10,000 pages (about 40 MB) rather than 1,000.
       this.db.pragma('wal_autocheckpoint = 10000');
       this.schemaVersion = migrate(this.db, path, options.logger);
       if (options.maxSizeBytes !== undefined) limitSize(this.db, options.maxSizeBytes);

@@ -16,7 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseCrashRun, type CrashReport } from './support/crashAnalysis.js';
 import { between, crashPersistence, hash, prng } from './support/crashScenario.js';
 
-const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
+const SEEDS = Array.from(
+  { length: Number(process.env.CRASH_N ?? 60) },
+  (_, i) => i + 1 + Number(process.env.CRASH_FROM ?? 0),
+);
 /** Seeds run side by side: the children mostly wait on timers, so two cores carry three. */
 const CONCURRENCY = 3;
 const CHILD = fileURLToPath(new URL('./support/crashChild.ts', import.meta.url));

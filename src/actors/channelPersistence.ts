@@ -2,7 +2,7 @@ import type { Logger } from '../logging/logger.js';
 import type { FloorSnapshot } from '../machines/floorSnapshot.js';
 import type { FloorEvent } from '../machines/floorTypes.js';
 import type { Clock, TimerHandle } from '../ports/clock.js';
-import type { DocumentOperation, DocumentStore } from '../ports/store.js';
+import type { DocumentOperation, DocumentStore, StoredDocument } from '../ports/store.js';
 import { TroupeError } from '../ports/troupeError.js';
 import {
   LEDGER,
@@ -43,6 +43,85 @@ export type LoadedChannel =
     }
   | { kind: 'invalid'; error: TroupeError };
 
+/** One stored ledger entry of a channel, with the snapshot version it follows. */
+export interface StoredLedgerEntry {
+  key: string;
+  version: number;
+  value: unknown;
+}
+
+/** What the store holds for a channel: its snapshot and every ledger entry, as stored. */
+export interface StoredChannel {
+  snapshot: StoredDocument<unknown> | undefined;
+  /** In key order (entries of older snapshots, not yet deleted, included). */
+  entries: StoredLedgerEntry[];
+}
+
+/** Every ledger entry stored for a channel, in key order. */
+async function readLedger(documents: DocumentStore, key: string): Promise<StoredLedgerEntry[]> {
+  const out: StoredLedgerEntry[] = [];
+  const keyPrefix = ledgerPrefix(key);
+  let afterKey: string | undefined;
+  for (;;) {
+    const page = await documents.list<unknown>(LEDGER, {
+      keyPrefix,
+      limit: 1000,
+      ...(afterKey !== undefined ? { afterKey } : {}),
+    });
+    for (const doc of page) {
+      const at = parseLedgerKey(key, doc.key);
+      if (at) out.push({ key: doc.key, version: at.version, value: doc.value });
+    }
+    if (page.length < 1000) return out;
+    afterKey = page[page.length - 1]?.key;
+  }
+}
+
+/** Reads a channel's snapshot and ledger entries, changing nothing. */
+export async function readStoredChannel(documents: DocumentStore, key: string): Promise<StoredChannel> {
+  const [snapshot, entries] = await Promise.all([
+    documents.get<unknown>(CHANNELS, key),
+    readLedger(documents, key),
+  ]);
+  return { snapshot, entries };
+}
+
+/**
+ * What a channel's stored parts amount to: nothing, a document with the ledger events written
+ * after it (entries of older snapshots were folded into it already), or something that does not
+ * validate. The floor itself is validated later, by `ChannelFloor.restore`.
+ */
+export function parseStoredChannel(key: string, stored: StoredChannel): LoadedChannel {
+  const { snapshot, entries } = stored;
+  if (!snapshot) return { kind: 'fresh' };
+  const value = snapshot.value as Partial<ChannelDocument> | null | undefined;
+  const floor = value?.floor;
+  const spoken = Array.isArray(value?.spoken) ? value.spoken : undefined;
+  const seenRaw = value?.seen;
+  const seen = Array.isArray(seenRaw) ? seenRaw.filter((id): id is string => typeof id === 'string') : [];
+  const events: FloorEvent[] = [];
+  let valid = typeof floor === 'object' && floor !== null && spoken !== undefined;
+  for (const entry of entries) {
+    if (entry.version !== snapshot.version) continue;
+    const parsed = ledgerEntrySchema.safeParse(entry.value);
+    if (!parsed.success) valid = false;
+    else events.push(...(parsed.data.events as FloorEvent[]));
+  }
+  if (!valid)
+    return {
+      kind: 'invalid',
+      error: new TroupeError(
+        'TROUPE_SNAPSHOT_INVALID',
+        `The stored state of channel ${key} is not a valid Troupe channel document; it was moved to "${QUARANTINE}" and the channel starts fresh.`,
+      ),
+    };
+  return {
+    kind: 'restored',
+    document: { floor: floor as FloorSnapshot, spoken: spoken as ChannelDocument['spoken'], seen },
+    events,
+  };
+}
+
 /** What persistence asks for a channel's stored form (the channel actor), at flush time. */
 export interface DocumentSource {
   document(): { document: ChannelDocument; wakeAt: number | undefined };
@@ -56,6 +135,8 @@ interface StoredLedger {
   events: number;
   /** Their keys, to delete once a newer snapshot holds them. */
   keys: string[];
+  /** The channel that wrote them, to fold them into a snapshot when it is no longer dirty. */
+  source?: DocumentSource;
 }
 
 /** A flush waiting for the one before it: requests made meanwhile join it. */
@@ -75,7 +156,7 @@ interface Pending {
 }
 
 /** Events a channel's ledger holds at most before the next write folds them into a snapshot. */
-const DEFAULT_LEDGER_LIMIT = 0;
+const DEFAULT_LEDGER_LIMIT = 64;
 
 /**
  * Persists channel actors' state with compare-and-set, so a process never overwrites a newer
@@ -134,75 +215,32 @@ export class ChannelPersistence {
   async load(key: string): Promise<LoadedChannel> {
     // A channel retired a moment ago may still be being written: read what it left, not older state.
     await this.flushing;
-    const { documents } = this.options;
-    const stored = await documents.get<ChannelDocument>(CHANNELS, key);
-    const entries = await this.readLedger(key);
-    if (!stored) {
+    const stored = await readStoredChannel(this.options.documents, key);
+    const loaded = parseStoredChannel(key, stored);
+    const { snapshot, entries } = stored;
+    if (loaded.kind === 'fresh') {
       // Entries of a channel whose snapshot is gone (expired, quarantined) belong to no floor.
       await this.deleteEntries(entries.map((e) => e.key));
       this.versions.set(key, 0);
       this.ledgers.delete(key);
-      return { kind: 'fresh' };
+      return loaded;
     }
-    // The floor itself is validated once, by ChannelFloor.restore (a bad one is quarantined there).
-    const floor = stored.value?.floor;
-    const spoken = Array.isArray(stored.value?.spoken) ? stored.value.spoken : undefined;
-    const seenRaw = stored.value?.seen;
-    const seen = Array.isArray(seenRaw) ? seenRaw.filter((id): id is string => typeof id === 'string') : [];
-    const current = entries.filter((e) => e.version === stored.version);
-    const events: FloorEvent[] = [];
-    let valid = typeof floor === 'object' && floor !== null && spoken !== undefined;
-    for (const entry of current) {
-      const parsed = ledgerEntrySchema.safeParse(entry.value);
-      if (!parsed.success) valid = false;
-      else events.push(...(parsed.data.events as FloorEvent[]));
-    }
-    if (!valid) {
+    const version = snapshot?.version ?? 0;
+    const current = entries.filter((e) => e.version === version);
+    if (loaded.kind === 'invalid') {
       const ledger = current.map((e) => e.value);
       await this.quarantine(
         key,
-        ledger.length > 0 ? { document: stored.value, ledger } : stored.value,
-        stored.version,
+        ledger.length > 0 ? { document: snapshot?.value, ledger } : snapshot?.value,
+        version,
       );
-      return {
-        kind: 'invalid',
-        error: new TroupeError(
-          'TROUPE_SNAPSHOT_INVALID',
-          `The stored state of channel ${key} is not a valid Troupe channel document; it was moved to "${QUARANTINE}" and the channel starts fresh.`,
-        ),
-      };
+      return loaded;
     }
     // Entries of older snapshots were folded in already.
-    await this.deleteEntries(entries.filter((e) => e.version !== stored.version).map((e) => e.key));
-    this.versions.set(key, stored.version);
-    this.ledgers.set(key, { events: events.length, keys: current.map((e) => e.key) });
-    return {
-      kind: 'restored',
-      document: { floor, spoken: spoken as ChannelDocument['spoken'], seen },
-      events,
-    };
-  }
-
-  /** Every ledger entry stored for a channel, in key order, with the snapshot version it follows. */
-  private async readLedger(
-    key: string,
-  ): Promise<{ key: string; version: number; value: LedgerEntry | undefined }[]> {
-    const out: { key: string; version: number; value: LedgerEntry | undefined }[] = [];
-    const keyPrefix = ledgerPrefix(key);
-    let afterKey: string | undefined;
-    for (;;) {
-      const page = await this.options.documents.list<LedgerEntry>(LEDGER, {
-        keyPrefix,
-        limit: 1000,
-        ...(afterKey !== undefined ? { afterKey } : {}),
-      });
-      for (const doc of page) {
-        const at = parseLedgerKey(key, doc.key);
-        if (at) out.push({ key: doc.key, version: at.version, value: doc.value });
-      }
-      if (page.length < 1000) return out;
-      afterKey = page[page.length - 1]?.key;
-    }
+    await this.deleteEntries(entries.filter((e) => e.version !== version).map((e) => e.key));
+    this.versions.set(key, version);
+    this.ledgers.set(key, { events: loaded.events.length, keys: current.map((e) => e.key) });
+    return loaded;
   }
 
   private async deleteEntries(keys: readonly string[]): Promise<void> {
@@ -219,7 +257,7 @@ export class ChannelPersistence {
       { at: clock.now() },
     );
     await documents.delete(CHANNELS, key, { expectedVersion: version });
-    await this.deleteEntries((await this.readLedger(key)).map((e) => e.key));
+    await this.deleteEntries((await readLedger(documents, key)).map((e) => e.key));
     this.versions.set(key, 0);
     this.ledgers.delete(key);
   }
@@ -242,6 +280,16 @@ export class ChannelPersistence {
         void this.flush();
       });
     }
+  }
+
+  /**
+   * Writes a channel's whole snapshot, folding its ledger in, when it has changes or ledger
+   * entries (passivation, retirement): afterwards the snapshot alone is its stored state.
+   */
+  compact(key: string, source: DocumentSource): Promise<void> {
+    const ledger = this.ledgers.get(key);
+    if (ledger && ledger.events > 0 && !this.dirty.has(key)) this.dirty.set(key, source);
+    return this.flush([key], { compact: true });
   }
 
   /** Stops tracking a channel (after a conflict, its in-memory state is dropped). */
@@ -286,12 +334,22 @@ export class ChannelPersistence {
   }
 
   private async write(keys: readonly string[] | undefined, compact: boolean): Promise<void> {
-    const picked = (keys ?? [...this.dirty.keys()]).filter((k) => this.dirty.has(k));
+    // A compaction also folds the ledger of a channel that is not dirty (its changes may have
+    // gone out in the ledger write just before): after it, the snapshot alone is the state.
+    const unfolded = (k: string) => {
+      const ledger = compact ? this.ledgers.get(k) : undefined;
+      return ledger !== undefined && ledger.events > 0 && ledger.source !== undefined;
+    };
+    const candidates = keys ?? [
+      ...this.dirty.keys(),
+      ...[...this.ledgers.keys()].filter((k) => !this.dirty.has(k)),
+    ];
+    const picked = candidates.filter((k) => this.dirty.has(k) || unfolded(k));
     if (picked.length === 0) return;
     const appends: Pending[] = [];
     const snapshots: Pending[] = [];
     for (const key of picked) {
-      const source = this.dirty.get(key) as DocumentSource;
+      const source = (this.dirty.get(key) ?? this.ledgers.get(key)?.source) as DocumentSource;
       this.dirty.delete(key);
       const events = this.pending.get(key) ?? [];
       this.pending.delete(key);
@@ -371,6 +429,7 @@ export class ChannelPersistence {
       const ledger = this.ledgers.get(w.key) as StoredLedger;
       ledger.events += w.events.length;
       ledger.keys.push((w.ops[w.ops.length - 1] as { key: string }).key);
+      ledger.source = w.source;
       if (w.moved) this.storedWakeAt.set(w.key, w.wakeAt);
     });
     await this.removeWakeups(writes.filter((w, i) => written[i] && w.moved && w.wakeAt === undefined));

@@ -15,8 +15,9 @@ import { ActorRegistry } from './actorRegistry.js';
 import { avatarListSchema, toProfile } from './avatarDefinition.js';
 import { ChannelActor, type ChannelActorDeps, type ChannelStart, speakerOf } from './channelActor.js';
 import { ChannelLeases, leaseOwner } from './channelLeases.js';
-import { LEDGER, replayLedger } from './channelLedger.js';
+import { LEDGER } from './channelLedger.js';
 import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
+import { restoreChannel } from './channelRestore.js';
 import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
 import { parseRuntimeEvent } from './parseRuntimeEvent.js';
@@ -200,15 +201,8 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       }
       if (loaded.kind === 'fresh') return fresh(key);
       try {
-        const { document, events } = loaded;
-        const floor = ChannelFloor.restore(document.floor, { channelId: key, config, roster });
-        // The turns and messages stored in the ledger since the snapshot, applied as they were.
-        const { spoken, seen } = replayLedger(floor, events, {
-          spoken: document.spoken,
-          seen: document.seen ?? [],
-          now: () => clock.now(),
-        });
-        return { floor, spoken, seen, restored: true };
+        const setting = { channelId: key, config, roster, now: () => clock.now() };
+        return { ...restoreChannel(loaded.document, loaded.events, setting), restored: true };
       } catch (error) {
         if (!FloorSnapshotError.isInstance(error)) throw error;
         const stored = await store.documents.get(CHANNELS, key);
@@ -315,7 +309,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     const key = actor.key;
     tracker.track(
       persistence
-        .flush([key], { compact: true })
+        .compact(key, actor)
         .catch(() => undefined)
         .then(() => (registry.get(key) ? undefined : leases?.release(key))),
       tracker.begin('write', 'store', key),
@@ -330,7 +324,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   });
 
   const passivate = async (actor: ChannelActor) => {
-    await persistence.flush([actor.key], { compact: true });
+    await persistence.compact(actor.key, actor);
     // Something may have arrived while writing.
     if (!actor.canPassivate() || registry.get(actor.key) !== actor || persistence.isDirty(actor.key)) return;
     const wakeAt = actor.wakeAt();

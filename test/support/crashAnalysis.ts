@@ -20,7 +20,6 @@ import {
   type EffectLine,
   type EventLine,
   type FinalFile,
-  MARKER_FIELD,
   parseJsonLines,
   type RunLine,
   residentsOf,

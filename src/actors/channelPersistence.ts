@@ -201,6 +201,11 @@ export class ChannelPersistence {
       onError: (error: TroupeError, key: string | undefined) => void;
       /** A channel whose stored state moved on without us (another process wrote it). */
       onConflict: (key: string) => void;
+      /**
+       * Told about each flush a timer starts (the write-behind interval, a retry), so the runtime
+       * counts it as work in flight: nothing waits for it otherwise.
+       */
+      onTimedFlush?: (done: Promise<void>) => void;
     },
   ) {}
 
@@ -277,7 +282,7 @@ export class ChannelPersistence {
       const { clock } = this.options;
       this.timer = clock.setTimer(clock.now() + (this.options.flushIntervalMs ?? 250), () => {
         this.timer = undefined;
-        void this.flush();
+        this.timedFlush();
       });
     }
   }
@@ -290,6 +295,12 @@ export class ChannelPersistence {
     const ledger = this.ledgers.get(key);
     if (ledger && ledger.events > 0 && !this.dirty.has(key)) this.dirty.set(key, source);
     return this.flush([key], { compact: true });
+  }
+
+  /** A flush started by a timer: reported as work (its failure is handled by the flush itself). */
+  private timedFlush(): void {
+    const done = this.flush().catch(() => undefined);
+    this.options.onTimedFlush?.(done);
   }
 
   /** Stops tracking a channel (after a conflict, its in-memory state is dropped). */
@@ -396,7 +407,7 @@ export class ChannelPersistence {
     if (!this.timer && this.options.writeBehind !== false) {
       this.timer = clock.setTimer(clock.now() + Math.max(1000, this.options.flushIntervalMs ?? 250), () => {
         this.timer = undefined;
-        void this.flush();
+        this.timedFlush();
       });
     }
   }

@@ -123,6 +123,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       : {}),
     writeBehind: durable,
     onError: (error) => errors$.next(error),
+    onTimedFlush: (done) => tracker.track(done, tracker.begin('write', 'store')),
     // Another process wrote this channel: drop ours; the next event loads theirs.
     onConflict: (key) => {
       if (registry.stop(key))

@@ -20,8 +20,8 @@ const SEEDS = Array.from(
   { length: Number(process.env.CRASH_N ?? 60) },
   (_, i) => i + 1 + Number(process.env.CRASH_FROM ?? 0),
 );
-/** Seeds run side by side: the children mostly wait on timers, so two cores carry three. */
-const CONCURRENCY = 3;
+/** Seeds run side by side: the children mostly wait on timers, so two cores carry four. */
+const CONCURRENCY = 4;
 const CHILD = fileURLToPath(new URL('./support/crashChild.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -219,7 +219,7 @@ describe('crash test: SIGKILL at seeded moments, restart, finish', () => {
       }
     });
     console.log(`crash test: ${SEEDS.length} seeds in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }, 900_000);
+  }, 1_200_000);
 
   afterAll(() => {
     // Keep the directories of failed seeds for a look; remove the others.

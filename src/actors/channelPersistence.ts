@@ -195,7 +195,7 @@ export class ChannelPersistence {
        * not outlive the process: changes wait for an explicit {@link ChannelPersistence.flush}.
        */
       writeBehind?: boolean;
-      /** Events a ledger holds before the next write is a whole snapshot (default 0: always snapshots). */
+      /** Events a ledger holds before the next write is a whole snapshot (default 64; 0: always snapshots). */
       ledgerLimit?: number;
       /** Told about every store failure (the runtime publishes it on `errors$`). */
       onError: (error: TroupeError, key: string | undefined) => void;

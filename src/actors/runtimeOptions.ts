@@ -83,8 +83,8 @@ export interface PersistenceOptions {
   flushIntervalMs?: number;
   /**
    * Floor events a channel's turn ledger may hold before its whole snapshot is written again
-   * (default 0: every write is a whole snapshot). Above 0, a durable store gets the events applied
-   * since the snapshot instead (a reply's few events, not the whole floor); a restore replays them.
+   * (default 64; 0: every write is a whole snapshot). A durable store gets the events applied since
+   * the last write instead (a reply's few events, not the whole floor); a restore replays them.
    */
   ledgerLimit?: number;
   /** A channel actor idle this long is written to the store and dropped from memory (default 10 min). */

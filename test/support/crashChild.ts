@@ -396,7 +396,7 @@ async function main(): Promise<void> {
   // Wait until nothing is left to happen: no work in flight, and no channel (active or stored)
   // with a turn in flight, a thread or a follow-up pending.
   const waitStart = Date.now();
-  const limit = waitStart + LONGEST_TTL_MS * 3 + 6_000;
+  const limit = waitStart + LONGEST_TTL_MS * 3 + 30_000;
   const channels = CRASH_CHANNELS.map((id) => ({ kind: CRASH_KIND, id }));
   const quiet = async (): Promise<boolean> => {
     if (runtime.inFlight > 0) return false;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LEDGER, ledgerPrefix } from '../src/actors/channelLedger.js';
 import { CHANNELS, QUARANTINE } from '../src/actors/channelPersistence.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { TurnModel } from '../src/ports/model.js';
@@ -276,5 +277,72 @@ describe('turns in flight at a crash', () => {
     expect(transport.sent[0]?.replyTo).toEqual({ messageId: 'q1' });
     expect(restarted.runtime.view(room)?.inFlight).toEqual([]);
     await restarted.stop();
+  });
+});
+
+describe('the turn ledger', () => {
+  it('stores a reply as a few floor events, not the whole floor, and a crash restores the same floor from them', async () => {
+    const store = createMemoryStore();
+    // The memory store stands in for a durable one: its state is written behind as a SQLite file's is.
+    const crashed = createTestRuntime({ avatars, store, persistence: { durable: true, ledgerLimit: 64 } });
+    await crashed.say('Nova, what do you think of comets?');
+    await crashed.advance(1_000);
+    await crashed.say('Nova, and of tides?');
+    await crashed.advance(1_000);
+    expect(crashed.transport.sent).toHaveLength(2);
+    // The floor was written whole once (its first write); every change since is in the ledger.
+    const snapshot = await store.documents.get(CHANNELS, 'test:room');
+    expect(snapshot?.version).toBe(1);
+    const entries = await store.documents.list<{ events: { type: string }[] }>(LEDGER, {
+      keyPrefix: ledgerPrefix('test:room'),
+    });
+    const types = entries.flatMap((e) => e.value.events.map((ev) => ev.type));
+    // The first write (the fresh floor, before the first reply) was whole; the second exchange is in the ledger.
+    expect(types).toContain('message');
+    expect(types).toContain('turn.delivered');
+    const before = crashed.runtime.view(room);
+    // The process dies here: crashed is simply abandoned.
+
+    const transport = new RecordingTransport();
+    const restarted = createTestRuntime({
+      avatars,
+      store,
+      transports: [transport],
+      startAt: crashed.clock.now(),
+    });
+    expect(await restarted.runtime.open(room)).toEqual(before);
+    await restarted.settle();
+    expect(transport.sent).toHaveLength(0);
+    // A redelivered message is recognised from the ledger too.
+    restarted.runtime.send({
+      type: 'channel.message',
+      channel: room,
+      messageId: crashed.transport.sent[0]?.replyTo?.messageId ?? 'missing',
+      author: { kind: 'human', id: 'u1', name: 'Ada' },
+      text: 'Nova, what do you think of comets?',
+    });
+    await restarted.settle();
+    expect(transport.sent).toHaveLength(0);
+    // Stopping folds the ledger into the snapshot and deletes it.
+    await restarted.stop();
+    expect((await store.documents.get(CHANNELS, 'test:room'))?.version).toBe(2);
+    expect(await store.documents.list(LEDGER, { keyPrefix: ledgerPrefix('test:room') })).toEqual([]);
+  });
+
+  it('quarantines a channel whose ledger entry is not a list of floor events', async () => {
+    const store = createMemoryStore();
+    const first = createTestRuntime({ avatars, store, persistence: { durable: true, ledgerLimit: 64 } });
+    await first.say('Nova, hello?');
+    await first.advance(1_000);
+    const entries = await store.documents.list(LEDGER, { keyPrefix: ledgerPrefix('test:room') });
+    expect(entries.length).toBeGreaterThan(0);
+    await store.documents.put(LEDGER, entries[0]?.key ?? '', { events: [{ type: 'message', at: 'soon' }] });
+    const second = createTestRuntime({ avatars, store, startAt: first.clock.now() });
+    await second.say('Nova, still there?');
+    expect(second.errors.map((e) => e.code)).toContain('TROUPE_SNAPSHOT_INVALID');
+    expect(second.transport.sent).toHaveLength(1);
+    const quarantined = await store.documents.list(QUARANTINE);
+    expect(JSON.stringify(quarantined[0]?.value)).toContain('soon');
+    await second.stop();
   });
 });

@@ -227,6 +227,74 @@ describe('sqlite store: the file', () => {
   });
 });
 
+describe('sqlite store: writes of one tick', () => {
+  /** Frames in the file's write-ahead log (each commit appends the pages it changed). */
+  const walFrames = (path: string): number => {
+    const raw = new Database(path);
+    try {
+      return (raw.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]?.log ?? 0;
+    } finally {
+      raw.close();
+    }
+  };
+
+  it('commit together in one transaction: far fewer log frames than the same writes awaited one by one', async () => {
+    const apart = nextPath();
+    const a = await openSqliteStore({ path: apart });
+    for (let i = 0; i < 200; i++) await a.documents.put('c', `k${i}`, { i });
+    const together = nextPath();
+    const b = await openSqliteStore({ path: together });
+    await Promise.all(Array.from({ length: 200 }, (_, i) => b.documents.put('c', `k${i}`, { i })));
+    // Counted while the stores are open (the last connection to close checkpoints the log away).
+    const framesApart = walFrames(apart);
+    const framesTogether = walFrames(together);
+    expect(framesTogether).toBeGreaterThan(0);
+    expect(framesTogether * 20).toBeLessThan(framesApart);
+    await a.close();
+    await b.close();
+  });
+
+  it('fail alone: a lost compare-and-set among them rolls back only itself', async () => {
+    const store = await openSqliteStore({ path: nextPath() });
+    await store.documents.put('c', 'taken', 'first');
+    const results = await Promise.allSettled([
+      store.documents.put('c', 'one', 1),
+      store.documents.putMany<unknown>('c', [
+        { key: 'two', value: 2 },
+        { key: 'taken', value: 'stale', expectedVersion: 0 },
+      ]),
+      store.outbox.settle('nothing', { sent: true, at: 1 }),
+      store.documents.put('c', 'three', 3),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((await store.documents.get('c', 'one'))?.value).toBe(1);
+    expect(await store.documents.get('c', 'two')).toBeUndefined();
+    expect((await store.documents.get('c', 'taken'))?.value).toBe('first');
+    expect((await store.documents.get('c', 'three'))?.value).toBe(3);
+    await store.close();
+  });
+
+  it('are stored once their promise resolves: another connection reads them', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path });
+    await Promise.all([
+      store.documents.put('c', 'a', 1),
+      store.history.append({
+        channelId: 'ch',
+        messageId: 'm1',
+        at: 1,
+        author: { kind: 'human', id: 'u', name: 'Ada' },
+        text: 'hi',
+      }),
+    ]);
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare('SELECT COUNT(*) AS n FROM documents').get()).toEqual({ n: 1 });
+    expect(raw.prepare('SELECT COUNT(*) AS n FROM history').get()).toEqual({ n: 1 });
+    raw.close();
+    await store.close();
+  });
+});
+
 describe('sqlite store: two stores on one file (as two processes would)', () => {
   const both = async (): Promise<[TroupeStore, TroupeStore, () => Promise<void>]> => {
     const path = nextPath();

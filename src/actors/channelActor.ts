@@ -227,10 +227,16 @@ export class ChannelActor implements FloorDriverHooks {
     const floor = this.floorOrThrow();
     const spoken = this.driver?.spokenCounts() ?? [];
     const snapshot = floor.snapshot();
-    // Turns in flight must resume as soon as a restarted runtime can: wake at once.
-    const wakeAt = snapshot.inFlight.length > 0 ? snapshot.now : floor.nextDeadline();
+    const wakeAt = this.wakeAt();
     const seen = [...this.seenMessages].slice(-MESSAGES_STORED);
     return { document: { floor: snapshot, spoken, seen }, wakeAt };
+  }
+
+  /** When a restarted runtime must wake this channel: at once with turns in flight, else at its next deadline. */
+  wakeAt(): number | undefined {
+    const floor = this.floorOrThrow();
+    // Turns in flight must resume as soon as a restarted runtime can: wake at once.
+    return floor.hasTurnsInFlight() ? floor.snapshotTime() : floor.nextDeadline();
   }
 
   private floorOrThrow(): ChannelFloor {
@@ -482,9 +488,9 @@ export class ChannelActor implements FloorDriverHooks {
     turn?.abort.abort(new Error(`turn released: ${release.reason}`));
   }
 
-  /** {@link FloorDriverHooks}: the store learns the channel changed (written in batches). */
-  onApplied(): void {
-    this.deps.persistence?.markDirty(this.deps.key, this);
+  /** {@link FloorDriverHooks}: the store learns the channel changed, and how (written in batches). */
+  onApplied(event: FloorEvent): void {
+    this.deps.persistence?.markDirty(this.deps.key, this, event);
   }
 
   /** {@link FloorDriverHooks}: a claimed turn's pipeline starts. */

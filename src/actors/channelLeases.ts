@@ -102,28 +102,34 @@ export class ChannelLeases {
     await this.options.documents.delete(LEASES, key, { expectedVersion: version }).catch(() => false);
   }
 
-  /** Renews every lease held; a lease someone else took meanwhile is lost (see `onLost`). */
+  /**
+   * Renews every lease held, all at once (a store that groups writes commits them together); a
+   * lease someone else took meanwhile is lost (see `onLost`).
+   */
   async renew(): Promise<void> {
-    const { documents, clock, owner, logger } = this.options;
+    const { clock } = this.options;
     const now = clock.now();
-    for (const [key, version] of [...this.held]) {
-      try {
-        const next = await documents.put<LeaseValue>(
-          LEASES,
-          key,
-          { owner, expiresAt: now + this.ttlMs },
-          { expectedVersion: version, at: now },
-        );
-        if (this.held.has(key)) this.held.set(key, next);
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT') {
-          this.held.delete(key);
-          logger.warn({ channel: key }, 'lost the lease of a channel to another runtime; dropping it');
-          this.options.onLost(key);
-        } else {
-          // The store is away: keep the lease and try again at the next renewal.
-          logger.warn({ channel: key, err: error }, 'could not renew a channel lease');
-        }
+    await Promise.all([...this.held].map(([key, version]) => this.renewOne(key, version, now)));
+  }
+
+  private async renewOne(key: string, version: number, now: number): Promise<void> {
+    const { documents, owner, logger } = this.options;
+    try {
+      const next = await documents.put<LeaseValue>(
+        LEASES,
+        key,
+        { owner, expiresAt: now + this.ttlMs },
+        { expectedVersion: version, at: now },
+      );
+      if (this.held.has(key)) this.held.set(key, next);
+    } catch (error) {
+      if (TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT') {
+        this.held.delete(key);
+        logger.warn({ channel: key }, 'lost the lease of a channel to another runtime; dropping it');
+        this.options.onLost(key);
+      } else {
+        // The store is away: keep the lease and try again at the next renewal.
+        logger.warn({ channel: key, err: error }, 'could not renew a channel lease');
       }
     }
   }

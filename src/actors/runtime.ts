@@ -15,7 +15,9 @@ import { ActorRegistry } from './actorRegistry.js';
 import { avatarListSchema, toProfile } from './avatarDefinition.js';
 import { ChannelActor, type ChannelActorDeps, type ChannelStart, speakerOf } from './channelActor.js';
 import { ChannelLeases, leaseOwner } from './channelLeases.js';
+import { LEDGER } from './channelLedger.js';
 import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
+import { restoreChannel } from './channelRestore.js';
 import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
 import { parseRuntimeEvent } from './parseRuntimeEvent.js';
@@ -113,11 +115,15 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     documents: store.documents,
     clock,
     logger: logger.child({ actor: 'persistence' }),
+    ...(options.persistence?.ledgerLimit !== undefined
+      ? { ledgerLimit: options.persistence.ledgerLimit }
+      : {}),
     ...(options.persistence?.flushIntervalMs !== undefined
       ? { flushIntervalMs: options.persistence.flushIntervalMs }
       : {}),
     writeBehind: durable,
     onError: (error) => errors$.next(error),
+    onTimedFlush: (done) => tracker.track(done, tracker.begin('write', 'store')),
     // Another process wrote this channel: drop ours; the next event loads theirs.
     onConflict: (key) => {
       if (registry.stop(key))
@@ -196,8 +202,8 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
       }
       if (loaded.kind === 'fresh') return fresh(key);
       try {
-        const floor = ChannelFloor.restore(loaded.document.floor, { channelId: key, config, roster });
-        return { floor, spoken: loaded.document.spoken, seen: loaded.document.seen ?? [], restored: true };
+        const setting = { channelId: key, config, roster, now: () => clock.now() };
+        return { ...restoreChannel(loaded.document, loaded.events, setting), restored: true };
       } catch (error) {
         if (!FloorSnapshotError.isInstance(error)) throw error;
         const stored = await store.documents.get(CHANNELS, key);
@@ -304,7 +310,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     const key = actor.key;
     tracker.track(
       persistence
-        .flush([key])
+        .compact(key, actor)
         .catch(() => undefined)
         .then(() => (registry.get(key) ? undefined : leases?.release(key))),
       tracker.begin('write', 'store', key),
@@ -319,10 +325,10 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   });
 
   const passivate = async (actor: ChannelActor) => {
-    await persistence.flush([actor.key]);
+    await persistence.compact(actor.key, actor);
     // Something may have arrived while writing.
     if (!actor.canPassivate() || registry.get(actor.key) !== actor || persistence.isDirty(actor.key)) return;
-    const wakeAt = actor.document().wakeAt;
+    const wakeAt = actor.wakeAt();
     registry.stop(actor.key);
     await leases?.release(actor.key);
     if (wakeAt !== undefined) wakeups.schedule(actor.key, wakeAt);
@@ -344,9 +350,12 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     if (now - lastExpiry >= 3_600_000) {
       lastExpiry = now;
       tracker.track(
-        store.documents
-          .expireIdle(CHANNELS, now - idleExpiryMs)
-          .then((n) => {
+        Promise.all([
+          store.documents.expireIdle(CHANNELS, now - idleExpiryMs),
+          // A channel's ledger is written no earlier than its snapshot: it expires with it.
+          store.documents.expireIdle(LEDGER, now - idleExpiryMs),
+        ])
+          .then(([n]) => {
             if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
           })
           .catch(() => undefined),
@@ -593,7 +602,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
           const actor = registry.get(key);
           if (actor?.ready) persistence.markDirty(key, actor);
         }
-        await persistence.flush().catch(() => undefined);
+        await persistence.flush(undefined, { compact: true }).catch(() => undefined);
         persistence.dispose();
         await leases?.dispose().catch(() => undefined);
         await relationships.flush().catch(() => undefined);

@@ -27,6 +27,7 @@ const runtimeLimitsSchema = z.object({
   persistence: z
     .object({
       flushIntervalMs: timerMsOrZero.optional(),
+      ledgerLimit: z.number().int().min(0).max(100_000).optional(),
       passivateAfterMs: durationMs.optional(),
       idleExpiryMs: durationMs.optional(),
       leaseTtlMs: z.number().finite().min(1_000).max(MAX_DURATION_MS).optional(),
@@ -45,6 +46,7 @@ const EXPECTED: Record<string, string> = {
   baseDelayMs: 'a number of milliseconds from 0 to 2147483647',
   maxDelayMs: 'a number of milliseconds from 0 to 2147483647',
   flushIntervalMs: 'a number of milliseconds from 0 to 2147483647',
+  ledgerLimit: 'a whole number of events from 0 to 100000',
   passivateAfterMs: 'a finite number of milliseconds above 0',
   idleExpiryMs: 'a finite number of milliseconds above 0',
   leaseTtlMs: 'a number of milliseconds from 1000 to 2147483647',

@@ -85,6 +85,12 @@ export interface RuntimeOptions {
 export interface PersistenceOptions {
   /** Longest a state change waits before it is written, batched with others (default 250 ms). */
   flushIntervalMs?: number;
+  /**
+   * Floor events a channel's turn ledger may hold before its whole snapshot is written again
+   * (default 64; 0: every write is a whole snapshot). A durable store gets the events applied since
+   * the last write instead (a reply's few events, not the whole floor); a restore replays them.
+   */
+  ledgerLimit?: number;
   /** A channel actor idle this long is written to the store and dropped from memory (default 10 min). */
   passivateAfterMs?: number;
   /** Stored channel state (its presences and threads) untouched this long is deleted (default 14 days). */

@@ -89,6 +89,16 @@ export class ChannelFloor {
     return nextDeadline(this.state);
   }
 
+  /** The floor's time: that of the last event it handled (a snapshot's `now`). */
+  snapshotTime(): number {
+    return this.state.now;
+  }
+
+  /** True while a granted turn is neither delivered nor released. */
+  hasTurnsInFlight(): boolean {
+    return this.state.inFlight.size > 0;
+  }
+
   /**
    * The whole floor as plain JSON, for a store. Restore it with {@link ChannelFloor.restore}.
    * Roster and configuration are not included: they come from the runtime on restore.

@@ -6,7 +6,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CHANNELS } from '../../src/actors/channelPersistence.js';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
 import { type AvatarPresenceContext, guaranteedTurns } from '../../src/machines/avatarPresence.machine.js';
 import type { FloorEffect, Rung } from '../../src/machines/floorTypes.js';
@@ -21,11 +20,11 @@ import {
   type EffectLine,
   type EventLine,
   type FinalFile,
-  MARKER_FIELD,
   parseJsonLines,
   type RunLine,
   residentsOf,
 } from './crashScenario.js';
+import { readCrashChannel } from './crashState.js';
 
 /** How late (wall time) a thread may end after its deadline, or after the run that ended it started. */
 export const THREAD_END_TOLERANCE_MS = 1_000;
@@ -130,19 +129,16 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
       sentParts: JSON.parse(r.sent_parts) as { index: number; messageId: string }[],
       settled: r.settled === null ? null : JSON.parse(r.settled),
     }));
-    const docs = db.prepare('SELECT key, value FROM documents WHERE collection = ?').all(CHANNELS) as {
-      key: string;
-      value: string;
-    }[];
-    for (const doc of docs) {
-      const value = JSON.parse(doc.value) as { floor?: StoredFloor; [MARKER_FIELD]?: CrashMarker };
-      finalMarkers.set(doc.key, { marker: value[MARKER_FIELD], floor: value.floor });
-    }
   } finally {
     db.close();
   }
   try {
     const store = await openSqliteStore({ path: dbPath });
+    // The stored state of each channel as a restarted runtime would restore it.
+    for (const channel of CRASH_CHANNELS) {
+      const state = await readCrashChannel(store.documents, crashChannelKey(channel));
+      if (state) finalMarkers.set(crashChannelKey(channel), { marker: state.marker, floor: state.snapshot });
+    }
     const unsettled = await store.outbox.unsettled();
     if (unsettled.length > 0)
       fail(`outbox has ${unsettled.length} unsettled entries: ${unsettled.map((e) => e.key).join(', ')}`);

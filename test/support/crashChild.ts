@@ -31,7 +31,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { CHANNELS, type ChannelDocument } from '../../src/actors/channelPersistence.js';
+import { LEDGER } from '../../src/actors/channelLedger.js';
+import { CHANNELS } from '../../src/actors/channelPersistence.js';
 import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
 import { createRuntime } from '../../src/createRuntime.js';
@@ -76,6 +77,7 @@ import {
   reconnectDelayMs,
   type ScriptedEvent,
 } from './crashScenario.js';
+import { readCrashChannel } from './crashState.js';
 
 /** Floor effects worth logging: what the test checks deliveries, summon turns and threads against. */
 const LOGGED_EFFECTS = new Set([
@@ -208,7 +210,8 @@ class MarkedDocuments implements DocumentStore {
   ) {}
 
   private mark<T>(collection: string, value: T): T {
-    if (collection !== CHANNELS || typeof value !== 'object' || value === null) return value;
+    if ((collection !== CHANNELS && collection !== LEDGER) || typeof value !== 'object' || value === null)
+      return value;
     return { ...value, [MARKER_FIELD]: this.marker() };
   }
 
@@ -260,8 +263,6 @@ class MarkedDocuments implements DocumentStore {
   }
 }
 
-type StoredChannel = Partial<ChannelDocument> & { [MARKER_FIELD]?: CrashMarker };
-
 /** The offline model, taking a seeded 5–40 ms per turn (so kills land mid-generation too). */
 function slowModel(seed: number, run: number): TurnModel {
   const inner = createScriptedModel();
@@ -289,15 +290,16 @@ async function main(): Promise<void> {
   const logger = pino({ level: 'info', base: { run } }, pino.destination({ dest: file('log'), sync: true }));
   const sqlite = await openSqliteStore({ path: file('db'), logger });
 
-  // What the kill left in the store, before the runtime touches it.
+  // What the kill left in the store, before the runtime touches it, as the runtime restores it.
   const restored: RunLine['restored'] = [];
-  for (const doc of await sqlite.documents.list<StoredChannel>(CHANNELS, { limit: 1000 })) {
-    const floor = doc.value.floor;
+  for (const channel of CRASH_CHANNELS) {
+    const state = await readCrashChannel(sqlite.documents, crashChannelKey(channel));
+    if (!state) continue;
     restored.push({
-      channelKey: doc.key,
-      marker: doc.value[MARKER_FIELD] ?? null,
-      epoch: floor?.epoch ?? '',
-      inFlight: (floor?.inFlight ?? []).map((c) => String(c.turnId)),
+      channelKey: crashChannelKey(channel),
+      marker: state.marker ?? null,
+      epoch: state.snapshot.epoch,
+      inFlight: state.snapshot.inFlight.map((c) => String(c.turnId)),
     });
   }
   const unsettled = (await sqlite.outbox.unsettled()).map((e) => e.key);
@@ -394,7 +396,7 @@ async function main(): Promise<void> {
   // Wait until nothing is left to happen: no work in flight, and no channel (active or stored)
   // with a turn in flight, a thread or a follow-up pending.
   const waitStart = Date.now();
-  const limit = waitStart + LONGEST_TTL_MS * 3 + 6_000;
+  const limit = waitStart + LONGEST_TTL_MS * 3 + 30_000;
   const channels = CRASH_CHANNELS.map((id) => ({ kind: CRASH_KIND, id }));
   const quiet = async (): Promise<boolean> => {
     if (runtime.inFlight > 0) return false;
@@ -405,9 +407,11 @@ async function main(): Promise<void> {
           return false;
         continue;
       }
-      const stored = await sqlite.documents.get<StoredChannel>(CHANNELS, crashChannelKey(channel.id));
-      const floor = stored?.value.floor;
-      if (floor && (floor.inFlight.length > 0 || floor.threads.length > 0 || floor.followUps.length > 0))
+      const stored = (await readCrashChannel(sqlite.documents, crashChannelKey(channel.id)))?.floor.view();
+      if (
+        stored &&
+        (stored.inFlight.length > 0 || stored.threads.length > 0 || stored.pendingFollowUps.length > 0)
+      )
         return false;
     }
     return true;

@@ -129,6 +129,8 @@ export const SQLITE_SCHEMA_VERSION = sqliteMigrations.length;
  * Opens (creating if needed) the SQLite store: WAL journal, `synchronous = NORMAL` and a busy
  * timeout, so several processes can share the file; the schema is migrated on open. The driver
  * is synchronous; every method still returns a promise, so the port is the same as MongoDB's.
+ * The writes of one tick share one transaction (each in its own savepoint, failing alone), and a
+ * write's promise resolves once that transaction has committed.
  * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` when the file cannot be opened (naming the path
  *   and the reason), `TROUPE_STORE_CORRUPT` when it is not a SQLite database, `TROUPE_STORE_BUSY`
  *   when another process holds it past the busy timeout, `TROUPE_STORE_FULL` when its disk is full.
@@ -155,6 +157,38 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
 type Row = Record<string, unknown>;
 
+/** Writes made in one tick, waiting for their transaction to commit. */
+interface WriteGroup {
+  waiting: { resolve: () => void; reject: (error: unknown) => void; operation: string }[];
+  /** A write joined since the last look. */
+  grew: boolean;
+  /** Microtasks waited so far. */
+  hops: number;
+}
+
+/**
+ * Microtasks a group of writes waits at most for more writes to join it: enough for the
+ * continuations of one event (a reply's outbox record, its parts, its settlement, history) to
+ * share one commit, few enough that a writer never waits on a busy process for long.
+ */
+const GROUP_MAX_HOPS = 32;
+
+/**
+ * When a group of writes commits: after everything the current tick set off (the real
+ * `setImmediate`, taken when this module loads, so fake timers installed later cannot stop
+ * commits).
+ */
+const later: (work: () => void) => void =
+  typeof globalThis.setImmediate === 'function'
+    ? (
+        (set) => (work: () => void) =>
+          void set(work)
+      )(globalThis.setImmediate)
+    : queueMicrotask;
+
+/** The connection of this process whose group of writes is open (at most one: they share a thread). */
+let groupOwner: SqliteConnection | undefined;
+
 /** One open database: statements cached, errors turned into `TroupeError`s, closing guarded. */
 class SqliteConnection {
   readonly now: () => number;
@@ -165,6 +199,9 @@ class SqliteConnection {
   private readonly where: string;
   private readonly errors: SqliteErrorContext;
   private closed = false;
+  /** The writes of this tick, in one open transaction until it commits. */
+  private group: WriteGroup | undefined;
+  private readonly rollbackListeners: (() => void)[] = [];
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
@@ -183,6 +220,8 @@ class SqliteConnection {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
+      // Each checkpoint syncs the disk twice: every 10,000 pages (about 40 MB) rather than 1,000.
+      this.db.pragma('wal_autocheckpoint = 10000');
       this.schemaVersion = migrate(this.db, path, options.logger);
       if (options.maxSizeBytes !== undefined) limitSize(this.db, options.maxSizeBytes);
     } catch (error) {
@@ -195,6 +234,90 @@ class SqliteConnection {
 
   /** Runs `work` against the database, unless closed; driver errors become `TroupeError`s. */
   run<T>(operation: string, work: () => T): T {
+    this.checkOpen(operation);
+    if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
+    try {
+      return work();
+    } catch (error) {
+      throw this.failure(error, operation);
+    }
+  }
+
+  /**
+   * Runs a write in this tick's group: the first write of a tick opens a transaction (BEGIN
+   * IMMEDIATE), each write runs in a savepoint of it (a write that fails rolls back alone and
+   * fails alone), and the group commits once no write has joined it for a microtask (or after
+   * {@link GROUP_MAX_HOPS} of them). The promise resolves only once the group has committed, so a
+   * caller that awaits a write knows it is stored; a failed commit fails every write of the group.
+   * Reads on this connection see the writes of the open group.
+   */
+  write<T>(operation: string, work: () => T): Promise<T> {
+    let value: T;
+    let group: WriteGroup;
+    try {
+      this.checkOpen(operation);
+      group = this.group ?? this.openGroup();
+      value = this.inTransaction(work) as T;
+    } catch (error) {
+      return Promise.reject(this.failure(error, operation));
+    }
+    group.grew = true;
+    return new Promise<T>((resolve, reject) => {
+      group.waiting.push({ resolve: () => resolve(value), reject, operation });
+    });
+  }
+
+  /** Calls `listener` when a group of writes could not be committed (to forget what it kept). */
+  onRollback(listener: () => void): void {
+    this.rollbackListeners.push(listener);
+  }
+
+  /** Commits the open group now (another connection of this process needs the file). */
+  commitNow(): void {
+    if (this.group) this.settleGroup(this.group, true);
+  }
+
+  private openGroup(): WriteGroup {
+    // Another connection of this process holding a group would keep the lock while this one waits
+    // for it on the same thread: commit it first.
+    if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
+    this.statement('BEGIN IMMEDIATE').run();
+    groupOwner = this;
+    const group: WriteGroup = { waiting: [], grew: false, hops: 0 };
+    this.group = group;
+    later(() => this.settleGroup(group, true));
+    return group;
+  }
+
+  /** Commits the group once it stops growing (or at once, `force`), then settles its writes. */
+  private settleGroup(group: WriteGroup, force: boolean): void {
+    if (this.group !== group) return;
+    if (!force && group.grew && group.hops < GROUP_MAX_HOPS) {
+      group.grew = false;
+      group.hops++;
+      queueMicrotask(() => this.settleGroup(group, false));
+      return;
+    }
+    this.group = undefined;
+    if (groupOwner === this) groupOwner = undefined;
+    try {
+      this.statement('COMMIT').run();
+    } catch (error) {
+      try {
+        if (this.db.inTransaction) this.statement('ROLLBACK').run();
+      } catch {
+        // The connection rolls back on its own when it cannot; the writes are reported failed below.
+      }
+      for (const listener of this.rollbackListeners) listener();
+      const operation = group.waiting.map((w) => w.operation).join(', ');
+      const failure = this.failure(error, operation || 'commit');
+      for (const w of group.waiting) w.reject(failure);
+      return;
+    }
+    for (const w of group.waiting) w.resolve();
+  }
+
+  private checkOpen(operation: string): void {
     if (this.closed)
       throw new TroupeError(
         'TROUPE_STORE_UNAVAILABLE',
@@ -204,17 +327,17 @@ class SqliteConnection {
           details: { operation },
         },
       );
-    try {
-      return work();
-    } catch (error) {
-      if (TroupeError.isInstance(error)) throw error;
-      const failure = driverError(error, operation, this.errors);
-      // A busy or full store is the caller's to report (it says what to do); other failures are logged here.
-      const level =
-        failure.code === 'TROUPE_STORE_BUSY' || failure.code === 'TROUPE_STORE_FULL' ? 'debug' : 'warn';
-      this.options.logger?.[level]({ operation, code: failure.code, cause: String(error) }, failure.message);
-      throw failure;
-    }
+  }
+
+  /** A driver error as a `TroupeError` (logged unless the caller reports it). */
+  private failure(error: unknown, operation: string): TroupeError {
+    if (TroupeError.isInstance(error)) return error;
+    const failure = driverError(error, operation, this.errors);
+    // A busy or full store is the caller's to report (it says what to do); other failures are logged here.
+    const level =
+      failure.code === 'TROUPE_STORE_BUSY' || failure.code === 'TROUPE_STORE_FULL' ? 'debug' : 'warn';
+    this.options.logger?.[level]({ operation, code: failure.code, cause: String(error) }, failure.message);
+    return failure;
   }
 
   /** A prepared statement, prepared once. */
@@ -247,6 +370,7 @@ class SqliteConnection {
 
   close(): void {
     if (this.closed) return;
+    if (this.group) this.settleGroup(this.group, true);
     this.closed = true;
     this.statements.clear();
     try {
@@ -361,7 +485,7 @@ class SqliteDocuments implements DocumentStore {
     const json = encodeJson(value, place);
     checkNumber(options.at, 'at', place);
     checkNumber(options.expectedVersion, 'expectedVersion', place);
-    return this.c.run('documents.put', () =>
+    return this.c.write('documents.put', () =>
       this.writeOne(collection, key, json, options.expectedVersion, options.at ?? this.c.now()),
     );
   }
@@ -381,7 +505,7 @@ class SqliteDocuments implements DocumentStore {
         `documents "${collection}/${w.key}"`,
       ),
     }));
-    return this.c.run('documents.putMany', () => {
+    return this.c.write('documents.putMany', () => {
       if (encoded.length === 0) return [];
       const when = at ?? this.c.now();
       return this.c.transaction(() =>
@@ -398,7 +522,7 @@ class SqliteDocuments implements DocumentStore {
       checkNumber(o.expectedVersion, 'expectedVersion', place);
       return o.op === 'put' ? encodeJson(o.value, place) : undefined;
     });
-    return this.c.run('documents.batch', () => {
+    return this.c.write('documents.batch', () => {
       if (operations.length === 0) return [];
       const when = at ?? this.c.now();
       return this.c.transaction(() =>
@@ -433,7 +557,7 @@ class SqliteDocuments implements DocumentStore {
     key: string,
     options: { expectedVersion?: number } = {},
   ): Promise<boolean> {
-    return this.c.run('documents.delete', () => this.deleteOne(collection, key, options.expectedVersion));
+    return this.c.write('documents.delete', () => this.deleteOne(collection, key, options.expectedVersion));
   }
 
   private deleteOne(collection: string, key: string, expected: number | undefined): boolean {
@@ -471,7 +595,7 @@ class SqliteDocuments implements DocumentStore {
   }
 
   async expireIdle(collection: string, idleBefore: number): Promise<number> {
-    return this.c.run('documents.expireIdle', () =>
+    return this.c.write('documents.expireIdle', () =>
       this.c.change('DELETE FROM documents WHERE collection = ? AND updated_at < ?', collection, idleBefore),
     );
   }
@@ -502,7 +626,10 @@ class SqliteMemory implements VersionedMemory {
   private readonly latest = new Map<string, MemoryRecord<unknown> | null>();
   private dataVersion = Number.NaN;
 
-  constructor(private readonly c: SqliteConnection) {}
+  constructor(private readonly c: SqliteConnection) {
+    // A version kept from a write whose group did not commit was never stored.
+    c.onRollback(() => this.latest.clear());
+  }
 
   /** Forgets the latest versions kept when another connection (or process) has written since. */
   private checkFresh(): void {
@@ -546,7 +673,7 @@ class SqliteMemory implements VersionedMemory {
     const json = encodeJson(value, place);
     checkNumber(options.at, 'at', place);
     checkNumber(options.expectedVersion, 'expectedVersion', place);
-    return this.c.run('memory.put', () => {
+    return this.c.write('memory.put', () => {
       const at = options.at ?? this.c.now();
       const version = this.c.transaction(() => {
         const latest = Number(
@@ -648,7 +775,7 @@ class SqliteOutbox implements Outbox {
     const key = response.idempotencyKey;
     const json = encodeJson(response, `outbox entry "${key}"`);
     checkNumber(at, 'at', `outbox entry "${key}"`);
-    return this.c.run('outbox.record', () => {
+    return this.c.write('outbox.record', () => {
       const created =
         this.c.change(
           `INSERT INTO outbox (key, response, recorded_at, sent_parts, settled) VALUES (?, ?, ?, '[]', NULL)
@@ -674,7 +801,7 @@ class SqliteOutbox implements Outbox {
 
   async markPartSent(key: string, part: SentPart): Promise<void> {
     const json = encodeJson(part, `outbox part of "${key}"`);
-    this.c.run('outbox.markPartSent', () => {
+    return this.c.write('outbox.markPartSent', () => {
       // One statement: the part is appended only if no part with its index is there yet.
       this.c.change(
         `UPDATE outbox SET sent_parts = json_insert(sent_parts, '$[#]', json(?))
@@ -689,7 +816,7 @@ class SqliteOutbox implements Outbox {
 
   async settle(key: string, settlement: OutboxSettlement): Promise<void> {
     const json = encodeJson(settlement, `outbox settlement of "${key}"`);
-    this.c.run('outbox.settle', () => {
+    return this.c.write('outbox.settle', () => {
       this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
     });
   }
@@ -733,7 +860,7 @@ class SqliteEvents implements EventLog {
   async append(stream: string, data: Record<string, unknown>, at: number): Promise<void> {
     const json = encodeJson(data, `event of stream "${stream}"`);
     checkNumber(at, 'at', `event of stream "${stream}"`);
-    this.c.run('events.append', () => {
+    return this.c.write('events.append', () => {
       this.c.change('INSERT INTO events (stream, at, data) VALUES (?, ?, ?)', stream, at, json);
     });
   }
@@ -761,7 +888,7 @@ class SqliteEvents implements EventLog {
 
   async increment(counter: string, by = 1): Promise<number> {
     checkIncrement(counter, by);
-    return this.c.run('events.increment', () =>
+    return this.c.write('events.increment', () =>
       Number(
         this.c.get(
           `INSERT INTO counters (name, value) VALUES (?, ?)
@@ -785,7 +912,7 @@ class SqliteProcessed implements ProcessedIds {
 
   async markProcessed(scope: string, id: string, at: number): Promise<boolean> {
     checkNumber(at, 'at', `processed id "${scope}/${id}"`);
-    return this.c.run(
+    return this.c.write(
       'processed.markProcessed',
       () =>
         this.c.change(
@@ -823,7 +950,7 @@ class SqliteHistory implements HistoryStore {
     const place = `history line "${entry.channelId}/${entry.messageId}"`;
     encodeJson(entry, place);
     const author = encodeJson(entry.author, place);
-    this.c.run('history.append', () => {
+    return this.c.write('history.append', () => {
       this.c.change(
         'INSERT INTO history (channel_id, message_id, at, author, text) VALUES (?, ?, ?, ?, ?)',
         entry.channelId,

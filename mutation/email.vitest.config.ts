@@ -26,6 +26,7 @@ export default defineConfig({
       'test/email.inbox.test.ts',
       'test/email.memory.test.ts',
       'test/email.responseAgent.test.ts',
+      'test/email.agentMessages.test.ts',
       'test/droppedShare.test.ts',
     ],
     environment: 'node',

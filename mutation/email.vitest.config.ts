@@ -27,6 +27,7 @@ export default defineConfig({
       'test/email.memory.test.ts',
       'test/email.responseAgent.test.ts',
       'test/email.agentMessages.test.ts',
+      'test/email.responseAgentRules.test.ts',
       'test/droppedShare.test.ts',
     ],
     environment: 'node',

@@ -26,6 +26,8 @@ export default defineConfig({
       'test/email.inbox.test.ts',
       'test/email.memory.test.ts',
       'test/email.responseAgent.test.ts',
+      'test/email.agentMessages.test.ts',
+      'test/email.responseAgentRules.test.ts',
       'test/droppedShare.test.ts',
     ],
     environment: 'node',

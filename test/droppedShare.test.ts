@@ -49,4 +49,19 @@ describe('how much of a profile an update dropped', () => {
       );
     }
   });
+  it('a line only part of which is in the update counts as dropped, wherever the rest of the profile sits', () => {
+    const cases: [string, string, number][] = [
+      ['a\nb', 'xa\nb', 0.5], // kept lines found, but the first starts mid-line
+      ['a\nb', 'a\nbx', 0.5], // … or the last ends mid-line
+      ['a\nb', 'xa\nb\na\nb', 0], // a later copy of the whole lines counts
+      ['x\nb\nc', 'zx\nb\nc', 1 / 3], // a dropped first line is text before it on its line
+      ['x\nb\nc', 'xz\nb\nc', 1 / 3], // … or text after it
+      ['x\nb', 'b\n x y', 0.5], // … also on the update's last line
+      ['x\nb', 'b\n  x  ', 0], // white space around a kept line does not drop it
+    ];
+    for (const [before, after, share] of cases) {
+      expect(droppedShare(before, after), JSON.stringify({ before, after })).toBe(share);
+      expect(droppedShareByLines(before, after)).toBe(share);
+    }
+  });
 });

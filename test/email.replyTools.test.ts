@@ -177,3 +177,21 @@ describe('the reply that goes out', () => {
     });
   });
 });
+
+describe('a reply that starts a thread', () => {
+  it('has no In-Reply-To nor References, and a subject with “re:” inside keeps it', async () => {
+    expect(replySubject('Budget re: plan')).toBe('Re: Budget re: plan');
+    expect(replySubject('Re[12]: Budget')).toBe('Re: Budget');
+    const raw = await composeReply(
+      { to: 'ana@acme.dev', subject: 'Lunch', content: 'Yes.', references: [] },
+      { from: 'sam@acme.dev', messageId: '<r1@acme.dev>', date: new Date(0) },
+    );
+    expect(raw).not.toMatch(/^(In-Reply-To|References):/imu);
+    await expect(
+      composeReply(
+        { to: 'Marco', subject: 'x', content: 'y', references: [] },
+        { from: 'sam@acme.dev', messageId: '<r1@acme.dev>' },
+      ),
+    ).rejects.toThrow('e.g. "Name <name@example.com>, other@example.com"');
+  });
+});

@@ -181,7 +181,7 @@ describe('runtime events', () => {
     await t.advance(60_000);
     await t.say('Nova, once only', { messageId: 'dup-1' });
     expect(t.transport.sent).toHaveLength(1);
-    expect(t.history.all('test:room').filter((e) => e.messageId === 'dup-1')).toHaveLength(1);
+    expect((await t.history.all('test:room')).filter((e) => e.messageId === 'dup-1')).toHaveLength(1);
     await t.stop();
   });
 

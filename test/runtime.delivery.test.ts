@@ -99,7 +99,7 @@ describe('the delivery pipeline', () => {
     const reply = t.transport.sent[greeting];
     expect(reply?.speaker?.name).toBe('Nova');
     expect(reply?.replyTo).toEqual({ messageId: asked });
-    const lines = t.history.all('test:room').map((e) => `${e.author.name}: ${e.text}`);
+    const lines = (await t.history.all('test:room')).map((e) => `${e.author.name}: ${e.text}`);
     expect(lines).toContain('Ada: Nova, what is that bright comet?');
     expect(lines).toContain(`Nova: ${reply?.text}`);
     expect(t.outcomes.every((o) => o.sent)).toBe(true);
@@ -132,7 +132,7 @@ describe('the delivery pipeline', () => {
     expect(t.transport.texts().join()).not.toMatch(/socket|\.ts:/);
     expect(t.outcomes[0]?.origin.kind).toBe('error');
     expect(t.runtime.view({ kind: 'test', id: 'room' })?.inFlight).toEqual([]);
-    expect(t.history.all('test:room').map((e) => e.author.id)).toEqual(['u1']);
+    expect((await t.history.all('test:room')).map((e) => e.author.id)).toEqual(['u1']);
     await t.stop();
   });
 
@@ -149,7 +149,7 @@ describe('the delivery pipeline', () => {
     expect(t.inspection).toContainEqual(
       expect.objectContaining({ type: 'response.prepared', guaranteed: true }),
     );
-    expect(t.history.all('test:room')).toHaveLength(1); // only Ada's message
+    expect(await t.history.all('test:room')).toHaveLength(1); // only Ada's message
     await t.stop();
   });
 

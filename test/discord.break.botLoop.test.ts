@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -14,13 +14,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Interesting.', mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel('Interesting.');
 
 /** Another bot that answers every avatar message at once, as a second bot of the same kind would. */
 function chattyBot(h: DiscordHarness, cap: number): () => void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -13,13 +13,7 @@ import { startFakeDiscord } from './support/fakeDiscord.js';
 
 const { running, closers } = stopAfterEach();
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Hello all.', mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel('Hello all.');
 const bob = { id: '300000000000000002', username: 'bob' };
 
 async function harness(options: Parameters<typeof startDiscordHarness>[0] = {}): Promise<DiscordHarness> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -17,13 +17,7 @@ afterEach(async () => {
 
 const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Answered.', mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel('Answered.');
 
 describe('Discord deletions (break attempts)', () => {
   it('does not quote messages a moderator bulk-deleted (purged) before the answer went out', async () => {

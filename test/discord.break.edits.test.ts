@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -18,13 +18,7 @@ afterEach(async () => {
 
 const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Yes?', mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel('Yes?');
 
 describe('Discord edits (break attempts)', () => {
   it('the answer to an edit that names an avatar quotes the edited message and links to it', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
 import type { TroupeError } from '../src/ports/troupeError.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -16,13 +16,7 @@ afterEach(async () => {
 
 const until = (check: () => boolean | undefined, timeout = 8_000) => waitUntil(check, timeout);
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Here.', mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel('Here.');
 
 describe('Discord gateway closes after login (break attempts)', () => {
   it.each([

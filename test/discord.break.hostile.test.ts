@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -19,22 +19,10 @@ const { running, closers } = stopAfterEach();
 const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
 /** Answers with the words it was given, as a model repeating what a person asked it to say. */
-const echo: TurnModel = {
-  id: 'test:echo',
-  offline: false,
-  async generateTurn(request) {
-    return { text: request.turn.context.triggerText ?? 'hello', mentions: [], model: 'test:echo' };
-  },
-};
+const echo = mockModel(({ turn }) => turn.context.triggerText ?? 'hello');
 
 /** Always says the same (naming nobody), so avatars do not answer each other. */
-const fixed: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Noted.', mentions: [], model: 'test:fixed' };
-  },
-};
+const fixed = mockModel('Noted.');
 
 const NOTHING = { parse: [], users: [], roles: [] };
 

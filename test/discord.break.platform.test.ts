@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -16,16 +16,6 @@ import { startFakeDiscord } from './support/fakeDiscord.js';
 const { running, closers } = stopAfterEach();
 
 const until = (check: () => boolean | undefined, timeout = 8_000) => waitUntil(check, timeout);
-
-function modelSaying(text: string): TurnModel {
-  return {
-    id: 'test:fixed',
-    offline: false,
-    async generateTurn() {
-      return { text, mentions: [], model: 'test:fixed' };
-    },
-  };
-}
 
 const WEBHOOK_EXECUTE = /^POST \/webhooks\/\d+\/[\w-]+$/u;
 const LONG = Array.from({ length: 80 }, (_, i) => `Line ${i + 1} of a long answer about fossils.`).join('\n');
@@ -45,7 +35,7 @@ function answerText(h: DiscordHarness): string {
 
 describe('Discord when the platform fails (break attempts)', () => {
   it('a webhook deleted between two parts of one answer: the rest arrives through a new webhook, nothing twice', async () => {
-    const h = await harness({ runtime: { model: modelSaying(LONG), maxReplyChars: 6_000 } });
+    const h = await harness({ runtime: { model: mockModel(LONG), maxReplyChars: 6_000 } });
     const { fake, runtime } = h;
     const outcomes: RoutingOutcome[] = [];
     runtime.outcomes$.subscribe((o) => outcomes.push(o));
@@ -59,7 +49,7 @@ describe('Discord when the platform fails (break attempts)', () => {
   });
 
   it('a global 429 delays the answer and loses nothing', async () => {
-    const h = await harness({ runtime: { model: modelSaying('After the wait.') } });
+    const h = await harness({ runtime: { model: mockModel('After the wait.') } });
     const { fake, runtime } = h;
     fake.failNext(WEBHOOK_EXECUTE, { status: 429, retryAfter: 0.3, global: true });
     const outcomes: RoutingOutcome[] = [];
@@ -73,7 +63,7 @@ describe('Discord when the platform fails (break attempts)', () => {
   it('a 429 whose retry_after is longer than the send timeout: the answer still arrives, once', async () => {
     const h = await harness({
       runtime: {
-        model: modelSaying('Patience.'),
+        model: mockModel('Patience.'),
         retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5_000 },
       },
       sendTimeoutMs: 500,
@@ -95,7 +85,7 @@ describe('Discord when the platform fails (break attempts)', () => {
     const fake = await startFakeDiscord({ guilds: [defaultGuild] });
     closers.push(() => fake.close());
     const store = createMemoryStore();
-    const model = modelSaying('Once.');
+    const model = mockModel('Once.');
     const first = await startDiscordHarness({
       fake,
       store,
@@ -122,7 +112,7 @@ describe('Discord channels the bot has not seen (break attempts)', () => {
     const THREAD_ID = '200000000000000072';
     const h = await harness({
       avatars: [{ id: 'nova', name: 'Nova', residentIn: [`discord:${THREAD_ID}`] }],
-      runtime: { model: modelSaying('Found it.') },
+      runtime: { model: mockModel('Found it.') },
     });
     const { fake, runtime } = h;
     fake.addChannel(defaultGuild.id, { id: PARENT, name: 'new-channel', type: 0 });
@@ -140,7 +130,7 @@ describe('Discord long rate limits on the other requests of a send (break attemp
   it('a 429 longer than a send may take on the first webhook lookup of a channel: the answer still arrives, once', async () => {
     const h = await harness({
       runtime: {
-        model: modelSaying('Patience.'),
+        model: mockModel('Patience.'),
         retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5_000 },
       },
       sendTimeoutMs: 500,

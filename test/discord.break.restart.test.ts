@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import type { TurnModel } from '../src/ports/model.js';
 import type { TroupeStore } from '../src/ports/store.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -17,13 +17,7 @@ const { running, closers } = stopAfterEach();
 
 const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Exactly once, please.', mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel('Exactly once, please.');
 
 /** A store whose outbox stops answering (as a dead process would) once `crashed()` is true. */
 function crashingOutbox(store: TroupeStore, crashed: () => boolean): TroupeStore {

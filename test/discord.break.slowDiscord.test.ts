@@ -3,8 +3,8 @@ import { createDiscordClient, DiscordTransport, startDiscordBot } from '../src/a
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
-import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import { mockModel } from '../src/testing/index.js';
 import { ada, defaultAvatars, defaultGuild, GENERAL, GUILD, waitUntil } from './support/discordHarness.js';
 import { startFakeDiscord } from './support/fakeDiscord.js';
 
@@ -15,13 +15,7 @@ afterEach(async () => {
 
 const until = (check: () => boolean | undefined, timeout = 10_000) => waitUntil(check, timeout);
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Only once.', mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel('Only once.');
 
 describe('a slow Discord (break attempt)', () => {
   it('a webhook post Discord carries out but answers too late for the REST client is not posted again', async () => {

@@ -10,8 +10,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Client } from 'discord.js';
 import { describe, expect, it, vi } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import { mockModel } from '../src/testing/index.js';
 import { ada, GUILD, startDiscordHarness, stopAfterEach } from './support/discordHarness.js';
 import { type FakeChannel, startFakeDiscord } from './support/fakeDiscord.js';
 
@@ -24,13 +24,8 @@ const CHANNELS = 50;
 const MESSAGES = 2_000;
 const channelIds = Array.from({ length: CHANNELS }, (_, i) => String(210000000000000000n + BigInt(i)));
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn(request) {
-    return { text: `${request.avatar.name} on ${request.turn.turnId}.`, mentions: [], model: 'test:fixed' };
-  },
-};
+// It keeps no calls: the soak measures the runtime's memory, not the model's record.
+const model = mockModel(({ avatar, turn }) => `${avatar.name} on ${turn.turnId}.`, { retain: 0 });
 
 function heap(): number {
   gc();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import type { TurnModel } from '../src/ports/model.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   defaultGuild,
@@ -16,13 +16,7 @@ const { running, closers } = stopAfterEach();
 
 const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
-const model: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn(request) {
-    return { text: `${request.avatar.name} answers.`, mentions: [], model: 'test:fixed' };
-  },
-};
+const model = mockModel(({ avatar }) => `${avatar.name} answers.`);
 
 describe('two bot processes on one store (break attempts)', () => {
   it('the same MESSAGE_CREATE delivered to both is answered once; a slash command delivered to both is answered once', async () => {

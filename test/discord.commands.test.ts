@@ -1,8 +1,8 @@
 import type { Client } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DiscordTransport } from '../src/adapters/discord/index.js';
-import type { TurnModel } from '../src/ports/model.js';
 import type { SpeechSynthesizer } from '../src/ports/speech.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -22,16 +22,6 @@ afterEach(async () => {
 });
 
 const until = (check: () => boolean | undefined, timeout = 4_000) => waitUntil(check, timeout);
-
-function modelSaying(text: string): TurnModel {
-  return {
-    id: 'test:fixed',
-    offline: false,
-    async generateTurn() {
-      return { text, mentions: [], model: 'test:fixed' };
-    },
-  };
-}
 
 const bob = { id: '300000000000000002', username: 'bob' };
 const SUMMONERS = '400000000000000002';
@@ -88,14 +78,12 @@ describe('slash commands: who may summon, and how often', () => {
   });
 
   it('a /summon still waiting for its greeting is answered at once when the bot stops', async () => {
-    const slow: TurnModel = {
-      id: 'test:slow',
-      offline: false,
-      generateTurn: (request) =>
+    const slow = mockModel(
+      (request) =>
         new Promise((_, reject) =>
           request.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
         ),
-    };
+    );
     // Without the stop, the command would wait for the greeting far past this test's time.
     harness = await startDiscordHarness({ runtime: { model: slow }, bot: { greetingTimeoutMs: 600_000 } });
     const { fake, bot } = harness;
@@ -175,19 +163,8 @@ describe('slash commands: who may summon, and how often', () => {
 
 describe('Discord messages as people meet them', () => {
   it('notes attachments for the avatars, and answers a message that is only an attachment', async () => {
-    const seen: string[] = [];
-    harness = await startDiscordHarness({
-      runtime: {
-        model: {
-          id: 'test:seeing',
-          offline: false,
-          async generateTurn(request) {
-            seen.push(request.turn.context.triggerText ?? '');
-            return { text: 'Nice picture.', mentions: [], model: 'test:seeing' };
-          },
-        } as TurnModel,
-      },
-    });
+    const model = mockModel('Nice picture.');
+    harness = await startDiscordHarness({ runtime: { model } });
     const { fake, runtime } = harness;
     fake.postMessage({
       channelId: GENERAL,
@@ -197,11 +174,11 @@ describe('Discord messages as people meet them', () => {
     });
     await until(() => fake.executions.length >= 1);
     await runtime.whenIdle();
-    expect(seen[0]).toBe('Nova\n[attachment: comet.png, image/png, 20 KB]');
+    expect(model.calls[0]?.turn.context.triggerText).toBe('Nova\n[attachment: comet.png, image/png, 20 KB]');
   });
 
   it('an edit that names an avatar the message did not name gets that avatar’s answer; other edits change nothing', async () => {
-    harness = await startDiscordHarness({ runtime: { model: modelSaying('Yes?') } });
+    harness = await startDiscordHarness({ runtime: { model: mockModel('Yes?') } });
     const { fake, runtime } = harness;
     const typo = fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rax, are you there?' });
     await until(() => harness?.transport.memory.get(typo.id) !== undefined);
@@ -221,7 +198,7 @@ describe('Discord messages as people meet them', () => {
   });
 
   it('does not quote a message its author deleted before the answer went out', async () => {
-    harness = await startDiscordHarness({ runtime: { model: modelSaying('Answered.') } });
+    harness = await startDiscordHarness({ runtime: { model: mockModel('Answered.') } });
     const { fake, runtime, transport } = harness;
     const said = fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova my secret is 1234' });
     await until(() => fake.executions.length >= 1);
@@ -248,7 +225,7 @@ describe('Discord messages as people meet them', () => {
 
   it('hears another bot only when TROUPE_DISCORD_ALLOW_BOTS names it', async () => {
     harness = await startDiscordHarness({
-      runtime: { model: modelSaying('Congrats.') },
+      runtime: { model: mockModel('Congrats.') },
       bot: { allowBots: [otherBot.id] },
     });
     const { fake, runtime } = harness;
@@ -262,7 +239,7 @@ describe('Discord messages as people meet them', () => {
     const DM = '500000000000000001';
     harness = await startDiscordHarness({
       avatars: [{ id: 'nova', name: 'Nova', emoji: '🌟', residentIn: [`discord:${DM}`] }],
-      runtime: { model: modelSaying('Hello in private.') },
+      runtime: { model: mockModel('Hello in private.') },
     });
     const { fake, runtime, transport } = harness;
     const keys: string[] = [];
@@ -304,7 +281,7 @@ describe('Discord messages as people meet them', () => {
     } as unknown as SpeechSynthesizer;
     harness = await startDiscordHarness({
       avatars: [{ id: 'nova', name: 'Nova', voice: 'always', residentIn: [`discord:${GENERAL}`] }],
-      runtime: { model: modelSaying('Listen to this.'), speech },
+      runtime: { model: mockModel('Listen to this.'), speech },
     });
     const { fake, runtime } = harness;
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, say something' });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -18,18 +18,6 @@ afterEach(async () => {
   await harness?.stop();
   harness = undefined;
 });
-
-/** A model that always answers `text` (mentioning nobody). */
-function modelSaying(text: string | ((avatarId: string) => string)): TurnModel {
-  return {
-    id: 'test:fixed',
-    offline: false,
-    async generateTurn(request) {
-      const out = typeof text === 'string' ? text : text(request.avatar.id);
-      return { text: out, mentions: [], model: 'test:fixed' };
-    },
-  };
-}
 
 const until = (check: () => boolean | undefined, timeout = 4_000) => waitUntil(check, timeout);
 
@@ -97,7 +85,7 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
 
   it('a person mentioning two avatars gets an answer from both, each under its own name, within the cascade limits', async () => {
     harness = await startDiscordHarness({
-      runtime: { model: modelSaying((id) => `${id} here, answering.`) },
+      runtime: { model: mockModel(({ avatar }) => `${avatar.id} here, answering.`) },
     });
     const { fake, runtime } = harness;
     const asked = fake.postMessage({
@@ -130,7 +118,9 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
   });
 
   it('a reply to an avatar’s webhook message reaches that avatar, and pings the person back only when their reply pinged', async () => {
-    harness = await startDiscordHarness({ runtime: { model: modelSaying((id) => `${id} speaking.`) } });
+    harness = await startDiscordHarness({
+      runtime: { model: mockModel(({ avatar }) => `${avatar.id} speaking.`) },
+    });
     const { fake, runtime } = harness;
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, hello' });
     await until(() => fake.executions.length >= 1);
@@ -155,7 +145,7 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
   it('after a restart, a reply to an avatar’s earlier message still reaches that avatar', async () => {
     const fake = await startFakeDiscord({ guilds: [defaultGuild] });
     try {
-      const model = modelSaying((id) => `${id} speaking.`);
+      const model = mockModel(({ avatar }) => `${avatar.id} speaking.`);
       const before = await startDiscordHarness({ fake, runtime: { model } });
       fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, hello' });
       await until(() => fake.executions.length >= 1);
@@ -181,7 +171,7 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
   });
 
   it('pings the person back when their own message was a reply that pinged', async () => {
-    harness = await startDiscordHarness({ runtime: { model: modelSaying('Noted.') } });
+    harness = await startDiscordHarness({ runtime: { model: mockModel('Noted.') } });
     const { fake, runtime } = harness;
     const bob = { id: '300000000000000002', username: 'bob' };
     const bobSaid = fake.postMessage({
@@ -202,7 +192,7 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
   });
 
   it('never answers the bot’s own webhook messages, and ignores other bots', async () => {
-    harness = await startDiscordHarness({ runtime: { model: modelSaying('Hi.') } });
+    harness = await startDiscordHarness({ runtime: { model: mockModel('Hi.') } });
     const { fake, runtime } = harness;
     fake.postMessage({ channelId: GENERAL, author: otherBot, content: 'Nova, Rex: build passed' });
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova?' });
@@ -214,7 +204,7 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
   });
 
   it('answers in a Discord thread through the parent channel’s webhook with thread_id', async () => {
-    harness = await startDiscordHarness({ runtime: { model: modelSaying('In the thread.') } });
+    harness = await startDiscordHarness({ runtime: { model: mockModel('In the thread.') } });
     const { fake, runtime } = harness;
     fake.postMessage({ channelId: THREAD, author: ada, content: 'Nova, are you here?' });
     await until(() => fake.executions.length >= 1);
@@ -230,7 +220,7 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
       (_, i) => `Sentence number ${i + 1} is about fossils and time.`,
     );
     const long = sentences.join(' ').padEnd(5_000, ' and more').slice(0, 5_000);
-    harness = await startDiscordHarness({ runtime: { model: modelSaying(long), maxReplyChars: 6_000 } });
+    harness = await startDiscordHarness({ runtime: { model: mockModel(long), maxReplyChars: 6_000 } });
     const { fake, runtime } = harness;
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, tell me everything' });
     await until(() => fake.executions.length >= 3);

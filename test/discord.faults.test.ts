@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { isTroupeError } from '../src/ports/troupeError.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -19,16 +19,6 @@ import { startFakeDiscord } from './support/fakeDiscord.js';
 
 const { running, closers } = stopAfterEach();
 
-function modelSaying(text: (avatarId: string) => string): TurnModel {
-  return {
-    id: 'test:fixed',
-    offline: false,
-    async generateTurn(request) {
-      return { text: text(request.avatar.id), mentions: [], model: 'test:fixed' };
-    },
-  };
-}
-
 const until = (check: () => boolean | undefined, timeout = 5_000) => waitUntil(check, timeout);
 
 async function harness(options: Parameters<typeof startDiscordHarness>[0] = {}): Promise<DiscordHarness> {
@@ -42,7 +32,7 @@ describe('Discord when the platform fails', () => {
     const long = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of a long answer about fossils.`).join(
       '\n',
     );
-    const h = await harness({ runtime: { model: modelSaying(() => long), maxReplyChars: 6_000 } });
+    const h = await harness({ runtime: { model: mockModel(long), maxReplyChars: 6_000 } });
     const { fake, runtime } = h;
     // The first two webhook executions are rate-limited; discord.js's queue waits and retries.
     fake.failNext(/^POST \/webhooks\/\d+\/[\w-]+$/u, { status: 429, retryAfter: 0.5 }, 2);
@@ -61,7 +51,7 @@ describe('Discord when the platform fails', () => {
   });
 
   it('a channel’s webhook is created once even when its first sends race (the channel and its thread at once)', async () => {
-    const h = await harness({ runtime: { model: modelSaying((id) => `${id} speaks`) } });
+    const h = await harness({ runtime: { model: mockModel(({ avatar }) => `${avatar.id} speaks`) } });
     const { fake, runtime } = h;
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, first' });
     fake.postMessage({ channelId: THREAD, author: ada, content: 'Nova, first in the thread' });
@@ -73,7 +63,7 @@ describe('Discord when the platform fails', () => {
   });
 
   it('a webhook deleted behind the bot’s back is recreated once, even with two sends racing for it', async () => {
-    const h = await harness({ runtime: { model: modelSaying((id) => `${id} speaks`) } });
+    const h = await harness({ runtime: { model: mockModel(({ avatar }) => `${avatar.id} speaks`) } });
     const { fake, runtime } = h;
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, hi' });
     await until(() => fake.executions.length >= 1);
@@ -104,7 +94,7 @@ describe('Discord when the platform fails', () => {
     const store = createMemoryStore();
     // The first process posts, then dies before it can note or settle the send.
     const dying = crashingOutbox(store, () => fake.executions.length >= 1);
-    const model = modelSaying(() => 'Exactly once, please.');
+    const model = mockModel('Exactly once, please.');
     const first = await startDiscordHarness({
       fake,
       store: dying,
@@ -154,7 +144,7 @@ describe('Discord errors an operator can act on', () => {
     const h = await harness({
       fake,
       avatars: [{ id: 'rex', name: 'Rex', residentIn: [`discord:${RANDOM}`] }],
-      runtime: { model: modelSaying(() => 'hello'), retry: { maxAttempts: 1 } },
+      runtime: { model: mockModel('hello'), retry: { maxAttempts: 1 } },
     });
     h.transport.problems(); // none yet
     const outcomes: RoutingOutcome[] = [];

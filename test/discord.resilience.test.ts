@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -18,22 +18,12 @@ afterEach(async () => {
 
 const until = (check: () => boolean | undefined, timeout = 8_000) => waitUntil(check, timeout);
 
-function modelSaying(text: string): TurnModel {
-  return {
-    id: 'test:fixed',
-    offline: false,
-    async generateTurn() {
-      return { text, mentions: [], model: 'test:fixed' };
-    },
-  };
-}
-
 const WEBHOOK_EXECUTE = /^POST \/webhooks\/\d+\/[\w-]+$/u;
 
 describe('Discord when requests fail or hang', () => {
   it('a webhook request that never answers times out, and the retry posts the answer once', async () => {
     harness = await startDiscordHarness({
-      runtime: { model: modelSaying('Here I am.'), retry: { baseDelayMs: 1, maxDelayMs: 1 } },
+      runtime: { model: mockModel('Here I am.'), retry: { baseDelayMs: 1, maxDelayMs: 1 } },
       sendTimeoutMs: 300,
     });
     const { fake, runtime } = harness;
@@ -53,7 +43,7 @@ describe('Discord when requests fail or hang', () => {
 
   it('500s from Discord are retried and the answer arrives once', async () => {
     harness = await startDiscordHarness({
-      runtime: { model: modelSaying('Still here.'), retry: { baseDelayMs: 1, maxDelayMs: 1 } },
+      runtime: { model: mockModel('Still here.'), retry: { baseDelayMs: 1, maxDelayMs: 1 } },
     });
     const { fake, runtime } = harness;
     fake.failNext(WEBHOOK_EXECUTE, { status: 500 }, 2);
@@ -66,7 +56,7 @@ describe('Discord when requests fail or hang', () => {
   }, 30_000);
 
   it('after the gateway drops the connection the bot reconnects and keeps answering', async () => {
-    harness = await startDiscordHarness({ runtime: { model: modelSaying('Back.') } });
+    harness = await startDiscordHarness({ runtime: { model: mockModel('Back.') } });
     const { fake, runtime } = harness;
     fake.postMessage({ channelId: GENERAL, author: ada, content: 'Nova, one' });
     await until(() => fake.executions.length >= 1);
@@ -81,7 +71,7 @@ describe('Discord when requests fail or hang', () => {
   it('answers in a thread the bot has not seen yet (created after it connected), through the parent’s webhook', async () => {
     harness = await startDiscordHarness({
       avatars: [{ id: 'nova', name: 'Nova', residentIn: ['discord:200000000000000009'] }],
-      runtime: { model: modelSaying('Found you.') },
+      runtime: { model: mockModel('Found you.') },
     });
     const { fake, runtime } = harness;
     fake.addChannel(GUILD, { id: '200000000000000009', name: 'new thread', type: 11, parent_id: GENERAL });
@@ -97,7 +87,7 @@ describe('Discord when requests fail or hang', () => {
 
   it('a hostile message (100 mentions, 4,000 characters, invisible and right-to-left characters) is answered, pinging nobody', async () => {
     harness = await startDiscordHarness({
-      runtime: { model: modelSaying('@everyone <@&1> <@300000000000000001> hi') },
+      runtime: { model: mockModel('@everyone <@&1> <@300000000000000001> hi') },
     });
     const { fake, runtime } = harness;
     const people = Array.from({ length: 100 }, (_, i) => ({

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelRecentMap } from '../src/adapters/discord/channelRecentMap.js';
-import type { TurnModel } from '../src/ports/model.js';
+import { mockModel } from '../src/testing/index.js';
 import {
   ada,
   type DiscordHarness,
@@ -25,13 +25,7 @@ afterEach(async () => {
 
 const until = (check: () => boolean | undefined) => waitUntil(check, 10_000);
 
-const saying: TurnModel = {
-  id: 'test:fixed',
-  offline: false,
-  async generateTurn() {
-    return { text: 'Yes?', mentions: [], model: 'test:fixed' };
-  },
-};
+const saying = mockModel('Yes?');
 
 describe('ChannelRecentMap', () => {
   it('keeps the newest entries of each channel, and no more than its cap in all', () => {

@@ -5,21 +5,14 @@ import {
   relationshipNote,
 } from '../src/actors/relationshipTracker.js';
 import { createScriptedModel } from '../src/adapters/llm/scriptedModel.js';
-import type { TurnGenerationRequest, TurnModel } from '../src/ports/model.js';
-import { createTestRuntime } from '../src/testing/index.js';
+import { createTestRuntime, mockModel } from '../src/testing/index.js';
 
 describe('relationship tracking', () => {
   it('records avatar-to-avatar exchanges, stores them, and puts them in later prompts', async () => {
     const scripted = createScriptedModel();
-    const prompts: TurnGenerationRequest[] = [];
-    const model: TurnModel = {
-      id: 'test:spy',
-      offline: true,
-      generateTurn(request) {
-        prompts.push(request);
-        return scripted.generateTurn(request);
-      },
-    };
+    // The offline model's replies (it mentions avatars back), with every prompt recorded.
+    const model = mockModel((request) => scripted.generateTurn(request), { local: true });
+    const prompts = model.calls;
     const t = createTestRuntime({ model });
     await t.summon('nova');
     await t.summon('rex');

@@ -3,8 +3,7 @@ import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../src/createRuntime.js';
 import { createLogger, silentLogger } from '../src/logging/logger.js';
-import type { TurnModel } from '../src/ports/model.js';
-import { createTestRuntime, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
+import { createTestRuntime, mockModel, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
 import { getterThrowing, throwingProxy, unreadableThrowables } from './support/hostileValues.js';
 
 const room = { kind: 'test', id: 'room' };
@@ -182,7 +181,7 @@ describe('runtime events', () => {
     await t.advance(60_000);
     await t.say('Nova, once only', { messageId: 'dup-1' });
     expect(t.transport.sent).toHaveLength(1);
-    expect(t.history.all('test:room').filter((e) => e.messageId === 'dup-1')).toHaveLength(1);
+    expect((await t.history.all('test:room')).filter((e) => e.messageId === 'dup-1')).toHaveLength(1);
     await t.stop();
   });
 
@@ -266,14 +265,10 @@ describe('actors', () => {
   it('runs channels concurrently: a slow generation in one channel does not hold up another', async () => {
     const clock = new SimulatedClock();
     let release: (() => void) | undefined;
-    const model: TurnModel = {
-      id: 'test:gated',
-      offline: false,
-      async generateTurn(request) {
-        if (request.channelKey === 'test:slow') await new Promise<void>((resolve) => (release = resolve));
-        return { text: `answer in ${request.channelKey}`, mentions: [], model: 'test:gated' };
-      },
-    };
+    const model = mockModel(async ({ channelKey }) => {
+      if (channelKey === 'test:slow') await new Promise<void>((resolve) => (release = resolve));
+      return `answer in ${channelKey}`;
+    });
     const transport = new RecordingTransport();
     const runtime = createRuntime({
       avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:slow', 'test:fast'] }],
@@ -302,14 +297,10 @@ describe('actors', () => {
 
   it('stop() waits for in-flight work, then refuses new events', async () => {
     let release: (() => void) | undefined;
-    const model: TurnModel = {
-      id: 'test:gated',
-      offline: false,
-      async generateTurn() {
-        await new Promise<void>((resolve) => (release = resolve));
-        return { text: 'late but here', mentions: [], model: 'test:gated' };
-      },
-    };
+    const model = mockModel(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return 'late but here';
+    });
     const transport = new RecordingTransport();
     const runtime = createRuntime({
       avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }],
@@ -340,14 +331,10 @@ describe('actors', () => {
 
   it('a dismissed avatar mid-generation says nothing', async () => {
     let release: (() => void) | undefined;
-    const model: TurnModel = {
-      id: 'test:gated',
-      offline: false,
-      async generateTurn() {
-        await new Promise<void>((resolve) => (release = resolve));
-        return { text: 'too late', mentions: [], model: 'test:gated' };
-      },
-    };
+    const model = mockModel(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return 'too late';
+    });
     const t = createTestRuntime({ model, settleLimitMs: 50 });
     t.runtime.send({ type: 'avatar.summon', channel: room, avatarId: 'nova', by: { id: 'u1', name: 'Ada' } });
     await new Promise((r) => setImmediate(r));
@@ -360,24 +347,19 @@ describe('actors', () => {
   });
 
   it('aborts the model’s signal when its turn is released mid-generation', async () => {
-    const signals: (AbortSignal | undefined)[] = [];
-    const model: TurnModel = {
-      id: 'test:listening',
-      offline: false,
-      generateTurn(request) {
-        signals.push(request.signal);
-        return new Promise((_, reject) =>
-          request.signal?.addEventListener('abort', () => reject(request.signal?.reason), { once: true }),
-        );
-      },
-    };
+    const model = mockModel(
+      ({ signal }) =>
+        new Promise((_, reject) =>
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        ),
+    );
     const t = createTestRuntime({ model, settleLimitMs: 50 });
     t.runtime.send({ type: 'avatar.summon', channel: room, avatarId: 'nova', by: { id: 'u1', name: 'Ada' } });
     await new Promise((r) => setImmediate(r));
-    expect(signals).toHaveLength(1);
-    expect(signals[0]?.aborted).toBe(false);
+    expect(model.calls).toHaveLength(1);
+    expect(model.calls[0]?.signal?.aborted).toBe(false);
     await t.dismiss('nova');
-    expect(signals[0]?.aborted).toBe(true);
+    expect(model.calls[0]?.signal?.aborted).toBe(true);
     expect(t.transport.sent).toEqual([]);
     await t.stop();
   });
@@ -403,15 +385,7 @@ describe('actors', () => {
 
 describe('channel keys', () => {
   it('keeps channels apart whose kind and id would join to the same text (a:b + c, a + b:c)', async () => {
-    const prompts = new Map<string, string>();
-    const model: TurnModel = {
-      id: 'test:echo',
-      offline: false,
-      async generateTurn(request) {
-        prompts.set(request.channelKey, request.prompt.messages.map((m) => m.content).join('\n'));
-        return { text: `answer in ${request.channelKey}`, mentions: [], model: 'test:echo' };
-      },
-    };
+    const model = mockModel(({ channelKey }) => `answer in ${channelKey}`);
     const toFirst = new RecordingTransport({ kind: 'a:b' });
     const toSecond = new RecordingTransport({ kind: 'a' });
     const runtime = createRuntime({
@@ -440,6 +414,9 @@ describe('channel keys', () => {
     }
     expect(new Set(runtime.activeChannels()).size).toBe(2);
     // Each channel's prompt holds its own person's words only, and each answer went to its own id.
+    const prompts = new Map(
+      model.calls.map((call) => [call.channelKey, call.prompt.messages.map((m) => m.content).join('\n')]),
+    );
     expect(prompts.size).toBe(2);
     const promptWith = (who: string) =>
       [...prompts.values()].find((p) => p.includes(`secret from ${who}`)) ?? '';

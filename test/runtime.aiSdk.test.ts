@@ -60,7 +60,7 @@ describe('the runtime with an AI SDK model', () => {
     expect(t.transport.texts()).toEqual([
       "I can't reach my language model right now. Please try again shortly.",
     ]);
-    expect(t.history.all('test:room').map((e) => e.author.kind)).toEqual(['human']);
+    expect((await t.history.all('test:room')).map((e) => e.author.kind)).toEqual(['human']);
     await t.stop();
   });
 });

@@ -3,29 +3,10 @@ import { RoutingActor } from '../src/actors/routingActor.js';
 import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
 import { type PreparationRequest, prepareOutgoingResponse } from '../src/delivery/preparation.js';
 import { silentLogger } from '../src/logging/logger.js';
-import type { TurnGenerationRequest, TurnModel } from '../src/ports/model.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import type { SpeechSynthesizer } from '../src/ports/speech.js';
 import { TroupeError } from '../src/ports/troupeError.js';
-import { createTestRuntime, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
-
-/** A model whose every answer the test decides. */
-function modelAnswering(
-  answer: (request: TurnGenerationRequest) => string | Error,
-): TurnModel & { calls: TurnGenerationRequest[] } {
-  const calls: TurnGenerationRequest[] = [];
-  return {
-    id: 'test:fn',
-    offline: false,
-    calls,
-    async generateTurn(request) {
-      calls.push(request);
-      const result = answer(request);
-      if (result instanceof Error) throw result;
-      return { text: result, mentions: [], model: 'test:fn' };
-    },
-  };
-}
+import { createTestRuntime, mockModel, RecordingTransport, SimulatedClock } from '../src/testing/index.js';
 
 /** A ready response in `test:room` (a notice prepared at 0), with what a test changes. */
 function responseOf(
@@ -118,7 +99,7 @@ describe('the delivery pipeline', () => {
     const reply = t.transport.sent[greeting];
     expect(reply?.speaker?.name).toBe('Nova');
     expect(reply?.replyTo).toEqual({ messageId: asked });
-    const lines = t.history.all('test:room').map((e) => `${e.author.name}: ${e.text}`);
+    const lines = (await t.history.all('test:room')).map((e) => `${e.author.name}: ${e.text}`);
     expect(lines).toContain('Ada: Nova, what is that bright comet?');
     expect(lines).toContain(`Nova: ${reply?.text}`);
     expect(t.outcomes.every((o) => o.sent)).toBe(true);
@@ -126,7 +107,7 @@ describe('the delivery pipeline', () => {
   });
 
   it('takes off a speaker label with any of the avatar’s names before sending', async () => {
-    const model = modelAnswering(() => '**Novie:** Hello there!');
+    const model = mockModel(() => '**Novie:** Hello there!');
     const t = createTestRuntime({
       avatars: [{ id: 'nova', name: 'Nova', aliases: ['Novie'], residentIn: ['test:room'] }],
       model,
@@ -137,7 +118,7 @@ describe('the delivery pipeline', () => {
   });
 
   it('on a generation error, the person gets a friendly error and the turn is released, not spent', async () => {
-    const model = modelAnswering(
+    const model = mockModel(
       () => new TroupeError('TROUPE_MODEL_TIMEOUT', 'provider said: socket hang up at X.ts:12'),
     );
     const t = createTestRuntime({
@@ -151,12 +132,12 @@ describe('the delivery pipeline', () => {
     expect(t.transport.texts().join()).not.toMatch(/socket|\.ts:/);
     expect(t.outcomes[0]?.origin.kind).toBe('error');
     expect(t.runtime.view({ kind: 'test', id: 'room' })?.inFlight).toEqual([]);
-    expect(t.history.all('test:room').map((e) => e.author.id)).toEqual(['u1']);
+    expect((await t.history.all('test:room')).map((e) => e.author.id)).toEqual(['u1']);
     await t.stop();
   });
 
   it('when a person asked and the model wrote nothing, the guarantee answers without touching history', async () => {
-    const model = modelAnswering(() => '');
+    const model = mockModel(() => '');
     const t = createTestRuntime({
       model,
       avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }],
@@ -168,12 +149,12 @@ describe('the delivery pipeline', () => {
     expect(t.inspection).toContainEqual(
       expect.objectContaining({ type: 'response.prepared', guaranteed: true }),
     );
-    expect(t.history.all('test:room')).toHaveLength(1); // only Ada's message
+    expect(await t.history.all('test:room')).toHaveLength(1); // only Ada's message
     await t.stop();
   });
 
   it('an autonomous turn (a greeting) that comes out empty stays silent', async () => {
-    const model = modelAnswering(() => ' ');
+    const model = mockModel(() => ' ');
     const t = createTestRuntime({ model });
     await t.summon('nova');
     expect(t.transport.sent).toEqual([]);
@@ -227,7 +208,7 @@ describe('the delivery pipeline', () => {
     const long = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} is here.`).join(' ');
     const transport = new RecordingTransport({ limits: { maxTextLength: 200 } });
     const t = createTestRuntime({
-      model: modelAnswering(() => long),
+      model: mockModel(() => long),
       transports: [transport],
       avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }],
     });
@@ -250,7 +231,7 @@ describe('the delivery pipeline', () => {
     };
     const t = createTestRuntime({
       speech,
-      model: modelAnswering(() => 'Hello from the stars'),
+      model: mockModel(() => 'Hello from the stars'),
       avatars: [{ id: 'nova', name: 'Nova', voice: 'always', residentIn: ['test:room'] }],
     });
     await t.say('Nova, say hi');

@@ -1,24 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
-import type { TurnModel } from '../src/ports/model.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import type { Transport, TransportMessage, TransportReceipt } from '../src/ports/transport.js';
-import { createTestRuntime, RecordingTransport, type SimulatedClock } from '../src/testing/index.js';
+import {
+  createTestRuntime,
+  mockModel,
+  RecordingTransport,
+  type SimulatedClock,
+} from '../src/testing/index.js';
 
 const room = { kind: 'test', id: 'room' };
 const nova = { id: 'nova', name: 'Nova', residentIn: ['test:room'] };
-
-/** A model that always answers `text`. */
-function modelSaying(text: string): TurnModel {
-  return {
-    id: 'test:fixed',
-    offline: false,
-    async generateTurn() {
-      return { text, mentions: [], model: 'test:fixed' };
-    },
-  };
-}
 
 /** A transport whose sends never return (they wait a simulated year), unless aborted. */
 class HangingTransport implements Transport {
@@ -63,7 +56,7 @@ describe('a transport limit below what splitting needs', () => {
   });
 
   it('set after the start, fails the reply as a typed outcome and frees the turn', async () => {
-    const t = createTestRuntime({ avatars: [nova], model: modelSaying('A reply long enough to split.') });
+    const t = createTestRuntime({ avatars: [nova], model: mockModel('A reply long enough to split.') });
     (t.transport.limits as { maxTextLength: number }).maxTextLength = 5;
     await t.say('Nova, hello');
     expect(t.outcomes[0]).toMatchObject({ sent: false, error: { code: 'TROUPE_TRANSPORT_LIMIT_INVALID' } });
@@ -132,7 +125,7 @@ describe('a model reply of any size', () => {
   it('is clipped to TROUPE_MAX_REPLY_CHARS at a sentence boundary before it is sent', async () => {
     const sentence = 'This sentence is one of very many. ';
     const huge = sentence.repeat(150_000); // about 5 MB
-    const t = createTestRuntime({ avatars: [nova], model: modelSaying(huge) });
+    const t = createTestRuntime({ avatars: [nova], model: mockModel(huge) });
     await t.say('Nova, tell me everything');
     const texts = t.transport.texts();
     const total = texts.join('').length;
@@ -162,13 +155,7 @@ describe('a transport that returns nothing usable', () => {
 
 describe('errors$ carries model and transport failures', () => {
   it('with the channel and the code', async () => {
-    const failing: TurnModel = {
-      id: 'test:down',
-      offline: false,
-      async generateTurn() {
-        throw Object.assign(new Error('down'), { statusCode: 503 });
-      },
-    };
+    const failing = mockModel(Object.assign(new Error('down'), { statusCode: 503 }));
     const t = createTestRuntime({ avatars: [nova], model: failing });
     await t.say('Nova, hello');
     const modelError = t.errors.find((e) => e.code.startsWith('TROUPE_MODEL_'));

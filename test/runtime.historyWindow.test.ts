@@ -7,26 +7,12 @@ import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
 import { DEFAULT_HISTORY_WINDOW } from '../src/ports/history.js';
-import type { PromptMessage, TurnModel } from '../src/ports/model.js';
+import type { PromptMessage } from '../src/ports/model.js';
 import type { TroupeStore } from '../src/ports/store.js';
-import { RecordingTransport } from '../src/testing/index.js';
+import { mockModel, RecordingTransport } from '../src/testing/index.js';
 
 const room = { kind: 'test', id: 'room' };
 const avatars = [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }];
-
-/** A model that answers "ok N" and keeps the history each prompt carried. */
-function recordingModel(): TurnModel & { prompts: PromptMessage[][] } {
-  const prompts: PromptMessage[][] = [];
-  return {
-    id: 'test:recording',
-    offline: false,
-    prompts,
-    generateTurn: async (request) => {
-      prompts.push(request.prompt.messages);
-      return { text: `ok ${prompts.length}`, mentions: [], model: 'test:recording' };
-    },
-  };
-}
 
 /** The channel lines a prompt carried (not the notes the prompt adds, in parentheses). */
 const lines = (prompt: PromptMessage[] | undefined) =>
@@ -34,7 +20,7 @@ const lines = (prompt: PromptMessage[] | undefined) =>
 
 /** Asks Nova `n` questions, one at a time; returns what each prompt carried. */
 async function converse(n: number, options: { store?: TroupeStore; historyLimit?: number }) {
-  const model = recordingModel();
+  const model = mockModel((_, index) => `ok ${index + 1}`);
   const runtime = createRuntime({
     avatars,
     model,
@@ -54,7 +40,7 @@ async function converse(n: number, options: { store?: TroupeStore; historyLimit?
     await runtime.whenIdle();
   }
   await runtime.stop();
-  return model.prompts;
+  return model.calls.map((call) => call.prompt.messages);
 }
 
 describe('channel history in memory', () => {

@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { LEDGER, ledgerPrefix } from '../src/actors/channelLedger.js';
 import { CHANNELS, QUARANTINE } from '../src/actors/channelPersistence.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import type { TurnModel } from '../src/ports/model.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { TroupeError } from '../src/ports/troupeError.js';
-import { createTestRuntime, RecordingTransport } from '../src/testing/index.js';
+import { createTestRuntime, mockModel, RecordingTransport } from '../src/testing/index.js';
 
 const room = { kind: 'test', id: 'room' };
 const avatars = [
@@ -233,14 +232,10 @@ describe('turns in flight at a crash', () => {
     const generating = new Promise<void>((resolve) => {
       asked = resolve;
     });
-    const hanging: TurnModel = {
-      id: 'test:hang',
-      offline: false,
-      generateTurn: () => {
-        asked();
-        return new Promise(() => {});
-      },
-    };
+    const hanging = mockModel(() => {
+      asked();
+      return new Promise(() => {});
+    });
     // The memory store stands in for a durable one: its state is written behind as a SQLite file's is.
     const crashed = createTestRuntime({
       avatars,

@@ -4,7 +4,6 @@
  * does not wait for); its late outcome must not touch the actor that took the channel since.
  */
 import { describe, expect, it } from 'vitest';
-import type { TurnModel } from '../src/ports/model.js';
 import type {
   Transport,
   TransportLimits,
@@ -12,7 +11,7 @@ import type {
   TransportReceipt,
 } from '../src/ports/transport.js';
 import { TroupeError } from '../src/ports/troupeError.js';
-import { createTestRuntime } from '../src/testing/index.js';
+import { createTestRuntime, mockModel } from '../src/testing/index.js';
 
 const room = { kind: 'test', id: 'room' };
 const avatars = [
@@ -37,14 +36,10 @@ class HeldTransport implements Transport {
 }
 
 /** Every turn fails, so the person gets an error message (origin `error`, not awaited by the floor). */
-const failingModel: TurnModel = {
-  id: 'test:failing',
-  offline: false,
-  readsPrompt: false,
-  async generateTurn() {
-    throw new TroupeError('TROUPE_MODEL_UNAVAILABLE', 'The model is away.', { retryable: true });
-  },
-};
+const failingModel = mockModel(
+  () => new TroupeError('TROUPE_MODEL_UNAVAILABLE', 'The model is away.', { retryable: true }),
+  { readsPrompt: false },
+);
 
 async function turnOfTheLoop(): Promise<void> {
   for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnGenerationRequest, TurnModel } from '../src/ports/model.js';
+import type { TurnGenerationRequest } from '../src/ports/model.js';
 import type { TransportMessage, TransportReceipt } from '../src/ports/transport.js';
 import { TroupeError } from '../src/ports/troupeError.js';
-import { createTestRuntime, RecordingTransport } from '../src/testing/index.js';
+import { createTestRuntime, type MockModel, mockModel, RecordingTransport } from '../src/testing/index.js';
 
 const nova = { id: 'nova', name: 'Nova', residentIn: ['test:room'] };
 
@@ -25,19 +25,14 @@ function deferred<T = void>() {
 function modelWaitingOn(
   wait: (request: TurnGenerationRequest) => Promise<void>,
   local: boolean | undefined,
-): TurnModel & { calls: number } {
-  const model = {
-    id: 'test:waiting',
-    offline: false,
-    ...(local !== undefined ? { local } : {}),
-    calls: 0,
-    async generateTurn(request: TurnGenerationRequest) {
-      model.calls += 1;
+): MockModel {
+  return mockModel(
+    async (request) => {
       await wait(request);
-      return { text: 'I see a comet.', mentions: [], model: 'test:waiting' };
+      return 'I see a comet.';
     },
-  };
-  return model;
+    local !== undefined ? { local } : {},
+  );
 }
 
 /** A recording transport (local) whose sends take `ms` of real time. */
@@ -57,7 +52,7 @@ describe('settling waits for work inside the process however long it takes', () 
     const model = modelWaitingOn(() => realWork(250), true);
     const t = createTestRuntime({ avatars: [nova], model, settleLimitMs: 50 });
     await t.say('Nova, what do you see?');
-    expect(model.calls).toBe(1);
+    expect(model.calls).toHaveLength(1);
     expect(t.transport.texts()).toEqual(['I see a comet.']);
     expect(t.runtime.pending()).toEqual([]);
     await t.stop();

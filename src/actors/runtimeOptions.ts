@@ -47,7 +47,7 @@ export interface RuntimeOptions {
   store?: TroupeStore | Partial<RuntimeStore>;
   /** How actor state is persisted and idle actors are dropped from memory. */
   persistence?: PersistenceOptions;
-  /** pino logger. Default: JSON on stderr at `info`. */
+  /** Where the runtime logs (the {@link Logger} port; a pino logger is one). Default: pino, JSON on stderr at `info`. */
   logger?: Logger;
   /** Time. Default: the system clock; tests pass a `SimulatedClock`. */
   clock?: Clock;

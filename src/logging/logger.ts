@@ -1,7 +1,8 @@
-import { type Logger, pino } from 'pino';
+import { type Logger as PinoLogger, pino } from 'pino';
+import type { Logger } from '../ports/logger.js';
 import { redactCredentials, redactedError } from '../ports/redactCredentials.js';
 
-export type { Logger } from 'pino';
+export type { Logger, LogMethod } from '../ports/logger.js';
 
 /**
  * Paths redacted from every log line: keys, tokens and passwords never reach logs, whatever
@@ -72,7 +73,7 @@ export const credentialScrubbing = {
     log: (object: Record<string, unknown>) => scrub(object) as Record<string, unknown>,
   },
   hooks: {
-    logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
+    logMethod(this: PinoLogger, args: unknown[], method: (...a: unknown[]) => void) {
       method.apply(
         this,
         args.map((a) => (typeof a === 'string' ? redactCredentials(a) : a)),

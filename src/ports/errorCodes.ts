@@ -197,6 +197,10 @@ export const studioErrorCodes = {
 export const testingErrorCodes = {
   /** Work on a simulated clock did not settle: an external wait went unanswered past its limit. */
   notSettled: 'TROUPE_TEST_NOT_SETTLED',
+  /** A mock model with a script of replies was called more times than the script has replies. */
+  scriptEnded: 'TROUPE_TEST_SCRIPT_ENDED',
+  /** A mock model's reply calls a tool the turn does not offer. */
+  toolMissing: 'TROUPE_TEST_TOOL_MISSING',
 } as const;
 
 type CodesOf<T> = T[keyof T];

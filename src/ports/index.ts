@@ -1,6 +1,6 @@
 /**
  * The ports: every interface the runtime consumes (transport, model, speech, stores, outbox,
- * history, the lookup tool, time), the contracts they exchange (OutgoingResponse,
+ * history, the lookup tool, time, the logger), the contracts they exchange (OutgoingResponse,
  * RoutingOutcome) and the error type with its codes. This layer imports nothing of Troupe's.
  * @packageDocumentation
  */
@@ -13,6 +13,7 @@ export type {
   HistoryStore,
   HistoryWriter,
 } from './history.js';
+export type { Logger, LogMethod } from './logger.js';
 export type { LookupTool } from './lookupTool.js';
 export type {
   ModelPersona,

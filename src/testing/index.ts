@@ -1,6 +1,6 @@
 /**
  * `troupe/testing`: deterministic runtimes for tests — a simulated clock, the in-memory store,
- * the offline scripted model and a recording transport.
+ * the offline scripted model, a mock model and a recording transport.
  * @packageDocumentation
  */
 export { SimulatedClock } from '../actors/clock.js';
@@ -18,4 +18,13 @@ export {
   type TestRuntimeOptions,
   testAvatars,
 } from './createTestRuntime.js';
+export {
+  type MockModel,
+  type MockModelOptions,
+  type MockReplies,
+  type MockReply,
+  type MockToolCall,
+  type MockToolResult,
+  mockModel,
+} from './mockModel.js';
 export { type InjectedFailure, type RecordedMessage, RecordingTransport } from './recordingTransport.js';

@@ -259,7 +259,7 @@ export function discordMessageEvents(options: DiscordInboundOptions): Observable
   return new Observable((subscriber) => {
     const emit = (result: { event: DiscordChannelMessageEvent } | { ignored: string }, id: string) => {
       if ('event' in result) subscriber.next(result.event);
-      else log.trace({ messageId: id, reason: result.ignored }, 'discord message ignored');
+      else log.trace?.({ messageId: id, reason: result.ignored }, 'discord message ignored');
     };
     const onCreate = (message: OmitPartialGroupDMChannel<Message>) => {
       try {

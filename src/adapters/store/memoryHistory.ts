@@ -1,12 +1,19 @@
 import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
+import { createMemoryStore } from './memoryStore.js';
 
-/** Channel history in memory, the last `perChannel` entries of each channel (default 200). */
+/**
+ * Channel history in memory on its own, for tests and for embedding without disk: the memory
+ * store's history (`createMemoryStore().history`), the last `perChannel` lines of each channel
+ * (default 200), checked and copied in and out. Its writes are promises only (no `appendNow`), as a
+ * durable store's are.
+ */
 export class MemoryHistory implements HistoryStore {
-  private readonly channels = new Map<string, HistoryEntry[]>();
+  private readonly history: HistoryStore;
   private readonly perChannel: number;
 
   constructor(options: { perChannel?: number } = {}) {
     this.perChannel = options.perChannel ?? 200;
+    this.history = createMemoryStore({ historyPerChannel: this.perChannel }).history;
   }
 
   /** The most lines {@link recent} gives per channel. */
@@ -14,26 +21,16 @@ export class MemoryHistory implements HistoryStore {
     return this.perChannel;
   }
 
-  async append(entry: HistoryEntry): Promise<void> {
-    let lines = this.channels.get(entry.channelId);
-    if (!lines) {
-      lines = [];
-      this.channels.set(entry.channelId, lines);
-    }
-    lines.push({ ...entry, author: { ...entry.author } });
-    // Trimmed at every append, so a channel never holds more than its cap.
-    if (lines.length > this.perChannel) lines.shift();
+  append(entry: HistoryEntry): Promise<void> {
+    return this.history.append(entry);
   }
 
-  async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
-    const lines = this.channels.get(channelId) ?? [];
-    return lines
-      .slice(Math.max(0, lines.length - Math.min(limit, this.perChannel)))
-      .map((e) => ({ ...e, author: { ...e.author } }));
+  recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
+    return this.history.recent(channelId, limit);
   }
 
-  /** Every stored entry of a channel, oldest first (tests and tools). */
-  all(channelId: string): HistoryEntry[] {
-    return [...(this.channels.get(channelId) ?? [])];
+  /** Every kept line of a channel, oldest first (tests and tools). */
+  all(channelId: string): Promise<HistoryEntry[]> {
+    return this.history.recent(channelId, this.perChannel);
   }
 }

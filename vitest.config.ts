@@ -1,6 +1,25 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * `troupe` and `troupe/<entry>` resolve to the sources of package.json's entry points, so the tests
+ * that embed Troupe import it as a user does (by its public entries) and still test the code as it
+ * is now, not the last build in dist/. tsconfig.json's "paths" say the same to the typechecker.
+ */
+function packageEntries(): { find: RegExp; replacement: string }[] {
+  const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
+    exports: Record<string, string | { types: string }>;
+  };
+  return Object.entries(pkg.exports).flatMap(([subpath, target]) => {
+    if (typeof target === 'string') return [];
+    const name = subpath === '.' ? 'troupe' : `troupe/${subpath.slice(2)}`;
+    const source = target.types.replace(/^\.\/dist\/(.*)\.d\.ts$/, './src/$1.ts');
+    return [{ find: new RegExp(`^${name}$`), replacement: new URL(source, import.meta.url).pathname }];
+  });
+}
+
 export default defineConfig({
+  resolve: { alias: packageEntries() },
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',

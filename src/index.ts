@@ -1,55 +1,43 @@
 /**
  * Troupe: an actor-model runtime for in-process conversational agents.
  *
- * The root export is what an embedder needs: `createRuntime` with its options and streams, the
- * ports to implement (transport, model, speech, stores), the errors and their codes, the answer
- * composer, delivery policy and configuration. Heavy or optional parts load only through their
- * subpaths: `troupe/ai-sdk` (AI SDK models), `troupe/voice` (speech), `troupe/sqlite` (the SQLite
- * store and `openDefaultStore`), `troupe/mongodb`, `troupe/sql` (the entity lookup),
- * `troupe/demo-erp`, `troupe/simulator`, `troupe/machines` (the coordination core and its
- * diagrams) and `troupe/testing`.
+ * The root export is what an embedder needs to run a runtime: `createRuntime` with its options,
+ * events and result types, the avatar definition, the in-memory defaults (store, scripted model),
+ * the coordination configuration, the errors, and the types of the ports most embedders implement
+ * (transport, model, store, speech, clock, logger). Everything else loads through a subpath:
+ * `troupe/ports` (every port contract and the error-code registry), `troupe/composer` (tool result
+ * envelopes into replies), `troupe/ai-sdk` (AI SDK models), `troupe/voice` (speech),
+ * `troupe/sqlite` (the SQLite store and `openDefaultStore`), `troupe/mongodb`, `troupe/sql` (the
+ * entity lookup), `troupe/demo-erp`, `troupe/email`, `troupe/gmail`, `troupe/discord`,
+ * `troupe/simulator`, `troupe/machines` (the coordination core and its diagrams), `troupe/studio`
+ * and `troupe/testing`.
  * @packageDocumentation
  */
-export {
-  type AvatarDefinition,
-  type AvatarDefinitionInput,
-  avatarDefinitionSchema,
-  avatarListSchema,
-} from './actors/avatarDefinition.js';
+export type { AvatarDefinition, AvatarDefinitionInput } from './actors/avatarDefinition.js';
 export { systemClock } from './actors/clock.js';
 export type { InspectionEvent } from './actors/inspectionEvent.js';
-export { defaultRetryPolicy, type RetryPolicy } from './actors/routingActor.js';
-export { channelKey, inspectionOf } from './actors/runtime.js';
-export {
-  type ChannelMessageEvent,
-  type RuntimeEvent,
-  type RuntimeEventInput,
-  runtimeEventSchema,
-} from './actors/runtimeEvents.js';
-export type {
-  PersistenceOptions,
-  Runtime,
-  RuntimeOptions,
-  RuntimeStore,
-  SendResult,
-} from './actors/runtimeOptions.js';
-export type { PendingWork, WorkTask, WorkWait } from './actors/workTracker.js';
-export { createScriptedModel, SCRIPTED_MODEL_ID } from './adapters/llm/scriptedModel.js';
-export { createMemoryStore, type MemoryStoreOptions } from './adapters/store/memoryStore.js';
-export * from './composer/index.js';
-export { ConfigError, type ConfigProblem } from './config/configError.js';
-export {
-  type CoordinationConfig,
-  type CoordinationConfigInput,
-  type CoordinationVariable,
-  coordinationSettings,
-  defaultCoordinationConfig,
-} from './config/coordinationConfig.js';
-export { DURATION_HINT, formatDuration, parseDurationMs } from './config/duration.js';
-export { loadCoordinationConfig, resolveCoordinationConfig } from './config/loadCoordinationConfig.js';
+export type { RetryPolicy } from './actors/routingActor.js';
+export type { ChannelMessageEvent, RuntimeEvent, RuntimeEventInput } from './actors/runtimeEvents.js';
+export type { PersistenceOptions, Runtime, RuntimeOptions, SendResult } from './actors/runtimeOptions.js';
+export { createScriptedModel } from './adapters/llm/scriptedModel.js';
+export { createMemoryStore } from './adapters/store/memoryStore.js';
+export { ConfigError } from './config/configError.js';
+export type { CoordinationConfig, CoordinationConfigInput } from './config/coordinationConfig.js';
+export { loadCoordinationConfig } from './config/loadCoordinationConfig.js';
 export { createRuntime } from './createRuntime.js';
-export * from './delivery/index.js';
 export { createLogger, type Logger, silentLogger } from './logging/logger.js';
-export type { FloorView } from './machines/channelFloor.js';
-export { FloorSnapshotError } from './machines/floorSnapshot.js';
-export * from './ports/index.js';
+export type { Clock } from './ports/clock.js';
+export type { TroupeErrorCode } from './ports/errorCodes.js';
+export type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from './ports/model.js';
+export type { ChannelRef, OutgoingResponse, Speaker } from './ports/outgoingResponse.js';
+export type { RoutingOutcome } from './ports/routingOutcome.js';
+export type { SpeechSynthesizer } from './ports/speech.js';
+export type { TroupeStore } from './ports/store.js';
+export {
+  type Transport,
+  TransportError,
+  type TransportLimits,
+  type TransportMessage,
+  type TransportReceipt,
+} from './ports/transport.js';
+export { isTroupeError, TroupeError } from './ports/troupeError.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { inboxItemJsonSchema, inboxListJsonSchema } from '../src/email.js';
+import { inboxItemJsonSchema, inboxListJsonSchema } from '../src/email/index.js';
 import { runTroupe } from './support/runTroupe.js';
 
 const exec = promisify(execFile);

@@ -96,10 +96,14 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(/ {2}· suppressed \w+/);
   });
 
-  it('npm start runs the tour, npm run chat the chat and npm run studio the studio', () => {
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.start).toBe('tsx src/cli/main.ts tour');
-    expect(pkg.scripts.chat).toBe('tsx src/cli/main.ts chat');
-    expect(pkg.scripts.studio).toBe('tsx src/cli/main.ts studio');
+  it('npm start runs the tour, npm run chat the chat and npm run studio the studio, through the one troupe command', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
+    expect(pkg.bin.troupe).toBe('./bin/troupe.js');
+    expect(pkg.scripts.start).toBe('node bin/troupe.js tour');
+    expect(pkg.scripts.chat).toBe('node bin/troupe.js chat');
+    expect(pkg.scripts.studio).toBe('node bin/troupe.js studio');
   });
 });

@@ -1,5 +1,4 @@
-import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from 'troupe';
 import {
   createLocalCalendar,
   createLocalMailbox,
@@ -7,7 +6,8 @@ import {
   memoryNamespaces,
   PREFERENCES_KEY,
   SimulatedClock,
-} from '../src/email.js';
+} from 'troupe/email';
+import { describe, expect, it } from 'vitest';
 
 describe('troupe/email, as an app that embeds it uses it', () => {
   it('runs an email through the assistant from the entry point alone: receive, the inbox, an answer, the reply', async () => {

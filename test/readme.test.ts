@@ -78,7 +78,7 @@ describe('README', () => {
 
 describe('README: embedding the runtime', () => {
   it('the createRuntime example delivers Luna’s answer through the transport', async () => {
-    const { createRuntime, silentLogger } = await import('../src/index.js');
+    const { createRuntime, silentLogger } = await import('troupe');
     const { modelFromEnv } = await import('../src/adapters/llm/index.js');
     const { openDefaultStore } = await import('../src/adapters/store/sqlite.js');
     const { speechFromEnv } = await import('../src/adapters/voice/index.js');

@@ -2,11 +2,11 @@ import { createInterface } from 'node:readline';
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { nameProblem } from '../actors/avatarNames.js';
 import { systemClock } from '../actors/clock.js';
-import type { Runtime, SendResult } from '../actors/runtimeOptions.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { type TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import { postTerminalMessage } from '../app/terminalChannel.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { formatDuration } from '../config/duration.js';
@@ -16,7 +16,6 @@ import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
 import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
 import type { FloorView } from '../machines/channelFloor.js';
-import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { attachStudioProjection } from '../studio/studioProjection.js';
@@ -65,68 +64,6 @@ const HELP = [
   '  /help               this list',
   '  /quit               leave (Ctrl+D works too)',
 ];
-
-/**
- * Avatar ids written as `@Name` (or `@alias`, `@id`) in a message, for the platform-style
- * `mentions` of a `channel.message` (a name without `@` is found by the floor itself).
- */
-export function atMentions(text: string, avatars: readonly AvatarDefinition[]): string[] {
-  const ids = new Set<string>();
-  const lower = text.toLocaleLowerCase('en');
-  for (let at = lower.indexOf('@'); at >= 0; at = lower.indexOf('@', at + 1)) {
-    const rest = lower.slice(at + 1);
-    for (const a of avatars) {
-      const hit = [a.id, a.name, ...(a.aliases ?? [])].some((label) => {
-        const l = label.toLocaleLowerCase('en');
-        return rest.startsWith(l) && !/^[\p{L}\p{N}_]/u.test(rest.slice(l.length));
-      });
-      if (hit) ids.add(a.id);
-    }
-  }
-  return [...ids];
-}
-
-/**
- * A person's message in a terminal channel: numbered by the transport (so it can be replied to),
- * then sent to the runtime with its `@` mentions and, for a reply, the message (and avatar) it
- * answers. `troupe chat` and the studio's playground post this way.
- */
-export function postTerminalMessage(
-  runtime: Runtime,
-  transport: TerminalTransport,
-  input: {
-    channel: ChannelRef;
-    author: { id: string; name: string };
-    text: string;
-    replyTo?: TerminalMessage;
-  },
-): { message: TerminalMessage; mentions: string[]; result: SendResult } {
-  const { channel, author, text, replyTo } = input;
-  const mentions = atMentions(text, runtime.avatars);
-  const message = transport.recordInbound({
-    channelId: channel.id,
-    author: { kind: 'human', ...author },
-    text,
-    ...(replyTo ? { replyTo: { messageId: replyTo.messageId } } : {}),
-  });
-  const result = runtime.send({
-    type: 'channel.message',
-    channel,
-    messageId: message.messageId,
-    author: { kind: 'human', ...author },
-    text,
-    ...(mentions.length > 0 ? { mentions } : {}),
-    ...(replyTo
-      ? {
-          replyTo: {
-            messageId: replyTo.messageId,
-            ...(replyTo.author.kind === 'avatar' ? { avatarId: replyTo.author.id } : {}),
-          },
-        }
-      : {}),
-  });
-  return { message, mentions, result };
-}
 
 /**
  * `troupe chat`: the person at the keyboard in `terminal:<channel>` with the avatars of a file,

@@ -9,7 +9,6 @@ import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localM
 import { ConfigError, type ConfigProblem } from '../config/configError.js';
 import type { Logger } from '../logging/logger.js';
 import type { AgentModel } from '../ports/agentModel.js';
-import type { Clock } from '../ports/clock.js';
 import type { Calendar, EmailReply, Mailbox, MeetingRequest } from '../ports/mailbox.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import type { TroupeStore } from '../ports/store.js';
@@ -27,29 +26,6 @@ export interface OpenedEmailAssistant {
   bookedNow: (MeetingRequest & { eventId: string })[];
   /** Saves what must outlive the process (refreshed Google tokens); the store is the caller's. */
   close(): Promise<void>;
-}
-
-/**
- * The email assistant offline on the local mailbox and calendar kept in `store` (no Gmail, no
- * model: the offline router and agent), for `Sam` in UTC: the tour's email act and `troupe
- * studio` run the sample mailbox through it.
- */
-export function createLocalEmailAssistant(
-  store: TroupeStore,
-  clock: Clock,
-  logger?: Logger,
-): { assistant: EmailAssistant; mailbox: ReturnType<typeof createLocalMailbox> } {
-  const mailbox = createLocalMailbox(store.documents, { now: () => clock.now() });
-  const assistant = new EmailAssistant({
-    store,
-    mailbox,
-    calendar: createLocalCalendar(store.documents),
-    clock,
-    userName: 'Sam',
-    timeZone: 'UTC',
-    ...(logger ? { logger } : {}),
-  });
-  return { assistant, mailbox };
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { AvatarDefinitionInput } from '../actors/avatarDefinition.js';
 import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { type TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import { scenarioAvatars } from '../app/scenarioAvatars.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { formatDuration, formatSimTime } from '../config/duration.js';
 import { silentLogger } from '../logging/logger.js';
@@ -54,25 +54,6 @@ function withLatency(model: TurnModel, clock: () => Clock | undefined, latencyMs
       return model.generateTurn(request);
     },
   };
-}
-
-/**
- * A scenario's avatars as runtime definitions, in the channel `terminal:<scenario.channel>`:
- * those marked `present` live there. `troupe tour` plays them; `troupe studio` puts them in its
- * playground.
- */
-export function scenarioAvatars(scenario: Scenario): AvatarDefinitionInput[] {
-  const channelKey = `terminal:${scenario.channel}`;
-  return scenario.avatars.map((a) => ({
-    id: a.id,
-    name: a.name,
-    ...(a.emoji !== undefined ? { emoji: a.emoji } : {}),
-    ...(a.aliases !== undefined ? { aliases: a.aliases } : {}),
-    ...(a.persona !== undefined ? { persona: a.persona } : {}),
-    ...(a.topics !== undefined ? { topics: a.topics } : {}),
-    residentIn: a.present ? [channelKey] : [],
-    ...(a.tools ? { tools: a.tools } : {}),
-  }));
 }
 
 /**

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { SimulatedClock } from '../actors/clock.js';
 import type { EmailRecord } from '../actors/emailAssistant.js';
 import { createMemoryStore } from '../adapters/store/memoryStore.js';
+import { createLocalEmailAssistant } from '../app/localEmailAssistant.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import { bolder, dimmer } from './conversationPrinter.js';
-import { createLocalEmailAssistant } from './openEmailAssistant.js';
 
 /** How the tour's email act is played. */
 export interface EmailActOptions {

@@ -21,7 +21,7 @@
  * ```
  * @packageDocumentation
  */
-export { SimulatedClock, systemClock } from './actors/clock.js';
+export { SimulatedClock, systemClock } from '../actors/clock.js';
 export {
   type AnsweredInterrupt,
   EmailAssistant,
@@ -31,14 +31,17 @@ export {
   type FailedEmail,
   type InboxItem,
   KEPT_BODY,
-} from './actors/emailAssistant.js';
+} from '../actors/emailAssistant.js';
 export {
   createLocalCalendar,
   createLocalMailbox,
   type LocalEvent,
   type SentReply,
-} from './adapters/mail/localMailbox.js';
-export { type AgentTurn, agentMessages } from './email/agentHistory.js';
+} from '../adapters/mail/localMailbox.js';
+export type { AgentModel, AgentStepRequest, AgentTool, AgentToolCall } from '../ports/agentModel.js';
+export type { Calendar, DayAvailability, EmailReply, Mailbox, MeetingRequest } from '../ports/mailbox.js';
+export type { ObjectModel } from '../ports/objectModel.js';
+export { type AgentTurn, agentMessages } from './agentHistory.js';
 export {
   disallowed,
   editedArgs,
@@ -52,7 +55,7 @@ export {
   notifyInterrupt,
   type ReviewedTool,
   toolInterrupt,
-} from './email/agentInbox.js';
+} from './agentInbox.js';
 export {
   type EmailAddress,
   formatAddressList,
@@ -61,16 +64,16 @@ export {
   parseAddressHeader,
   parseRecipients,
   senderAddress,
-} from './email/emailAddress.js';
-export { type Email, type ParsedEmail, parseEmail } from './email/emailInput.js';
-export { emailMarkdown } from './email/emailMarkdown.js';
+} from './emailAddress.js';
+export { type Email, type ParsedEmail, parseEmail } from './emailInput.js';
+export { emailMarkdown } from './emailMarkdown.js';
 export {
   BODY_MAX_CHARS,
   cutText,
   HTML_MAX_CHARS,
   HTML_TEXT_MAX_CHARS,
   htmlToText,
-} from './email/htmlText.js';
+} from './htmlText.js';
 export {
   allowedAnswers,
   answerTypes,
@@ -78,17 +81,17 @@ export {
   inboxEmailJsonSchema,
   inboxItemJsonSchema,
   inboxListJsonSchema,
-} from './email/inboxItemJson.js';
-export { type MemoryRefusal, REFUSALS_KEY, readRefusals } from './email/memoryRefusals.js';
+} from './inboxItemJson.js';
+export { type MemoryRefusal, REFUSALS_KEY, readRefusals } from './memoryRefusals.js';
 export {
   defaultCalendarPreferences,
   defaultResponsePreferences,
   type MemoryInteraction,
   type MemoryUpdateResult,
   updateMemory,
-} from './email/memoryUpdate.js';
-export { COMPACT_AT, COMPACT_TO, MAX_PROFILE } from './email/profileCompaction.js';
-export { composeReply, type ReplyEnvelope, replySubject } from './email/replyMessage.js';
+} from './memoryUpdate.js';
+export { COMPACT_AT, COMPACT_TO, MAX_PROFILE } from './profileCompaction.js';
+export { composeReply, type ReplyEnvelope, replySubject } from './replyMessage.js';
 export {
   type AgentStep,
   agentSystemPrompt,
@@ -97,36 +100,33 @@ export {
   offlineToolCall,
   type ResponseAgentInput,
   responseAgentTools,
-} from './email/responseAgent.js';
+} from './responseAgent.js';
 export {
   isReviewed,
   type ResponseToolCall,
   type ResponseToolName,
   responseToolSchemas,
-} from './email/responseTools.js';
-export type { TriageClassification, TriageDecision } from './email/triageDecision.js';
+} from './responseTools.js';
+export type { TriageClassification, TriageDecision } from './triageDecision.js';
 export {
   type EvalReport,
   formatEvalReport,
   type LabelledEmail,
   parseEvalSet,
   scoreEval,
-} from './email/triageEval.js';
+} from './triageEval.js';
 export {
   defaultTriagePreferences,
   memoryNamespaces,
   PREFERENCES_KEY,
   type TriagePreferences,
   type TriageRule,
-} from './email/triagePreferences.js';
-export { escapeUntrusted, untrustedEmail } from './email/triagePrompt.js';
+} from './triagePreferences.js';
+export { escapeUntrusted, untrustedEmail } from './triagePrompt.js';
 export {
   readTriagePreferences,
   readTriageProfile,
   type TriageProfile,
   type TriageRouterOptions,
   triageEmail,
-} from './email/triageRouter.js';
-export type { AgentModel, AgentStepRequest, AgentTool, AgentToolCall } from './ports/agentModel.js';
-export type { Calendar, DayAvailability, EmailReply, Mailbox, MeetingRequest } from './ports/mailbox.js';
-export type { ObjectModel } from './ports/objectModel.js';
+} from './triageRouter.js';

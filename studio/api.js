@@ -1,4 +1,8 @@
+// @ts-check
 // The studio's connection to the server: the token, JSON requests and the live stream.
+
+/** @typedef {import('./state.js').StudioApi} StudioApi */
+/** @typedef {import('./state.js').StudioState} StudioState */
 
 const TOKEN_KEY = 'troupe-studio-token';
 
@@ -46,8 +50,14 @@ export function readToken() {
 }
 
 /** Requests to the studio API with `Authorization: Bearer <token>`. */
+/**
+ * @param {string | undefined} token
+ * @returns {StudioApi}
+ */
 export function createApi(token) {
+  /** @param {string} method @param {string} path @param {unknown} [body] @returns {Promise<any>} */
   async function request(method, path, body) {
+    /** @type {Record<string, string>} */
     const headers = { Accept: 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -85,9 +95,17 @@ export function createApi(token) {
  * 'reconnecting' or 'unauthorized'; `onProblem` gets a sentence when an update cannot be read. EventSource reconnects by itself after a dropped connection;
  * when the server answers with an error instead (401, or the server is down), the browser gives up
  * and this asks the API whether the token is refused before trying again with a growing pause.
+ * @param {{
+ *   token: string | undefined,
+ *   api: StudioApi,
+ *   onState: (state: StudioState) => void,
+ *   onStatus: (status: 'connecting' | 'live' | 'reconnecting' | 'unauthorized') => void,
+ *   onProblem: (text: string) => void,
+ * }} options
  * @returns {{ close(): void }}
  */
 export function followEvents({ token, api, onState, onStatus, onProblem }) {
+  /** @type {EventSource | undefined} */
   let source;
   let closed = false;
   let retryMs = 500;
@@ -107,16 +125,17 @@ export function followEvents({ token, api, onState, onStatus, onProblem }) {
       }
       onStatus('live');
     });
-    source.addEventListener('error', () => {
+    const opened = source;
+    opened.addEventListener('error', () => {
       if (closed) return;
-      if (source.readyState === EventSource.CONNECTING) {
+      if (opened.readyState === EventSource.CONNECTING) {
         onStatus('reconnecting');
         return;
       }
       // CLOSED: the server refused the stream or is gone. Ask why before trying again.
-      source.close();
+      opened.close();
       onStatus('reconnecting');
-      api.get('/api/state').then(
+      /** @type {Promise<StudioState>} */ (api.get('/api/state')).then(
         (state) => {
           onState(state);
           schedule();

@@ -1,5 +1,12 @@
+// @ts-check
 // Charts: every machine drawn, the live actors, and the picked actor's state, context and events.
-import { formatStateValue, formatTime, h, prettyJson, replaceChildren } from './dom.js';
+import { byId, find, formatStateValue, formatTime, h, prettyJson, replaceChildren } from './dom.js';
+
+/** @typedef {import('./state.js').StudioActor} StudioActor */
+/** @typedef {import('./state.js').StudioApi} StudioApi */
+/** @typedef {import('./state.js').StudioChart} StudioChart */
+/** @typedef {import('./state.js').StudioEvent} StudioEvent */
+/** @typedef {import('./state.js').StudioState} StudioState */
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const ACTIVE = 'active-state';
@@ -26,8 +33,12 @@ function parseChartSvg(markup) {
   return document.importNode(root, true);
 }
 
-/** Recent events, newest first; with `actors`, each names the actor it is about. */
-function eventList(events, actors) {
+/**
+ * Recent events, newest first; with `nameActors`, each names the actor it is about.
+ * @param {StudioEvent[]} events
+ * @param {boolean} nameActors
+ */
+function eventList(events, nameActors) {
   return h(
     'ol',
     { class: 'event-list', id: 'actor-events' },
@@ -38,7 +49,7 @@ function eventList(events, actors) {
         h('time', {}, formatTime(e.at)),
         ' ',
         h('code', {}, e.type),
-        actors && e.actorId ? h('span', { class: 'muted' }, ` ${e.actorId}`) : null,
+        nameActors && e.actorId ? h('span', { class: 'muted' }, ` ${e.actorId}`) : null,
         ' ',
         e.summary ?? '',
       ),
@@ -46,16 +57,21 @@ function eventList(events, actors) {
   );
 }
 
+/**
+ * @param {{ api: StudioApi, onProblem: (text: string) => void, onUnauthorized: (error: Error) => void }} options
+ */
 export function createChartsView({ api, onProblem, onUnauthorized }) {
-  const list = document.getElementById('actor-list');
-  const detail = document.getElementById('actor-detail');
-  const chartList = document.getElementById('chart-list');
+  const list = byId('actor-list', HTMLElement);
+  const detail = byId('actor-detail', HTMLElement);
+  const chartList = byId('chart-list', HTMLElement);
   /** machine id → { section, box } */
   const charts = new Map();
+  /** @type {string | undefined} */
   let selected;
+  /** @type {StudioState | undefined} */
   let latest;
 
-  api.get('/api/charts').then(
+  /** @type {Promise<{ charts: StudioChart[] }>} */ (api.get('/api/charts')).then(
     ({ charts: loaded }) => {
       chartList.replaceChildren();
       for (const chart of loaded) {
@@ -110,6 +126,7 @@ export function createChartsView({ api, onProblem, onUnauthorized }) {
     if (chart) chart.section.open = true;
   }
 
+  /** @param {StudioState} state */
   function highlight(state) {
     const actor = state.actors.find((a) => a.id === selected);
     for (const [machine, { section, box }] of charts) {
@@ -117,13 +134,14 @@ export function createChartsView({ api, onProblem, onUnauthorized }) {
       section.classList.toggle('current', mine);
       for (const el of box.querySelectorAll(`.${ACTIVE}`)) el.classList.remove(ACTIVE);
       if (!mine) continue;
-      for (const stateId of actor.stateIds ?? []) {
+      for (const stateId of actor?.stateIds ?? []) {
         const el = box.querySelector(`[id="state:${CSS.escape(stateId)}"]`);
         el?.classList.add(ACTIVE);
       }
     }
   }
 
+  /** @param {StudioActor} actor */
   function actorItem(actor) {
     const value = formatStateValue(actor.value);
     return h(
@@ -146,6 +164,7 @@ export function createChartsView({ api, onProblem, onUnauthorized }) {
     );
   }
 
+  /** @param {StudioState} state */
   function renderDetail(state) {
     const actor = state.actors.find((a) => a.id === selected);
     if (!actor) {
@@ -193,17 +212,19 @@ export function createChartsView({ api, onProblem, onUnauthorized }) {
     );
   }
 
+  /** @param {StudioState} state */
   function update(state) {
     latest = state;
     const actors = [...state.actors].sort((a, b) =>
       a.status === b.status ? 0 : a.status === 'active' ? -1 : 1,
     );
-    const focusedId = document.activeElement?.dataset?.actorId;
+    const focusedId =
+      document.activeElement instanceof HTMLElement ? document.activeElement.dataset.actorId : undefined;
     replaceChildren(
       list,
       actors.length === 0 ? h('li', { class: 'hint' }, 'No actors yet.') : actors.map(actorItem),
     );
-    if (focusedId) list.querySelector(`[data-actor-id="${CSS.escape(focusedId)}"]`)?.focus();
+    if (focusedId) find(list, `[data-actor-id="${CSS.escape(focusedId)}"]`, HTMLElement)?.focus();
     renderDetail(state);
     highlight(state);
   }

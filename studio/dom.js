@@ -1,4 +1,7 @@
+// @ts-check
 // Small DOM helpers. API data only ever becomes text (textContent), never markup.
+
+/** @typedef {Node | string | number | null | undefined | false | unknown[]} Child A child of {@link h}: arrays are flattened. */
 
 /**
  * Creates an element: `h('button', { type: 'button', onclick }, 'Send')`. Attributes starting with
@@ -6,14 +9,15 @@
  * text (strings and numbers become text nodes); null/undefined/false children are skipped.
  * @param {string} tag
  * @param {Record<string, unknown>} [attrs]
- * @param {...(Node|string|number|null|undefined|false)} children
+ * @param {...Child} children
  * @returns {HTMLElement}
  */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
     else if (key === 'dataset') Object.assign(el.dataset, value);
     else if (key === 'value' && 'value' in el) el.value = String(value);
     else if (key === 'checked' && 'checked' in el) el.checked = Boolean(value);
@@ -21,6 +25,32 @@ export function h(tag, attrs = {}, ...children) {
   }
   append(el, children);
   return el;
+}
+
+/**
+ * The page's element with this id, of this type; a page without it is a broken page, so this throws.
+ * @template {Element} T
+ * @param {string} id
+ * @param {{ new (): T, prototype: T }} type
+ * @returns {T}
+ */
+export function byId(id, type) {
+  const el = document.getElementById(id);
+  if (!(el instanceof type)) throw new Error(`The page has no ${type.name} #${id}.`);
+  return el;
+}
+
+/**
+ * The first element under `root` matching `selector`, of this type, or undefined.
+ * @template {Element} T
+ * @param {ParentNode} root
+ * @param {string} selector
+ * @param {{ new (): T, prototype: T }} type
+ * @returns {T | undefined}
+ */
+export function find(root, selector, type) {
+  const el = root.querySelector(selector);
+  return el instanceof type ? el : undefined;
 }
 
 /** Appends children (see {@link h}) to a node. */

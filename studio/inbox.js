@@ -1,5 +1,12 @@
+// @ts-check
 // Inbox: the pending interrupts with exactly the answers each allows, and what the answers did.
-import { formatStateValue, formatTime, h, replaceChildren } from './dom.js';
+import { byId, find, formatStateValue, formatTime, h, replaceChildren } from './dom.js';
+
+/** @typedef {import('./state.js').EditField} EditField */
+/** @typedef {import('./state.js').StudioAnswer} StudioAnswer */
+/** @typedef {import('./state.js').StudioApi} StudioApi */
+/** @typedef {import('./state.js').StudioInterrupt} StudioInterrupt */
+/** @typedef {import('./state.js').StudioState} StudioState */
 
 /** A value from a datetime field as the `datetime-local` input shows it (local time, to the minute). */
 function toLocalInput(value) {
@@ -12,6 +19,7 @@ function toLocalInput(value) {
 }
 
 /** The input for one edit field, typed by the field's schema type. */
+/** @param {EditField} field @param {string} inputId */
 function fieldInput(field, inputId) {
   const common = { id: inputId, name: field.name, required: field.required || undefined };
   switch (field.type) {
@@ -58,6 +66,7 @@ function fieldInput(field, inputId) {
 }
 
 /** What a field's input holds, as the tool's argument type. */
+/** @param {EditField} field @param {any} input */
 function fieldValue(field, input) {
   switch (field.type) {
     case 'number':
@@ -104,13 +113,16 @@ export function markdownLines(markdown) {
   });
 }
 
+/** @param {{ api: StudioApi, onUnauthorized: (error: Error) => void }} options */
 export function createInboxView({ api, onUnauthorized }) {
-  const pendingList = document.getElementById('interrupt-list');
-  const answeredList = document.getElementById('answered-list');
-  const badge = document.getElementById('inbox-count');
+  const pendingList = byId('interrupt-list', HTMLElement);
+  const answeredList = byId('answered-list', HTMLElement);
+  const badge = byId('inbox-count', HTMLElement);
   /** interrupt id → its <li>, kept across updates so a half-typed answer survives a live update. */
+  /** @type {Map<string, HTMLElement>} */
   const items = new Map();
 
+  /** @param {StudioInterrupt} interrupt @param {string | undefined} subject */
   function interruptItem(interrupt, subject) {
     const base = `interrupt-${interrupt.id.replace(/[^\w-]/gu, '_')}`;
     const headingId = `${base}-heading`;
@@ -122,20 +134,24 @@ export function createInboxView({ api, onUnauthorized }) {
       status.textContent = 'Sending your answer…';
       status.classList.remove('error');
       try {
-        const result = await api.post(`/api/inbox/${encodeURIComponent(interrupt.id)}/answer`, body);
+        const result = /** @type {{ emailState: unknown }} */ (
+          await api.post(`/api/inbox/${encodeURIComponent(interrupt.id)}/answer`, body)
+        );
         status.textContent = `Answered. The email is now ${formatStateValue(result?.emailState) || 'moving on'}.`;
       } catch (error) {
-        if (error?.name === 'UnauthorizedError') onUnauthorized(error);
-        status.textContent = `Not answered: ${error.message}`;
+        if (error instanceof Error && error.name === 'UnauthorizedError') onUnauthorized(error);
+        status.textContent = `Not answered: ${error instanceof Error ? error.message : String(error)}`;
         status.classList.add('error');
         for (const b of buttons) b.disabled = false;
       }
     }
 
     const forms = h('div', { class: 'answer-forms' });
+    /** @param {HTMLElement} form */
     const showForm = (form) => {
-      for (const other of forms.children) other.hidden = other !== form || !other.hidden;
-      if (!form.hidden) form.querySelector('input, textarea, select')?.focus();
+      for (const other of forms.children)
+        if (other instanceof HTMLElement) other.hidden = other !== form || !other.hidden;
+      if (!form.hidden) find(form, 'input, textarea, select', HTMLElement)?.focus();
     };
 
     const button = (label, onclick, extra = {}) => {
@@ -204,7 +220,7 @@ export function createInboxView({ api, onUnauthorized }) {
       buttons.push(respondForm.querySelector('button[type="submit"]'));
       respondForm.addEventListener('submit', (event) => {
         event.preventDefault();
-        const text = respondForm.elements.feedback.value.trim();
+        const text = find(respondForm, 'textarea[name="feedback"]', HTMLTextAreaElement)?.value.trim() ?? '';
         if (text === '') {
           status.textContent = 'Write some feedback first.';
           status.classList.add('error');
@@ -226,7 +242,8 @@ export function createInboxView({ api, onUnauthorized }) {
     // Keep aria-expanded of Edit/Respond true to the form they open.
     const syncExpanded = () => {
       for (const b of actions.querySelectorAll('[aria-expanded]')) {
-        const form = forms.querySelector(`.${b.dataset.opens}`);
+        if (!(b instanceof HTMLElement)) continue;
+        const form = find(forms, `.${b.dataset.opens}`, HTMLElement);
         b.setAttribute('aria-expanded', String(Boolean(form && !form.hidden)));
       }
     };
@@ -257,6 +274,7 @@ export function createInboxView({ api, onUnauthorized }) {
     );
   }
 
+  /** @param {StudioAnswer} a */
   function answeredItem(a) {
     return h(
       'li',
@@ -280,6 +298,7 @@ export function createInboxView({ api, onUnauthorized }) {
     );
   }
 
+  /** @param {StudioState} state */
   function update(state) {
     const pending = state.interrupts;
     const ids = new Set(pending.map((i) => i.id));
@@ -299,7 +318,7 @@ export function createInboxView({ api, onUnauthorized }) {
         li = interruptItem(interrupt, email?.label);
         items.set(interrupt.id, li);
       }
-      if (cursor === li) cursor = cursor.nextElementSibling;
+      if (cursor === li) cursor = li.nextElementSibling;
       else pendingList.insertBefore(li, cursor);
     }
     if (pending.length === 0)

@@ -1,20 +1,29 @@
+// @ts-check
 // Playground: the channel's messages with each decision's reason, a box to talk, summon and dismiss.
-import { formatTime, h, replaceChildren } from './dom.js';
+import { byId, find, formatTime, h, replaceChildren } from './dom.js';
+
+/** @typedef {import('./state.js').PlaygroundAvatar} PlaygroundAvatar */
+/** @typedef {import('./state.js').PlaygroundMessage} PlaygroundMessage */
+/** @typedef {import('./state.js').StudioApi} StudioApi */
+/** @typedef {import('./state.js').StudioState} StudioState */
 
 const SNIPPET = 60;
 
 const snippet = (text) => (text.length > SNIPPET ? `${text.slice(0, SNIPPET - 1)}…` : text);
 
+/** @param {{ api: StudioApi, onUnauthorized: (error: Error) => void }} options */
 export function createPlaygroundView({ api, onUnauthorized }) {
-  const messageList = document.getElementById('message-list');
-  const avatarList = document.getElementById('avatar-list');
-  const form = document.getElementById('message-form');
-  const input = document.getElementById('message-text');
-  const replyBox = document.getElementById('reply-to');
-  const heading = document.getElementById('channel-heading');
+  const messageList = byId('message-list', HTMLElement);
+  const avatarList = byId('avatar-list', HTMLElement);
+  const form = byId('message-form', HTMLFormElement);
+  const input = byId('message-text', HTMLInputElement);
+  const replyBox = byId('reply-to', HTMLElement);
+  const heading = byId('channel-heading', HTMLElement);
   /** message id → its <li> and the message it shows (as JSON) */
   const shown = new Map();
+  /** @type {StudioState | undefined} */
   let latest;
+  /** @type {PlaygroundMessage | undefined} */
   let replyTo;
 
   const failed = (error, what) => {
@@ -49,8 +58,8 @@ export function createPlaygroundView({ api, onUnauthorized }) {
     event.preventDefault();
     const text = input.value.trim();
     if (text === '') return;
-    const button = form.querySelector('button[type="submit"]');
-    button.disabled = true;
+    const button = find(form, 'button[type="submit"]', HTMLButtonElement);
+    if (button) button.disabled = true;
     try {
       await api.post('/api/playground/message', { text, ...(replyTo ? { replyTo: replyTo.id } : {}) });
       input.value = '';
@@ -59,16 +68,17 @@ export function createPlaygroundView({ api, onUnauthorized }) {
     } catch (error) {
       failed(error, 'Not sent');
     } finally {
-      button.disabled = false;
+      if (button) button.disabled = false;
       input.focus();
     }
   });
 
   const avatarOf = (author) => latest?.playground.avatars.find((a) => a.id === author.id);
 
-  function messageItem(message, byId) {
+  /** @param {PlaygroundMessage} message @param {Map<string, PlaygroundMessage>} messagesById */
+  function messageItem(message, messagesById) {
     const avatar = message.author.kind === 'avatar' ? avatarOf(message.author) : undefined;
-    const parent = message.replyTo ? byId.get(message.replyTo) : undefined;
+    const parent = message.replyTo ? messagesById.get(message.replyTo) : undefined;
     return h(
       'li',
       { class: `message from-${message.author.kind}`, dataset: { messageId: message.id } },
@@ -114,6 +124,7 @@ export function createPlaygroundView({ api, onUnauthorized }) {
     }
   }
 
+  /** @param {PlaygroundAvatar} avatar */
   function avatarItem(avatar) {
     const name = avatar.emoji ? `${avatar.emoji} ${avatar.name}` : avatar.name;
     return h(
@@ -152,12 +163,13 @@ export function createPlaygroundView({ api, onUnauthorized }) {
     );
   }
 
+  /** @param {StudioState} state */
   function update(state) {
     latest = state;
     const { channel, avatars, messages } = state.playground;
     heading.textContent = `Channel ${channel.platform}:${channel.id}`;
-    const focusedAvatar = document.activeElement?.closest?.('#avatar-list [data-avatar-id]')?.dataset
-      .avatarId;
+    const focusedItem = document.activeElement?.closest('#avatar-list [data-avatar-id]');
+    const focusedAvatar = focusedItem instanceof HTMLElement ? focusedItem.dataset.avatarId : undefined;
     const focusedLabel = document.activeElement?.getAttribute?.('aria-label');
     replaceChildren(avatarList, avatars.map(avatarItem));
     if (focusedAvatar) {
@@ -166,7 +178,11 @@ export function createPlaygroundView({ api, onUnauthorized }) {
       );
       (again && !again.disabled
         ? again
-        : avatarList.querySelector(`[data-avatar-id="${CSS.escape(focusedAvatar)}"] button:not([disabled])`)
+        : find(
+            avatarList,
+            `[data-avatar-id="${CSS.escape(focusedAvatar)}"] button:not([disabled])`,
+            HTMLButtonElement,
+          )
       )?.focus();
     }
 

@@ -1,6 +1,8 @@
+// @ts-check
 // Troupe Studio's page: reads the token, follows the live state and hands it to the four views.
 import { createApi, followEvents, readToken } from './api.js';
 import { createChartsView } from './charts.js';
+import { byId } from './dom.js';
 import { createInboxView } from './inbox.js';
 import { createPlaygroundView } from './playground.js';
 import { createTelemetryView } from './telemetry.js';
@@ -12,11 +14,11 @@ const STATUS_TEXT = {
   unauthorized: 'not signed in',
 };
 
-const connection = document.getElementById('connection');
-const connectionText = document.getElementById('connection-text');
-const authAlert = document.getElementById('auth-alert');
-const problem = document.getElementById('problem');
-const main = document.getElementById('main');
+const connection = byId('connection', HTMLElement);
+const connectionText = byId('connection-text', HTMLElement);
+const authAlert = byId('auth-alert', HTMLElement);
+const problem = byId('problem', HTMLElement);
+const main = byId('main', HTMLElement);
 
 let events;
 
@@ -26,11 +28,15 @@ function setStatus(status) {
   if (status === 'unauthorized') unauthorized();
 }
 
+/** The view tabs (buttons with `role="tab"`). */
+const tabButtons = () =>
+  [...document.querySelectorAll('button[role="tab"]')].filter((b) => b instanceof HTMLButtonElement);
+
 /** The token is missing or refused: say how to get in, and stop talking to the server. */
 function unauthorized() {
   authAlert.hidden = false;
   main.hidden = true;
-  for (const tab of document.querySelectorAll('[role="tab"]')) tab.disabled = true;
+  for (const tab of tabButtons()) tab.disabled = true;
   connection.dataset.status = 'unauthorized';
   connectionText.textContent = STATUS_TEXT.unauthorized;
   events?.close();
@@ -43,13 +49,14 @@ function showProblem(text) {
 
 /** Tabs: click, or arrow keys / Home / End when a tab has the focus (the ARIA tabs pattern). */
 function setUpTabs() {
-  const tabs = [...document.querySelectorAll('[role="tab"]')];
+  const tabs = tabButtons();
+  /** @param {HTMLButtonElement} tab @param {boolean} focus */
   const select = (tab, focus) => {
     for (const t of tabs) {
       const on = t === tab;
       t.setAttribute('aria-selected', String(on));
       t.tabIndex = on ? 0 : -1;
-      document.getElementById(t.getAttribute('aria-controls')).hidden = !on;
+      byId(t.getAttribute('aria-controls') ?? '', HTMLElement).hidden = !on;
     }
     if (focus) tab.focus();
   };
@@ -62,7 +69,7 @@ function setUpTabs() {
         ArrowLeft: tabs[(i - 1 + tabs.length) % tabs.length],
         Home: tabs[0],
         End: tabs[tabs.length - 1],
-      }[event.key];
+      }[/** @type {KeyboardEvent} */ (event).key];
       if (next) {
         event.preventDefault();
         select(next, true);

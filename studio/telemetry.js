@@ -1,5 +1,8 @@
+// @ts-check
 // Telemetry: how composed responses were made (a bar per mode) and the runtime's counters.
-import { formatTime, h, replaceChildren, svg } from './dom.js';
+import { byId, formatTime, h, replaceChildren, svg } from './dom.js';
+
+/** @typedef {import('./state.js').StudioState} StudioState */
 
 const BAR_HEIGHT = 22;
 const GAP = 8;
@@ -15,6 +18,7 @@ export function humanName(name) {
     .toLowerCase();
 }
 
+/** @param {Record<string, number>} modes @param {number} total */
 function modesChart(modes, total) {
   const entries = Object.entries(modes).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (entries.length === 0) return h('p', { class: 'hint' }, 'No composed responses yet.');
@@ -54,11 +58,12 @@ function modesChart(modes, total) {
 }
 
 export function createTelemetryView() {
-  const chartBox = document.getElementById('modes-chart');
-  const recent = document.getElementById('recent-modes');
-  const counters = document.getElementById('counters');
+  const chartBox = byId('modes-chart', HTMLElement);
+  const recent = byId('recent-modes', HTMLElement);
+  const counters = byId('counters', HTMLElement);
   let lastKey;
 
+  /** @param {StudioState} state */
   function update(state) {
     const { telemetry } = state;
     const key = JSON.stringify([telemetry, state.counters]);

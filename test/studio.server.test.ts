@@ -8,7 +8,9 @@ import type { EmailRecord } from '../src/actors/emailAssistant.js';
 import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
 import { type OpenedStudio, openStudio } from '../src/studio/openStudio.js';
+import { startStudioServer } from '../src/studio/studioServer.js';
 import type { StudioState } from '../src/studio/studioState.js';
+import { createStudioStore } from '../src/studio/studioStore.js';
 import { assistantOn, EMAIL_START } from './support/emailHarness.js';
 
 interface Reply {
@@ -423,5 +425,31 @@ describe('the studio retries a failed email', () => {
     expect([again.status, again.json().error?.code]).toEqual([409, 'TROUPE_INBOX_INVALID']);
     const unknown = await post('api/email/nope/retry');
     expect([unknown.status, unknown.json().error?.code]).toEqual([404, 'TROUPE_INBOX_INVALID']);
+  });
+});
+
+describe('the studio token', () => {
+  it('is refused at start when it could not travel in an Authorization: Bearer header', async () => {
+    const start = (token: string) =>
+      startStudioServer({
+        store: createStudioStore({ now: 0 }),
+        port: 0,
+        token,
+        staticDir,
+        charts: async () => [],
+        actions: {
+          answer: async () => ({ item: null, emailState: null }),
+          retry: async () => ({ emailState: null }),
+          post: () => ({ id: 'm' }),
+          summon: () => undefined,
+          dismiss: () => undefined,
+        },
+      });
+    for (const token of ['has space', 'naïve', 'a=b', ''])
+      await expect(start(token), token).rejects.toMatchObject({ code: 'TROUPE_CONFIG_INVALID' });
+    const server = await start('given-token_1.2~3+4/5==');
+    const reply = await request(`${server.url}api/state`, { headers: bearer('given-token_1.2~3+4/5==') });
+    expect(reply.status).toBe(200);
+    await server.close();
   });
 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SimulatedClock, systemClock } from '../actors/clock.js';
-import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
+import type { EmailAssistant } from '../actors/emailAssistant.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import { advanceOnClock } from '../actors/settleOnClock.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
@@ -14,17 +14,27 @@ import type { CoordinationConfigInput } from '../config/coordinationConfig.js';
 import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
-import { configErrorCodes, emailErrorCodes } from '../ports/errorCodes.js';
+import { configErrorCodes } from '../ports/errorCodes.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { loadScenarioFile } from '../simulator/scenario.js';
+import { runtimeStudioActions } from './runtimeStudioActions.js';
 import { renderStudioCharts } from './studioCharts.js';
 import { attachStudioProjection } from './studioProjection.js';
-import { type StudioActions, startStudioServer } from './studioServer.js';
+import { startStudioServer } from './studioServer.js';
 import { createStudioStore, type StudioStore } from './studioStore.js';
 
 // Two levels below the package root from src/studio and dist/studio alike.
 const examplesDir = new URL('../../examples/', import.meta.url);
+
+/** Hands each email of a JSON Lines mailbox to the assistant; one it does not take is logged. */
+async function receiveMailbox(assistant: EmailAssistant, file: string, logger: Logger): Promise<void> {
+  const mailbox = await readFile(file, 'utf8');
+  for (const line of mailbox.split('\n').filter((l) => l.trim() !== '')) {
+    const received = await assistant.receive(JSON.parse(line));
+    if (isTroupeError(received)) logger.warn({ err: received }, 'an email of the mailbox was not taken');
+  }
+}
 
 /** How {@link openStudio} starts. Everything has an embedded default. */
 export interface OpenStudioOptions {
@@ -129,79 +139,13 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
   await projection.ready;
   // The playground's residents are in the store from the start.
   await projection.open(channel);
-  const mailbox = await readFile(
+  await receiveMailbox(
+    assistant,
     options.mailboxFile ?? fileURLToPath(new URL('email/sample-mailbox.jsonl', examplesDir)),
-    'utf8',
+    logger,
   );
-  for (const line of mailbox.split('\n').filter((l) => l.trim() !== '')) {
-    const received = await assistant.receive(JSON.parse(line));
-    if (isTroupeError(received)) logger.warn({ err: received }, 'an email of the mailbox was not taken');
-  }
 
-  const refuse = (code: TroupeError['code'], message: string, status: number): never => {
-    throw new TroupeError(code, message, { details: { status } });
-  };
-  const sendOrRefuse = (event: unknown) => {
-    const result = runtime.send(event);
-    if (!result.accepted) refuse(result.error.code, result.error.message, 400);
-  };
-  const actions: StudioActions = {
-    async answer(interruptId, answer) {
-      const known: InboxItem | undefined = await assistant.interrupt(interruptId);
-      if (!known) refuse(emailErrorCodes.inboxInvalid, `No interrupt ${interruptId} in the inbox.`, 404);
-      if (known?.status === 'answered')
-        refuse(
-          emailErrorCodes.inboxInvalid,
-          `Interrupt ${interruptId} was already answered (${known.answer?.type}).`,
-          409,
-        );
-      try {
-        const { item, record } = await assistant.answer(interruptId, answer);
-        return { item, emailState: record.state.value };
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
-          refuse(
-            error.code,
-            error.message,
-            /already answered|at the same time/u.test(error.message) ? 409 : 400,
-          );
-        throw error;
-      }
-    },
-    async retry(emailId) {
-      try {
-        const record = await assistant.retry(emailId);
-        return { emailState: record.state.value };
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
-          refuse(error.code, error.message, /^No email/u.test(error.message) ? 404 : 409);
-        throw error;
-      }
-    },
-    post({ text, replyTo }) {
-      const target = replyTo !== undefined ? transport.lookup(replyTo) : undefined;
-      if (replyTo !== undefined && !target)
-        refuse(
-          'TROUPE_STUDIO_BAD_REQUEST',
-          `replyTo: there is no message ${replyTo} in the playground.`,
-          400,
-        );
-      const { message, result } = postTerminalMessage(runtime, transport, {
-        channel,
-        author: person,
-        text,
-        ...(target ? { replyTo: target } : {}),
-      });
-      if (!result.accepted) refuse(result.error.code, result.error.message, 400);
-      return { id: message.messageId };
-    },
-    summon(avatarId) {
-      sendOrRefuse({ type: 'avatar.summon', channel, avatarId, by: person });
-    },
-    dismiss(avatarId) {
-      sendOrRefuse({ type: 'avatar.dismiss', channel, avatarId });
-    },
-  };
+  const actions = runtimeStudioActions({ runtime, assistant, transport, channel, person });
 
   let server: Awaited<ReturnType<typeof startStudioServer>>;
   try {

@@ -76,52 +76,7 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
     }
   };
 
-  // Telemetry: read again after responses; one read at a time, the next one after it if asked.
-  let afterSeq = 0;
-  let telemetry: StudioTelemetry = { modes: {}, total: 0, recent: [] };
-  let reading: Promise<void> | undefined;
-  let readAgain = false;
-  const readTelemetry = async () => {
-    const events = runtime.store.events;
-    for (;;) {
-      const batch = await events.read(AGENT_EVENT_LOGS, { afterSeq, limit: 500 });
-      if (batch.length === 0) break;
-      const modes = { ...telemetry.modes };
-      const recent = [...telemetry.recent];
-      for (const e of batch) {
-        const mode = typeof e.data.response_mode === 'string' ? e.data.response_mode : 'unknown';
-        modes[mode] = (modes[mode] ?? 0) + 1;
-        recent.push({ at: e.at, mode, origin: e.stream });
-        afterSeq = e.seq;
-      }
-      telemetry = {
-        modes,
-        total: telemetry.total + batch.length,
-        recent: recent.slice(-STUDIO_LIMITS.telemetryRecent),
-      };
-    }
-    const counters: Record<string, number> = {};
-    for (const name of Object.values(composerCounters)) counters[name] = await events.counter(name);
-    if (!detached) store.send({ type: 'telemetryRead', telemetry, counters });
-  };
-  const refreshTelemetry = (): Promise<void> => {
-    if (reading) {
-      readAgain = true;
-      return reading;
-    }
-    reading = readTelemetry()
-      .catch((error: unknown) =>
-        log.warn({ err: error }, 'could not read the telemetry; its figures stay as they were'),
-      )
-      .finally(() => {
-        reading = undefined;
-        if (readAgain && !detached) {
-          readAgain = false;
-          void refreshTelemetry();
-        }
-      });
-    return reading;
-  };
+  const refreshTelemetry = telemetryReader(runtime, store, log, () => detached);
 
   // The floor's reason for each turn, until its reply is delivered.
   const reasons = new Map<string, string>();
@@ -203,6 +158,65 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
       subscriptions.unsubscribe();
     },
   };
+}
+
+/**
+ * Telemetry, read again from the store's event log after responses: one read at a time, and the
+ * next one after it if asked meanwhile. Returns the refresh; it resolves when the figures are in.
+ */
+function telemetryReader(
+  runtime: Runtime,
+  store: StudioStore,
+  log: Logger,
+  detached: () => boolean,
+): () => Promise<void> {
+  let afterSeq = 0;
+  let telemetry: StudioTelemetry = { modes: {}, total: 0, recent: [] };
+  let reading: Promise<void> | undefined;
+  let readAgain = false;
+  const readTelemetry = async () => {
+    const events = runtime.store.events;
+    for (;;) {
+      const batch = await events.read(AGENT_EVENT_LOGS, { afterSeq, limit: 500 });
+      if (batch.length === 0) break;
+      const modes = { ...telemetry.modes };
+      const recent = [...telemetry.recent];
+      for (const e of batch) {
+        const mode = typeof e.data.response_mode === 'string' ? e.data.response_mode : 'unknown';
+        modes[mode] = (modes[mode] ?? 0) + 1;
+        recent.push({ at: e.at, mode, origin: e.stream });
+        afterSeq = e.seq;
+      }
+      telemetry = {
+        modes,
+        total: telemetry.total + batch.length,
+        recent: recent.slice(-STUDIO_LIMITS.telemetryRecent),
+      };
+    }
+    const counters: Record<string, number> = {};
+    for (const name of Object.values(composerCounters)) counters[name] = await events.counter(name);
+    if (!detached()) store.send({ type: 'telemetryRead', telemetry, counters });
+  };
+  const refreshTelemetry = (): Promise<void> => {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = readTelemetry()
+      .catch((error: unknown) =>
+        log.warn({ err: error }, 'could not read the telemetry; its figures stay as they were'),
+      )
+      .finally(() => {
+        reading = undefined;
+        if (readAgain && !detached()) {
+          readAgain = false;
+          void refreshTelemetry();
+        }
+      });
+    return reading;
+  };
+
+  return refreshTelemetry;
 }
 
 /** A terminal message as the playground shows it. */

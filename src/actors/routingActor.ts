@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Subject } from 'rxjs';
+import type { z } from 'zod';
 import { MIN_SPLIT_LENGTH, splitText } from '../delivery/splitText.js';
 import { textWithUnsentFiles } from '../delivery/unsentFileNotes.js';
 import type { Logger } from '../logging/logger.js';
@@ -257,38 +258,12 @@ export class RoutingActor {
       let response = input;
       if (!validated) {
         const parsed = outgoingResponseSchema.safeParse(input);
-        if (!parsed.success) {
-          return this.publish(
-            unattempted(input, clock.now(), {
-              code: 'TROUPE_RESPONSE_INVALID',
-              message: `The response is not a valid OutgoingResponse: ${parsed.error.issues
-                .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-                .join('; ')}`,
-              retryable: false,
-            }),
-          );
-        }
+        if (!parsed.success) return this.publish(invalidResponse(input, parsed.error, clock.now()));
         response = parsed.data;
       }
       const transport = this.transports.get(response.channel.kind);
-      if (!transport) {
-        return this.publish(
-          unattempted(response, clock.now(), {
-            code: 'TROUPE_TRANSPORT_MISSING',
-            message: `No transport is registered for channel kind "${response.channel.kind}"; pass one to createRuntime({ transports }).`,
-            retryable: false,
-          }),
-        );
-      }
-      if (!isSendable(response)) {
-        return this.publish(
-          unattempted(response, clock.now(), {
-            code: 'TROUPE_RESPONSE_EMPTY',
-            message: 'The response has no text, voice or attachment to send.',
-            retryable: false,
-          }),
-        );
-      }
+      if (!transport) return this.publish(noTransport(response, clock.now()));
+      if (!isSendable(response)) return this.publish(nothingToSend(response, clock.now()));
 
       let entry: Pick<OutboxEntry, 'sentParts' | 'settled'> | undefined = resumed;
       try {
@@ -299,26 +274,12 @@ export class RoutingActor {
           entry = recorded.entry;
           if (!recorded.created && entry.settled) {
             logger.debug({ key: response.idempotencyKey }, 'response already settled; not sending again');
-            return this.publish({
-              ...base(response),
-              attempted: false,
-              sent: entry.settled.sent,
-              parts: entry.sentParts,
-              voiceFellBackToText: false,
-              duplicate: true,
-              at: clock.now(),
-            });
+            return this.publish(alreadySettled(response, entry, clock.now()));
           }
         }
       } catch (error) {
         // Sending without a record could send twice after a crash: refuse instead.
-        return this.publish(
-          unattempted(response, clock.now(), {
-            code: 'TROUPE_OUTBOX_UNAVAILABLE',
-            message: `The outbox could not record the response, so it was not sent: ${describe(error)}`,
-            retryable: true,
-          }),
-        );
+        return this.publish(unrecorded(response, error, clock.now()));
       }
 
       try {
@@ -346,10 +307,7 @@ export class RoutingActor {
             this.endSend(flight);
           }
           if (failed) result = await this.retrySend(transport, part, thrown);
-          else
-            result = isReceipt(receipt)
-              ? { messageId: receipt.messageId, attempts: 1 }
-              : { error: unconfirmed(transport, receipt) };
+          else result = firstAttempt(transport, receipt);
           if ('error' in result) {
             failure = result.error;
             break;
@@ -372,20 +330,8 @@ export class RoutingActor {
         const at = clock.now();
         if (this.abandoned) {
           // Stopped mid-delivery: the entry stays unsettled, so the next start sends what is left.
-          const error = this.abandoned;
           return this.publish(
-            {
-              idempotencyKey: response.idempotencyKey,
-              channel: response.channel,
-              origin: response.origin,
-              attempted: true,
-              sent: false,
-              parts: sent,
-              voiceFellBackToText,
-              duplicate: false,
-              error: { code: error.code, message: error.message, retryable: true },
-              at,
-            },
+            abandonedMidway(response, sent, voiceFellBackToText, this.abandoned, at),
             false,
           );
         }
@@ -403,19 +349,7 @@ export class RoutingActor {
             { key: response.idempotencyKey, code: failure.code },
             `send failed: ${failure.message}`,
           );
-        const outcome: RoutingOutcome = {
-          idempotencyKey: response.idempotencyKey,
-          channel: response.channel,
-          origin: response.origin,
-          attempted: true,
-          sent: failure === undefined,
-          parts: sent,
-          voiceFellBackToText,
-          duplicate: false,
-          at,
-        };
-        if (failure) outcome.error = failure;
-        return this.publish(outcome);
+        return this.publish(delivered(response, sent, voiceFellBackToText, failure, at));
       } catch (error) {
         // Nothing inside routing may leave a delivery hanging or a promise rejected: whatever
         // went wrong (a transport's limits changed under it, a bug) is this response's outcome.
@@ -634,7 +568,6 @@ export class RoutingActor {
     return Math.round(exp * jitter);
   }
 
-  /** Tells observers, then the caller waiting for it (unless nothing was settled). */
   /** Settles a response that failed for a reason routing did not plan for, and reports it. */
   private failUnexpectedly(response: OutgoingResponse, error: unknown): RoutingOutcome {
     const { clock, logger, outbox } = this.options;
@@ -665,6 +598,7 @@ export class RoutingActor {
     });
   }
 
+  /** Tells observers, then the caller waiting for it (unless nothing was settled). */
   private publish(outcome: RoutingOutcome, settled = true): RoutingOutcome {
     this.outcomes$.next(outcome);
     const handler = this.handlers.get(outcome.idempotencyKey);
@@ -693,6 +627,116 @@ function unattempted(response: OutgoingResponse, at: number, error: Failure): Ro
     error,
     at,
   };
+}
+
+/** The outcome of a response that is not a valid {@link OutgoingResponse}: not sent. */
+function invalidResponse(input: OutgoingResponse, error: z.ZodError, at: number): RoutingOutcome {
+  return unattempted(input, at, {
+    code: 'TROUPE_RESPONSE_INVALID',
+    message: `The response is not a valid OutgoingResponse: ${error.issues
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ')}`,
+    retryable: false,
+  });
+}
+
+/** The outcome of a response to a channel kind no transport serves: not sent. */
+function noTransport(response: OutgoingResponse, at: number): RoutingOutcome {
+  return unattempted(response, at, {
+    code: 'TROUPE_TRANSPORT_MISSING',
+    message: `No transport is registered for channel kind "${response.channel.kind}"; pass one to createRuntime({ transports }).`,
+    retryable: false,
+  });
+}
+
+/** The outcome of a response with nothing in it to send. */
+function nothingToSend(response: OutgoingResponse, at: number): RoutingOutcome {
+  return unattempted(response, at, {
+    code: 'TROUPE_RESPONSE_EMPTY',
+    message: 'The response has no text, voice or attachment to send.',
+    retryable: false,
+  });
+}
+
+/** The outcome of a response the outbox could not record: not sent. */
+function unrecorded(response: OutgoingResponse, error: unknown, at: number): RoutingOutcome {
+  return unattempted(response, at, {
+    code: 'TROUPE_OUTBOX_UNAVAILABLE',
+    message: `The outbox could not record the response, so it was not sent: ${describe(error)}`,
+    retryable: true,
+  });
+}
+
+/** The outcome of a response the outbox had settled already: not sent again. */
+function alreadySettled(
+  response: OutgoingResponse,
+  entry: Pick<OutboxEntry, 'sentParts' | 'settled'>,
+  at: number,
+): RoutingOutcome {
+  return {
+    ...base(response),
+    attempted: false,
+    sent: (entry.settled as OutboxSettlement).sent,
+    parts: entry.sentParts,
+    voiceFellBackToText: false,
+    duplicate: true,
+    at,
+  };
+}
+
+/** The outcome of a delivery routing was abandoned in the middle of (its entry stays unsettled). */
+function abandonedMidway(
+  response: OutgoingResponse,
+  sent: SentPart[],
+  voiceFellBackToText: boolean,
+  error: TroupeError,
+  at: number,
+): RoutingOutcome {
+  return {
+    idempotencyKey: response.idempotencyKey,
+    channel: response.channel,
+    origin: response.origin,
+    attempted: true,
+    sent: false,
+    parts: sent,
+    voiceFellBackToText,
+    duplicate: false,
+    error: { code: error.code, message: error.message, retryable: true },
+    at,
+  };
+}
+
+/** The outcome of a delivery that ran to its end: every part sent, or `failure`. */
+function delivered(
+  response: OutgoingResponse,
+  sent: SentPart[],
+  voiceFellBackToText: boolean,
+  failure: Failure | undefined,
+  at: number,
+): RoutingOutcome {
+  const outcome: RoutingOutcome = {
+    idempotencyKey: response.idempotencyKey,
+    channel: response.channel,
+    origin: response.origin,
+    attempted: true,
+    sent: failure === undefined,
+    parts: sent,
+    voiceFellBackToText,
+    duplicate: false,
+    at,
+  };
+  if (failure) outcome.error = failure;
+  return outcome;
+}
+
+/** What a part's first attempt gave: its message id, or why it is not known to have gone out. */
+function firstAttempt(
+  transport: Transport,
+  receipt: unknown,
+): { messageId: string; attempts: number } | { error: Failure } {
+  return isReceipt(receipt)
+    ? { messageId: receipt.messageId, attempts: 1 }
+    : { error: unconfirmed(transport, receipt) };
 }
 
 /** Why a transport's limits cannot be used, or undefined when they can. */

@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_MAX_REPLY_CHARS } from '../config/replySettings.js';
+import type { TimerHandle } from '../ports/clock.js';
+import type { OutboxEntry } from '../ports/outbox.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
+import type { RoutingOutcome } from '../ports/routingOutcome.js';
+import { TroupeError } from '../ports/troupeError.js';
+import { ChannelActor, type ChannelActorDeps, speakerOf } from './channelActor.js';
+import { channelFromKey, channelKey } from './channelKey.js';
+import { ChannelLeases, leaseOwner } from './channelLeases.js';
+import { LEDGER } from './channelLedger.js';
+import { ChannelLoader } from './channelLoader.js';
+import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
+import type { RuntimeWiring } from './runtimeWiring.js';
+import { WakeupScheduler } from './wakeupScheduler.js';
+
+/** Idle channel state older than this is deleted from the store (two weeks), unless set. */
+const DEFAULT_IDLE_EXPIRY_MS = 14 * 24 * 3_600_000;
+/** How often idle channel state is expired. */
+const EXPIRY_EVERY_MS = 3_600_000;
+
+/**
+ * The life of the runtime's channel actors: activated (loaded, under a lease when the store is
+ * shared) by the first event for their channel, retired when nothing is left in them, passivated
+ * to the store when idle and woken again at a stored deadline, and written out when the runtime
+ * stops. It also settles the outcomes of responses the runtime routed itself.
+ */
+export class ChannelLifecycle {
+  readonly persistence: ChannelPersistence;
+  /** Processes sharing a durable store take turns per channel (one writer each): see ChannelLeases. */
+  readonly leases: ChannelLeases | undefined;
+  private readonly loader: ChannelLoader;
+  /** The cast as turns need it, made once and shared by every turn (frozen: responses carry them). */
+  private readonly cast: ChannelActorDeps['cast'];
+  private readonly maxReplyChars: number;
+  private readonly passivateAfterMs: number;
+  private readonly idleExpiryMs: number;
+  /** Passivated channels with a deadline (a thread TTL, a follow-up) are woken up when it comes. */
+  private readonly wakeups: WakeupScheduler;
+  private sweepTimer: TimerHandle;
+  private lastExpiry = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly wiring: RuntimeWiring) {
+    const { options, avatars, clock, logger, store, durable, registry, inspect, tracker, errors$ } = wiring;
+    this.passivateAfterMs = options.persistence?.passivateAfterMs ?? 10 * 60_000;
+    this.idleExpiryMs = options.persistence?.idleExpiryMs ?? DEFAULT_IDLE_EXPIRY_MS;
+    this.maxReplyChars = options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
+    this.persistence = new ChannelPersistence({
+      documents: store.documents,
+      clock,
+      logger: logger.child({ actor: 'persistence' }),
+      ...(options.persistence?.ledgerLimit !== undefined
+        ? { ledgerLimit: options.persistence.ledgerLimit }
+        : {}),
+      ...(options.persistence?.flushIntervalMs !== undefined
+        ? { flushIntervalMs: options.persistence.flushIntervalMs }
+        : {}),
+      writeBehind: durable,
+      onError: (error) => errors$.next(error),
+      onTimedFlush: (done) => tracker.track(done, tracker.begin('write', 'store')),
+      // Another process wrote this channel: drop ours; the next event loads theirs.
+      onConflict: (key) => {
+        if (registry.stop(key))
+          inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+        void this.leases?.release(key);
+      },
+    });
+    this.leases = durable
+      ? new ChannelLeases({
+          documents: store.documents,
+          clock,
+          owner: leaseOwner(randomUUID().slice(0, 8)),
+          ...(options.persistence?.leaseTtlMs !== undefined ? { ttlMs: options.persistence.leaseTtlMs } : {}),
+          logger: logger.child({ actor: 'leases' }),
+          onLost: (key) => {
+            if (registry.stop(key))
+              inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+          },
+        })
+      : undefined;
+    this.loader = new ChannelLoader({
+      avatars,
+      roster: wiring.roster,
+      config: wiring.config,
+      clock,
+      logger,
+      documents: store.documents,
+      persistence: this.persistence,
+      leases: this.leases,
+      errors$,
+    });
+    this.cast = {
+      avatarIds: avatars.map((a) => a.id),
+      avatarNames: avatars.flatMap((a) => [a.name, ...(a.aliases ?? [])]),
+      speakers: new Map(avatars.map((a) => [a.id, Object.freeze(speakerOf(a))])),
+      speakerNames: new Map(avatars.map((a) => [a.id, Object.freeze([a.name, ...(a.aliases ?? [])])])),
+      voicePolicies: new Map(avatars.map((a) => [a.id, Object.freeze({ mode: a.voice })])),
+    };
+    this.wakeups = new WakeupScheduler(clock, (key) => {
+      if (wiring.stopping || registry.get(key)) return;
+      this.activate(channelFromKey(key));
+    });
+    this.sweepTimer = clock.setTimer(clock.now() + Math.min(this.passivateAfterMs, 60_000), this.sweep);
+  }
+
+  /** The channel's actor, activated (and its state loaded) if it is not active. */
+  activate(channel: ChannelRef): ChannelActor {
+    const { registry, inspect, clock, tracker } = this.wiring;
+    const key = channelKey(channel);
+    const { actor, created } = registry.activate(key, () => this.createActor(channel, key));
+    if (created) {
+      inspect({ type: 'actor.activated', at: clock.now(), channelKey: key });
+      tracker.track(
+        actor
+          .start(() => this.loader.start(key, channel))
+          .catch((error: unknown) => this.failedToStart(actor, key, error)),
+        tracker.begin('load', 'store', key),
+      );
+    }
+    return actor;
+  }
+
+  /** Stops the actor when nothing is left in its channel, writing its state compacted. */
+  readonly retireIfFinished = (actor: ChannelActor): void => {
+    const { registry, tracker, inspect, clock } = this.wiring;
+    // A retired actor's late outcome (a reply it sent before it was dropped) must not stop the
+    // actor that has taken the channel since.
+    if (registry.get(actor.key) !== actor || !actor.isFinished()) return;
+    registry.stop(actor.key);
+    const key = actor.key;
+    tracker.track(
+      this.persistence
+        .compact(key, actor)
+        .catch(() => undefined)
+        .then(() => (registry.get(key) ? undefined : this.leases?.release(key))),
+      tracker.begin('write', 'store', key),
+    );
+    inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'finished' });
+  };
+
+  /** The outcome of a response the runtime routed itself (resent after a restart, or sent as is). */
+  readonly settle = (outcome: RoutingOutcome): void => {
+    const key = channelKey(outcome.channel);
+    let actor = this.wiring.registry.get(key);
+    // A reply resent after a restart settles its turn in a channel that may not be loaded yet.
+    if (!actor && outcome.origin.kind === 'answer' && !this.wiring.stopping)
+      actor = this.activate(outcome.channel);
+    if (!actor) {
+      // A lease taken only to resend (a notice) is given back.
+      void this.leases?.release(key).catch(() => undefined);
+      return;
+    }
+    actor.onOutcome(outcome);
+    this.retireIfFinished(actor);
+  };
+
+  /**
+   * Whether this runtime may resend an unsettled entry after a restart: only when it can take the
+   * channel's lease, so a reply another live process is still sending is not sent twice.
+   */
+  readonly mayResend = async (entry: OutboxEntry): Promise<boolean> => {
+    const key = channelKey(entry.response.channel);
+    if (this.leases?.holds(key)) return true;
+    try {
+      const holder = await this.leases?.acquire(key);
+      if (holder)
+        this.wiring.logger.info(
+          { channel: key, owner: holder.owner },
+          'not resending: another process has the channel',
+        );
+      return holder === undefined;
+    } catch {
+      return false;
+    }
+  };
+
+  /** Schedules the wake-ups stored by channels passivated before this start. */
+  scheduleStoredWakeups(): void {
+    const { tracker, logger, errors$ } = this.wiring;
+    tracker.track(
+      this.persistence
+        .wakeups()
+        .then((due) => {
+          for (const w of due) this.wakeups.schedule(w.key, w.wakeAt);
+        })
+        .catch((error: unknown) => {
+          const failure = new TroupeError(
+            'TROUPE_STORE_UNAVAILABLE',
+            'Could not read channel wake-ups from the store.',
+            {
+              retryable: true,
+              cause: error,
+            },
+          );
+          logger.error({ err: failure }, failure.message);
+          errors$.next(failure);
+        }),
+      tracker.begin('wakeups', 'store'),
+    );
+  }
+
+  /** Resends the outbox entries left unsettled by an earlier run (of channels this runtime may take). */
+  resendUnsettled(): void {
+    const { tracker, routing, logger, errors$ } = this.wiring;
+    tracker.track(
+      routing.recover(this.settle, this.leases ? this.mayResend : undefined).catch((error: unknown) => {
+        const failure = new TroupeError(
+          'TROUPE_OUTBOX_UNAVAILABLE',
+          'Could not read the outbox to resend unsettled responses.',
+          {
+            retryable: true,
+            cause: error,
+          },
+        );
+        logger.error({ err: failure }, failure.message);
+        errors$.next(failure);
+        return [];
+      }),
+      tracker.begin('recovery', 'recovery'),
+    );
+  }
+
+  /**
+   * Stops the sweep and the wake-ups, writes every loaded channel compacted and gives the leases
+   * back (the runtime is stopping; its actors are stopped afterwards).
+   */
+  async close(): Promise<void> {
+    const { clock, registry } = this.wiring;
+    clock.clearTimer(this.sweepTimer);
+    this.wakeups.dispose();
+    for (const key of registry.keys()) {
+      const actor = registry.get(key);
+      if (actor?.ready) this.persistence.markDirty(key, actor);
+    }
+    await this.persistence.flush(undefined, { compact: true }).catch(() => undefined);
+    this.persistence.dispose();
+    await this.leases?.dispose().catch(() => undefined);
+  }
+
+  private createActor(channel: ChannelRef, key: string): ChannelActor {
+    const { avatarsById, config, clock, executor, routing, tracker, logger, inspect, inspecting } =
+      this.wiring;
+    return new ChannelActor({
+      channel,
+      key,
+      avatars: avatarsById,
+      hasResidents: this.loader.hasResidents(key),
+      config,
+      clock,
+      executor,
+      routing,
+      tracker,
+      logger,
+      inspect,
+      inspecting,
+      cast: this.cast,
+      afterOutcome: this.retireIfFinished,
+      onError: (error) => this.wiring.errors$.next(error),
+      maxReplyChars: this.maxReplyChars,
+      persistence: this.persistence,
+      outbox: this.wiring.store.outbox,
+      durable: this.wiring.durable,
+    });
+  }
+
+  private failedToStart(actor: ChannelActor, key: string, error: unknown): void {
+    const { registry, logger, errors$, inspect, clock } = this.wiring;
+    if (TroupeError.isInstance(error) && error.code === 'TROUPE_CHANNEL_OWNED') {
+      // Another runtime has the channel: its events here are refused, and the next one
+      // tries again (the lease may have lapsed by then).
+      const refused = actor.discardWaiting();
+      if (registry.get(key) === actor) registry.stop(key);
+      const failure = new TroupeError(error.code, error.message, {
+        retryable: true,
+        details: { ...error.details, refusedEvents: refused },
+      });
+      logger.warn({ channel: key, err: failure }, failure.message);
+      errors$.next(failure);
+      inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+      return;
+    }
+    logger.error({ channel: key, err: error }, 'channel failed to start');
+  }
+
+  private async passivate(actor: ChannelActor): Promise<void> {
+    const { registry, inspect, clock } = this.wiring;
+    await this.persistence.compact(actor.key, actor);
+    // Something may have arrived while writing.
+    if (!actor.canPassivate() || registry.get(actor.key) !== actor || this.persistence.isDirty(actor.key))
+      return;
+    const wakeAt = actor.wakeAt();
+    registry.stop(actor.key);
+    await this.leases?.release(actor.key);
+    if (wakeAt !== undefined) this.wakeups.schedule(actor.key, wakeAt);
+    inspect({ type: 'actor.stopped', at: clock.now(), channelKey: actor.key, reason: 'passivated' });
+  }
+
+  /** Passivates the channels idle for long enough and, every hour, expires idle stored state. */
+  private readonly sweep = (): void => {
+    const { clock, registry, tracker } = this.wiring;
+    if (this.wiring.stopping) return;
+    const now = clock.now();
+    for (const key of [...registry.keys()]) {
+      const actor = registry.get(key);
+      if (actor?.canPassivate() && now - actor.lastActivityAt >= this.passivateAfterMs)
+        tracker.track(
+          this.passivate(actor).catch(() => undefined),
+          tracker.begin('passivate', 'store', key),
+        );
+    }
+    if (now - this.lastExpiry >= EXPIRY_EVERY_MS) {
+      this.lastExpiry = now;
+      this.expireIdle(now);
+    }
+    this.sweepTimer = clock.setTimer(now + Math.min(this.passivateAfterMs, 60_000), this.sweep);
+  };
+
+  private expireIdle(now: number): void {
+    const { store, tracker, logger } = this.wiring;
+    tracker.track(
+      Promise.all([
+        store.documents.expireIdle(CHANNELS, now - this.idleExpiryMs),
+        // A channel's ledger is written no earlier than its snapshot: it expires with it.
+        store.documents.expireIdle(LEDGER, now - this.idleExpiryMs),
+      ])
+        .then(([n]) => {
+          if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
+        })
+        .catch(() => undefined),
+      tracker.begin('expire', 'store'),
+    );
+  }
+}

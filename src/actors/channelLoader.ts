@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { Subject } from 'rxjs';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import type { Logger } from '../logging/logger.js';
+import { ChannelFloor } from '../machines/channelFloor.js';
+import { FloorSnapshotError } from '../machines/floorSnapshot.js';
+import type { AvatarProfile } from '../machines/floorTypes.js';
+import type { Clock } from '../ports/clock.js';
+import type { ChannelRef } from '../ports/outgoingResponse.js';
+import type { DocumentStore } from '../ports/store.js';
+import { describe, TroupeError } from '../ports/troupeError.js';
+import type { AvatarDefinition } from './avatarDefinition.js';
+import type { ChannelStart } from './channelActor.js';
+import { channelKey } from './channelKey.js';
+import type { ChannelLeases } from './channelLeases.js';
+import { CHANNELS, type ChannelPersistence } from './channelPersistence.js';
+import { restoreChannel } from './channelRestore.js';
+
+/** What {@link ChannelLoader} reads channels with. */
+export interface ChannelLoaderDeps {
+  avatars: readonly AvatarDefinition[];
+  roster: AvatarProfile[];
+  config: CoordinationConfig;
+  clock: Clock;
+  logger: Logger;
+  documents: DocumentStore;
+  persistence: ChannelPersistence;
+  /** Present when processes share a durable store: a channel is loaded only once its lease is taken. */
+  leases: ChannelLeases | undefined;
+  errors$: Subject<TroupeError>;
+}
+
+/**
+ * Finds what a channel actor starts from: the channel's stored state, or a fresh floor with the
+ * channel's resident avatars present. A stored state that cannot be used is reported and the
+ * channel starts fresh; a channel another process holds the lease of is refused.
+ */
+export class ChannelLoader {
+  /** Residents by channel, so a channel with residents starts with them present. */
+  private readonly residents: ReadonlyMap<string, { channel: ChannelRef; ids: string[] }>;
+
+  constructor(private readonly deps: ChannelLoaderDeps) {
+    this.residents = residentsByChannel(deps.avatars);
+  }
+
+  /** Whether any avatar lives in the channel from the start. */
+  hasResidents(key: string): boolean {
+    return (this.residents.get(key)?.ids.length ?? 0) > 0;
+  }
+
+  /**
+   * The channel's starting state: leased first when leases are in use.
+   *
+   * @throws TroupeError `TROUPE_CHANNEL_OWNED` when another runtime has the channel, or its lease
+   *   could not be read or written.
+   */
+  start(key: string, channel: ChannelRef): Promise<ChannelStart> {
+    return this.deps.leases ? this.leased(key, channel) : this.load(key);
+  }
+
+  private fresh(key: string): ChannelStart {
+    const { config, roster, clock } = this.deps;
+    return {
+      floor: new ChannelFloor({
+        channelId: key,
+        config,
+        roster,
+        present: this.residents.get(key)?.ids ?? [],
+        at: clock.now(),
+        epoch: randomUUID().slice(0, 8),
+      }),
+      restored: false,
+    };
+  }
+
+  /** Loads a channel from the store; anything unusable is reported and the channel starts fresh. */
+  private async load(key: string): Promise<ChannelStart> {
+    const { config, roster, clock, logger, persistence, errors$ } = this.deps;
+    try {
+      const loaded = await persistence.load(key);
+      if (loaded.kind === 'invalid') {
+        logger.error({ channel: key, err: loaded.error }, loaded.error.message);
+        errors$.next(loaded.error);
+        return this.fresh(key);
+      }
+      if (loaded.kind === 'fresh') return this.fresh(key);
+      try {
+        const setting = { channelId: key, config, roster, now: () => clock.now() };
+        return { ...restoreChannel(loaded.document, loaded.events, setting), restored: true };
+      } catch (error) {
+        if (!FloorSnapshotError.isInstance(error)) throw error;
+        const stored = await this.deps.documents.get(CHANNELS, key);
+        if (stored) await persistence.quarantine(key, stored.value, stored.version);
+        logger.error({ channel: key, err: error }, error.message);
+        errors$.next(error);
+        return this.fresh(key);
+      }
+    } catch (error) {
+      // The store is away: the channel works from a fresh state rather than not at all.
+      const failure = new TroupeError(
+        'TROUPE_STORE_UNAVAILABLE',
+        `Channel ${key} could not be loaded from the store; it runs from a fresh state until the store is back.`,
+        { retryable: true, cause: error },
+      );
+      logger.error({ channel: key, err: failure }, failure.message);
+      errors$.next(failure);
+      return this.fresh(key);
+    }
+  }
+
+  /** Takes the channel's lease, then loads it; refuses with `TROUPE_CHANNEL_OWNED` if another runtime has it. */
+  private async leased(key: string, channel: ChannelRef): Promise<ChannelStart> {
+    let holder: Awaited<ReturnType<ChannelLeases['acquire']>>;
+    try {
+      holder = await (this.deps.leases as ChannelLeases).acquire(key);
+    } catch (error) {
+      // Without the lease we cannot know that nobody else answers here: refuse rather than risk it.
+      throw new TroupeError(
+        'TROUPE_CHANNEL_OWNED',
+        `Channel ${key} was not taken: its lease could not be read or written (${describe(error)}); its events are refused until the store answers.`,
+        { retryable: true, cause: error, details: { channel } },
+      );
+    }
+    if (holder)
+      throw new TroupeError(
+        'TROUPE_CHANNEL_OWNED',
+        `Channel ${key} is handled by another Troupe process (${holder.owner}) sharing this store; its events are refused here until that process stops or its lease lapses (${new Date(holder.expiresAt).toISOString()}). Route a channel's events to one process (e.g. one discord.js shard per guild).`,
+        { retryable: true, details: { channel, owner: holder.owner, expiresAt: holder.expiresAt } },
+      );
+    return this.load(key);
+  }
+}
+
+/** The avatars resident in each channel (`residentIn` holds `kind:id`), by channel key. */
+function residentsByChannel(
+  avatars: readonly AvatarDefinition[],
+): Map<string, { channel: ChannelRef; ids: string[] }> {
+  const residents = new Map<string, { channel: ChannelRef; ids: string[] }>();
+  for (const avatar of avatars) {
+    for (const spec of avatar.residentIn) {
+      const split = spec.indexOf(':');
+      const channel = { kind: spec.slice(0, split), id: spec.slice(split + 1) };
+      const key = channelKey(channel);
+      const entry = residents.get(key) ?? { channel, ids: [] };
+      entry.ids.push(avatar.id);
+      residents.set(key, entry);
+    }
+  }
+  return residents;
+}

@@ -1,0 +1,185 @@
+import { Subject } from 'rxjs';
+import { compose } from '../composer/compose.js';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import type { AvatarProfile } from '../machines/floorTypes.js';
+import type { Clock } from '../ports/clock.js';
+import type { TurnModel } from '../ports/model.js';
+import type { TroupeStore } from '../ports/store.js';
+import { TroupeError } from '../ports/troupeError.js';
+import { ActorRegistry } from './actorRegistry.js';
+import { type AvatarDefinition, avatarListSchema, toProfile } from './avatarDefinition.js';
+import type { ChannelActor } from './channelActor.js';
+import { channelFromKey } from './channelKey.js';
+import { systemClock } from './clock.js';
+import type { InspectionEvent } from './inspectionEvent.js';
+import { RelationshipTracker } from './relationshipTracker.js';
+import { RoutingActor } from './routingActor.js';
+import type { ResolvedRuntimeOptions } from './runtimeOptions.js';
+import { LookupDesk } from './tools/lookupDesk.js';
+import { TurnExecutor } from './turnExecutor.js';
+import { type ExternalWait, WorkTracker } from './workTracker.js';
+
+/**
+ * The parts of a running runtime that its channel lifecycle, front door and shutdown share: the
+ * cast, the ports, the registry of channel actors, the streams, and whether it is stopping.
+ */
+export interface RuntimeWiring {
+  readonly options: ResolvedRuntimeOptions;
+  readonly avatars: readonly AvatarDefinition[];
+  readonly avatarsById: ReadonlyMap<string, AvatarDefinition>;
+  readonly roster: AvatarProfile[];
+  readonly config: CoordinationConfig;
+  readonly model: TurnModel;
+  readonly store: TroupeStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** True when the store outlives the process: writes go behind, and channels are leased. */
+  readonly durable: boolean;
+  readonly tracker: WorkTracker;
+  readonly registry: ActorRegistry<ChannelActor>;
+  readonly inspection$: Subject<InspectionEvent>;
+  readonly errors$: Subject<TroupeError>;
+  readonly inspect: (event: InspectionEvent) => void;
+  /** True when anyone observes inspection events (they are not built otherwise). */
+  readonly inspecting: () => boolean;
+  readonly routing: RoutingActor;
+  readonly relationships: RelationshipTracker;
+  readonly executor: TurnExecutor;
+  /** Set once `stop()` is called: no event is accepted and no channel activated after that. */
+  stopping: Promise<void> | undefined;
+}
+
+/**
+ * Validates the avatars and builds the runtime's shared parts (routing, relationships, the turn
+ * executor and its lookup desk, the work tracker, the streams) from resolved options.
+ *
+ * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
+ */
+export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
+  const parsedAvatars = avatarListSchema.safeParse(options.avatars);
+  if (!parsedAvatars.success) {
+    throw new TroupeError(
+      'TROUPE_AVATARS_INVALID',
+      `The avatar definitions are invalid: ${parsedAvatars.error.issues
+        .map((i) => `avatars.${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
+  }
+  const avatars = parsedAvatars.data;
+  const roster = avatars.map(toProfile);
+  const { config, model, store } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger();
+  const durable = options.persistence?.durable ?? store.kind !== 'memory';
+  const inspection$ = new Subject<InspectionEvent>();
+  const relationships = new RelationshipTracker({
+    documents: store.documents,
+    clock,
+    logger: logger.child({ actor: 'relationships' }),
+    writeBehind: durable,
+  });
+  const executor = new TurnExecutor({
+    ...lookupDeskOf(options, logger),
+    toolUsers: new Set(avatars.filter((a) => a.tools.includes('entity_lookup')).map((a) => a.id)),
+    model,
+    history: store.history,
+    relationships,
+    avatars: new Map(roster.map((a) => [a.id, a])),
+    ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
+  });
+  if (model.offline) {
+    logger.info(
+      { model: model.id },
+      'no language model configured: avatars answer with the offline scripted model (set TROUPE_MODEL_PROVIDER or OPENAI_API_KEY to use a real one)',
+    );
+  } else {
+    logger.info({ model: model.id }, 'language model configured');
+  }
+  return {
+    options,
+    avatars,
+    avatarsById: new Map(avatars.map((a) => [a.id, a])),
+    roster,
+    config,
+    model,
+    store,
+    clock,
+    logger,
+    durable,
+    tracker: new WorkTracker(externalWaits(options)),
+    registry: new ActorRegistry<ChannelActor>(),
+    inspection$,
+    errors$: new Subject<TroupeError>(),
+    inspect: (event) => inspection$.next(event),
+    inspecting: () => inspection$.observed,
+    routing: routingOf(options, clock, logger),
+    relationships,
+    executor,
+    stopping: undefined,
+  };
+}
+
+function routingOf(options: ResolvedRuntimeOptions, clock: Clock, logger: Logger): RoutingActor {
+  return new RoutingActor({
+    transports: options.transports ?? [],
+    outbox: options.store.outbox,
+    clock,
+    logger: logger.child({ actor: 'routing' }),
+    ...(options.speech ? { speech: options.speech } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
+  });
+}
+
+/** The turn executor's lookup desk, when the runtime has a lookup tool. */
+function lookupDeskOf(options: ResolvedRuntimeOptions, logger: Logger): { lookupDesk?: LookupDesk } {
+  const lookup = options.lookup;
+  if (!lookup) return {};
+  return {
+    lookupDesk: new LookupDesk({
+      tool: lookup.tool,
+      compose,
+      ...(lookup.composer ? { composer: lookup.composer } : {}),
+      ...(lookup.choiceTtlMs !== undefined ? { choiceTtlMs: lookup.choiceTtlMs } : {}),
+      events: options.store.events,
+      logger: logger.child({ actor: 'lookup' }),
+    }),
+  };
+}
+
+/**
+ * Which waits leave the process, from the ports in use: the runtime knows its own (the offline
+ * model; memory and SQLite stores); any other port counts as external unless it says it is `local`.
+ */
+function externalWaits(options: ResolvedRuntimeOptions): ExternalWait {
+  const { model, store } = options;
+  const modelLocal = model.local ?? model.offline;
+  const storeLocal = store.local ?? (store.kind === 'memory' || store.kind === 'sqlite');
+  const localKinds = new Set((options.transports ?? []).filter((t) => t.local === true).map((t) => t.kind));
+  const allTransportsLocal = (options.transports ?? []).every((t) => t.local === true);
+  const speechLocal = options.speech === undefined || options.speech.local === true;
+  const lookupLocal = options.lookup?.tool.local === true;
+  return (wait, channel) => {
+    switch (wait) {
+      case 'model':
+        return !modelLocal;
+      case 'store':
+        return !storeLocal;
+      case 'lookup':
+        return !lookupLocal;
+      case 'speech':
+        return !speechLocal;
+      case 'transport':
+        // A delivery records in the outbox, may speak, and sends.
+        return (
+          !storeLocal ||
+          !speechLocal ||
+          channel === undefined ||
+          !localKinds.has(channelFromKey(channel).kind)
+        );
+      case 'recovery':
+        return !storeLocal || !speechLocal || !allTransportsLocal;
+    }
+  };
+}

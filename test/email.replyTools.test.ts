@@ -188,6 +188,17 @@ describe('a reply to a lone message, and what a refusal quotes', () => {
     );
     expect(raw).toMatch(/^In-Reply-To: <q@acme\.dev>\r$/mu);
     expect(raw).toMatch(/^References: <q@acme\.dev>\r$/mu);
+    const padded = await composeReply(
+      {
+        to: 'ana@acme.dev',
+        subject: 'x',
+        content: 'y',
+        inReplyTo: 'q@acme.dev',
+        references: [' root@acme.dev '],
+      },
+      envelope,
+    );
+    expect(padded).toMatch(/^References: <root@acme\.dev> <q@acme\.dev>\r$/mu);
   });
 
   it('quotes at most 200 characters of recipients or a sender it refuses', async () => {

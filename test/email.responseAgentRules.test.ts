@@ -191,6 +191,8 @@ describe('the offline reply agent’s rules', () => {
 
 describe('the reply agent’s prompt, the rest of its instructions', () => {
   it('says how to finish, how to follow a rejected draft’s feedback, and not to repeat a check', () => {
+    // The last prompt is kept and returned while nothing changes: another one first writes it anew.
+    agentSystemPrompt(input(email('API limits'), { userName: 'Alex' }));
     const prompt = agentSystemPrompt(input(email('API limits')));
     expect(prompt).toContain(
       '- To answer: write the reply with send_email_tool; once it was sent, call Done.\n',

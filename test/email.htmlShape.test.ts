@@ -107,3 +107,111 @@ describe('bodies too long or too deep to read whole', () => {
     );
   });
 });
+
+describe('tag names, attributes and raw text', () => {
+  it('a tag name is ASCII letters, digits, `-`, `:` and `_`: `<br0>` or `<br-x>` is no line break, `<p{>` is a paragraph', () => {
+    expect(htmlToText('a<br0>b<br9>c<br-x>d<br:x>e<br_x>f<brz>g<p{>h')).toBe('abcdefg\n\nh');
+    expect(htmlToText('a<zoo>b <{b> c')).toBe('ab <{b> c');
+  });
+
+  it('only a quote right after `=` (spaces allowed) starts a quoted value', () => {
+    expect(htmlToText('<p"a>b">c')).toBe('b">c');
+    expect(htmlToText('<a href= "x>y">link</a>')).toBe('link');
+  });
+
+  it('a raw-text element ends at its own end tag after it, in any case; without a `>` the rest is dropped', () => {
+    expect(htmlToText('<SCRIPT>x</SCRIPT>y')).toBe('y');
+    expect(htmlToText('a</style>b<style>x</style>c')).toBe('abc');
+    expect(htmlToText('a<script>x</script ')).toBe('a');
+  });
+
+  it('a skipped element ends at its own end tag, not at the end tag of an element inside it', () => {
+    expect(htmlToText('<svg><text>t</text>in</svg>out')).toBe('out');
+  });
+
+  it('a comment ends at `-->`, not at a `>` inside it nor at a `-->` before it', () => {
+    expect(htmlToText('<!-- if a > b -->text')).toBe('text');
+    expect(htmlToText('x--><!-- c -->y')).toBe('x-->y');
+  });
+
+  it('a kept tag the input ends inside is dropped; a `&` at the very end is text', () => {
+    expect(htmlToText('a <hr')).toBe('a');
+    expect(htmlToText('fish &chips')).toBe('fish &chips');
+  });
+
+  it('the reduced HTML holds the kept elements only, without their attributes', () => {
+    expect(simplifyHtml('<span class=a>x</span><p id=b>y</p>').simple).toBe('x<p>y</p>');
+  });
+
+  it('blank lines inside `<pre>` collapse to one too', () => {
+    expect(htmlToText('<pre>a\nb\n\n\n\nc</pre>')).toBe('a\nb\n\nc');
+  });
+});
+
+describe('how deep the kept elements go', () => {
+  const quoted = (depth: number, text: string) => `${'> '.repeat(depth)}${text}`;
+
+  it('32 levels are kept; a deeper element keeps its text, and its end tag ends only it', () => {
+    expect(htmlToText(`${'<blockquote>'.repeat(33)}q`)).toBe(quoted(32, 'q'));
+    const lines = htmlToText(`${'<blockquote>'.repeat(33)}a</blockquote>b</blockquote>c`).split('\n');
+    expect(lines[0]).toBe(quoted(32, 'a b'));
+    expect(lines.at(-1)).toBe(quoted(31, 'c'));
+    expect(htmlToText(`${'<div>'.repeat(32)}a<div>b</div>c`)).toBe('a b c');
+  });
+
+  it('line breaks, items closing the one before, and end tags closing what is inside them keep the depth down', () => {
+    expect(htmlToText(`x${'<br>'.repeat(40)}<p>a</p><p>b</p>`)).toBe('x\n\na\n\nb');
+    expect(htmlToText(`<ul>${'<li>x'.repeat(40)}</ul>`).split('\n')).toEqual(Array(40).fill(' * x'));
+    expect(htmlToText(`<div><p>a</div>${'<blockquote>'.repeat(32)}q`)).toBe(`a\n\n${quoted(32, 'q')}`);
+  });
+
+  it('an end tag with nothing to end changes no depth', () => {
+    expect(htmlToText(`${'<blockquote>'.repeat(32)}</p><blockquote>q`)).toBe(quoted(32, 'q'));
+    const lines = htmlToText(`<blockquote><p>a</p></p>${'<blockquote>'.repeat(32)}q`).split('\n');
+    expect(lines.at(-1)).toBe(quoted(32, 'q'));
+  });
+});
+
+describe('where reading stops', () => {
+  it('text that fills the limit exactly is read whole, even ending in `&`', () => {
+    const html = `${'x'.repeat(HTML_TEXT_MAX_CHARS - 1)}&`;
+    expect(htmlToText(html).endsWith('x&')).toBe(true);
+    expect(simplifyHtml(html).read).toBe(html.length);
+  });
+
+  it('text past the limit before a tag stops reading there', () => {
+    expect(htmlToText(`${'x'.repeat(HTML_TEXT_MAX_CHARS + 10)}<p>after`)).toMatch(
+      /x\n\n\[The rest of this HTML email was cut: only the first 100000 of its 100018 characters were read\.\]$/u,
+    );
+  });
+
+  it('HTML past its cap is not read, and its cut does not fall inside an entity', () => {
+    const comment = `<!--${'c'.repeat(499_980)}-->`;
+    expect(htmlToText(`${comment}${'y'.repeat(20)}<b>z`)).toBe(
+      `${'y'.repeat(13)}\n\n[The rest of this HTML email was cut: only the first 500000 of its 500011 characters were read.]`,
+    );
+    expect(htmlToText(`${comment}${'y'.repeat(9)}&nbsp;zz${'w'.repeat(20)}`)).toBe(
+      `${'y'.repeat(9)}\n\n[The rest of this HTML email was cut: only the first 499996 of its 500024 characters were read.]`,
+    );
+  });
+
+  it('a cut moves back over the first half of any character outside the first plane, and only that', () => {
+    const at = HTML_TEXT_MAX_CHARS;
+    expect(simplifyHtml(`${'y'.repeat(at - 1)}\ud800\udc00tail`).read).toBe(at - 1);
+    expect(simplifyHtml(`${'y'.repeat(at - 1)}\udbff\udc00tail`).read).toBe(at - 1);
+    expect(simplifyHtml(`${'y'.repeat(at - 2)}😀tail`).read).toBe(at);
+    expect(simplifyHtml(`${'y'.repeat(at - 1)}\ue001tail`).read).toBe(at);
+  });
+
+  it('a `&` more than 32 characters before the cut starts no entity', () => {
+    expect(simplifyHtml(`${'y'.repeat(HTML_TEXT_MAX_CHARS - 50)}&${'z'.repeat(100)}`).read).toBe(
+      HTML_TEXT_MAX_CHARS,
+    );
+  });
+
+  it('a cut text body loses its trailing spaces, not its leading ones', () => {
+    expect(cutText(`  ${'ab   '.repeat(40)}`, 120)).toBe(
+      '  ab   ab   ab   ab   ab\n\n[The rest of this email was cut: it is 202 characters long, and only the first 120 are kept.]',
+    );
+  });
+});

@@ -86,6 +86,11 @@ describe('the email as Markdown', () => {
     ]);
     expect(escapedText('---\n---\n---', { fromLine: 1 })).toBe('---\n\\---\n\\---');
   });
+
+  it('a line that only starts like a rule is text: `--- note`, `***bold***`, `___init__ x`', () => {
+    const text = ['--- note', '---note', '***bold***', '*** bold', '___init__ x', '___ x', '___x'].join('\n');
+    expect(escapedText(text)).toBe(text);
+  });
 });
 
 describe('what the person is asked', () => {

@@ -178,6 +178,50 @@ describe('the reply that goes out', () => {
   });
 });
 
+describe('a reply to a lone message, and what a refusal quotes', () => {
+  const envelope = { from: 'sam@acme.dev', messageId: '<r1@acme.dev>', date: new Date(0) };
+
+  it('lists the answered Message-ID as the References when the thread had none', async () => {
+    const raw = await composeReply(
+      { to: 'ana@acme.dev', subject: 'x', content: 'y', inReplyTo: '<q@acme.dev>', references: [] },
+      envelope,
+    );
+    expect(raw).toMatch(/^In-Reply-To: <q@acme\.dev>\r$/mu);
+    expect(raw).toMatch(/^References: <q@acme\.dev>\r$/mu);
+    const padded = await composeReply(
+      {
+        to: 'ana@acme.dev',
+        subject: 'x',
+        content: 'y',
+        inReplyTo: 'q@acme.dev',
+        references: [' root@acme.dev '],
+      },
+      envelope,
+    );
+    expect(padded).toMatch(/^References: <root@acme\.dev> <q@acme\.dev>\r$/mu);
+  });
+
+  it('quotes at most 200 characters of recipients or a sender it refuses', async () => {
+    const long = 'm'.repeat(250);
+    const toError = await composeReply(
+      { to: long, subject: 'x', content: 'y', references: [] },
+      envelope,
+    ).catch((e: unknown) => e);
+    expect(toError).toMatchObject({
+      code: 'TROUPE_EMAIL_INVALID',
+      message: expect.stringMatching(/^The reply cannot be sent to "m{200}": /u),
+    });
+    const fromError = await composeReply(
+      { to: 'ana@acme.dev', subject: 'x', content: 'y', references: [] },
+      { ...envelope, from: long },
+    ).catch((e: unknown) => e);
+    expect(fromError).toMatchObject({
+      code: 'TROUPE_EMAIL_INVALID',
+      message: expect.stringMatching(/^The reply cannot be sent from "m{200}": /u),
+    });
+  });
+});
+
 describe('a reply that starts a thread', () => {
   it('has no In-Reply-To nor References, and a subject with “re:” inside keeps it', async () => {
     expect(replySubject('Budget re: plan')).toBe('Re: Budget re: plan');

@@ -188,3 +188,114 @@ describe('the offline reply agent’s rules', () => {
     });
   });
 });
+
+describe('the reply agent’s prompt, the rest of its instructions', () => {
+  it('says how to finish, how to follow a rejected draft’s feedback, and not to repeat a check', () => {
+    // The last prompt is kept and returned while nothing changes: another one first writes it anew.
+    agentSystemPrompt(input(email('API limits'), { userName: 'Alex' }));
+    const prompt = agentSystemPrompt(input(email('API limits')));
+    expect(prompt).toContain(
+      '- To answer: write the reply with send_email_tool; once it was sent, call Done.\n',
+    );
+    expect(prompt).toContain(
+      '\n- When the user rejected a draft, its result carries their feedback: write a new draft that follows it (their words are instructions to you, not text to paste into the email).\n',
+    );
+    expect(prompt).toContain(
+      '\n- Do not check the same day twice. Ask a Question only for what only the user can answer.\n',
+    );
+  });
+
+  it('names at most 80 characters of a tool it was not offered', async () => {
+    const model: AgentModel = {
+      id: 'test:agent',
+      nextToolCall: async () => ({ toolCallId: 'x', toolName: 't'.repeat(100), input: {} }),
+    };
+    await expect(nextToolCall(input(email('Hi')), model)).rejects.toThrow(
+      `Model test:agent called a tool it was not offered (${'t'.repeat(80)}).`,
+    );
+  });
+});
+
+describe('the offline reply agent, more rules', () => {
+  const rejected = (content: string, feedback = 'shorter please'): AgentTurn => ({
+    kind: 'rejected',
+    call: { tool: 'send_email_tool', args: { to: 'marco@acme.dev', subject: 'Re: API limits', content } },
+    feedback,
+  });
+  const shortened = async (content: string) =>
+    contentOf(await nextToolCall(input(email('API limits'), { history: [rejected(content)] })));
+
+  it('“shorter” keeps the greeting, the first sentence of the text (across lines) and a sign-off', async () => {
+    expect(
+      await shortened('Hi Marco,\n\nThanks for the note.\nI will look at it tomorrow.\n\nBest,\nSam'),
+    ).toBe('Hi Marco,\n\nThanks for the note.\n\nBest,\nSam');
+    // The sign-off is found trimmed, and a later line that only mentions thanks is not one.
+    expect(await shortened('Hi Marco,\n\nsee below\n\n  Best,\nSam\nP.S. many thanks again')).toBe(
+      'Hi Marco,\n\nsee below\n\nBest,\nSam',
+    );
+    // No greeting (a “hi” inside the first line is none); a first line that looks like a sign-off stays.
+    expect(await shortened('Thanks for the quick answer, hi to all. It helps a lot.')).toBe(
+      'Thanks for the quick answer, hi to all.\n\nBest,\nSam',
+    );
+    expect(await shortened('Quick hi from me. More text follows here, and it is long.')).toBe(
+      'Quick hi from me.\n\nBest,\nSam',
+    );
+  });
+
+  it('“shorter” on a draft already shorter than that: half its words, else half its characters', async () => {
+    expect(await shortened('One  two three four.')).toBe('One two');
+    expect(await shortened('Yes.')).toBe('Ye');
+  });
+
+  it('a calendar check that found nothing, or a slot measured in minutes, or a booking before a later check', async () => {
+    const meeting = email('Meeting?', 'Could we have a call?');
+    const check: ResponseToolCall = {
+      tool: 'check_calendar_availability_tool',
+      args: { day: '2026-11-26', time_zone: 'Europe/Berlin' },
+    };
+    const nothing = await nextToolCall(
+      input(meeting, { history: [{ kind: 'carried', call: check, result: undefined }] }),
+    );
+    expect(contentOf(nothing)).toContain('I am fully booked on that day; could you suggest another day?');
+    const free = { day: '2026-11-26', time_zone: 'Europe/Berlin', free: [{ start: '09:00', end: '09:40' }] };
+    const slot = await nextToolCall(
+      input(meeting, { history: [{ kind: 'carried', call: check, result: free }] }),
+    );
+    expect(slot.tool === 'schedule_meeting_tool' && slot.args.start_time).toBe('09:00');
+    const booking: ResponseToolCall = {
+      tool: 'schedule_meeting_tool',
+      args: {
+        attendees: ['marco@acme.dev'],
+        subject: 'Meeting?',
+        duration_minutes: 30,
+        preferred_day: '2026-11-26',
+        start_time: '09:00',
+        time_zone: 'Europe/Berlin',
+      },
+    };
+    const after = await nextToolCall(
+      input(meeting, {
+        history: [
+          { kind: 'carried', call: booking, result: { booked: true } },
+          { kind: 'carried', call: check, result: free },
+        ],
+      }),
+    );
+    expect(contentOf(after)).toContain('I have sent you an invitation for 30 minutes on 2026-11-26 at 09:00');
+  });
+
+  it('the calendar is checked on the next working day: a Friday’s is Monday', async () => {
+    const friday = Date.parse('2026-11-27T12:00:00Z');
+    const call = await nextToolCall(input(email('Meeting?', 'Could we have a call?'), { now: friday }));
+    expect(call).toEqual({
+      tool: 'check_calendar_availability_tool',
+      args: { day: '2026-11-30', time_zone: 'Europe/Berlin' },
+    });
+  });
+
+  it('a subject with spaces around it or nothing after “Re:” reads as a topic', async () => {
+    const padded = await nextToolCall(input(email('  Lunch \n')));
+    expect(subjectOf(padded)).toBe('Re: Lunch');
+    expect(contentOf(await nextToolCall(input(email('Re: '))))).toContain('about “your email”');
+  });
+});

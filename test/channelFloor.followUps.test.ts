@@ -77,6 +77,6 @@ describe('follow-ups after a summon', () => {
     s.deliver(2_600, onlyClaim(s.say(2_500, BOB, 'Luna, welcome!')).turnId, 'Thanks!');
     s.deliver(5_500, onlyClaim(s.tick(5_000)).turnId, 'Anyone around?');
     expect(s.floor.view().pendingFollowUps).toEqual([]);
-    expect(s.floor.snapshot().arrivals ?? []).toEqual([]);
+    expect(s.floor.snapshot().arrivals).toEqual([]);
   });
 });

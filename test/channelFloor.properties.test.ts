@@ -511,7 +511,7 @@ describe('channel floor invariants over random traffic', () => {
           affinityBefore = new Map(
             rec()
               .floor.snapshot()
-              .presences.map(([id, p]) => [id, { ...p.context.affinity }]),
+              .presences.map(([id, p]) => [id, { ...p.affinity }]),
           );
         });
       }),

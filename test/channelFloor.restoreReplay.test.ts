@@ -63,10 +63,10 @@ describe('a floor restored from its snapshot', () => {
         expect(restored.followUps.map((f) => f.avatarId)).not.toContain(id);
         expect(restored.deferred.map(([d]) => d)).not.toContain(id);
         expect(restored.pendingGreetings.map(([g]) => g)).not.toContain(id);
-        expect((restored.departed ?? []).map(([d]) => d)).not.toContain(id);
-        expect((restored.arrivals ?? []).map(([a]) => a)).not.toContain(id);
+        expect(restored.departed.map(([d]) => d)).not.toContain(id);
+        expect(restored.arrivals.map(([a]) => a)).not.toContain(id);
         // Everyone else's share is kept as it was.
-        const others = (list: [string, unknown][] | undefined) => (list ?? []).filter(([k]) => k !== id);
+        const others = (list: [string, unknown][]) => list.filter(([k]) => k !== id);
         expect(others(restored.departed)).toEqual(others(snapshot.departed));
         expect(others(restored.arrivals)).toEqual(others(snapshot.arrivals));
         expect(others(restored.deferred)).toEqual(others(snapshot.deferred));

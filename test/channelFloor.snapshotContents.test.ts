@@ -1,7 +1,7 @@
 /**
  * What a floor's snapshot holds: goodbyes, arrivals, ended threads and the backoff between pairs
- * only once there are some (older documents have none of them), and a restored floor holds the
- * same, minus whatever belonged to an avatar no longer in the roster.
+ * (empty lists until there are some), and a restored floor holds the same, minus whatever belonged
+ * to an avatar no longer in the roster.
  */
 import { describe, expect, it } from 'vitest';
 import { defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
@@ -20,12 +20,9 @@ function eventfulFloor(): FloorScene {
 }
 
 describe('a floor snapshot', () => {
-  it('of a fresh floor carries no goodbyes, arrivals or backoff at all', () => {
+  it('of a fresh floor carries no goodbyes, arrivals, backoff or ended threads', () => {
     const snapshot = new FloorScene().floor.snapshot();
-    expect(snapshot).not.toHaveProperty('departed');
-    expect(snapshot).not.toHaveProperty('arrivals');
-    expect(snapshot).not.toHaveProperty('threadBackoff');
-    expect(snapshot.endedThreads).toEqual([]);
+    expect(snapshot).toMatchObject({ departed: [], arrivals: [], threadBackoff: [], endedThreads: [] });
   });
 
   it('records who said goodbye, who arrived, which threads ended how, and which pairs back off', () => {
@@ -58,8 +55,8 @@ describe('a floor snapshot', () => {
       roster: SCENE_ROSTER.filter((a) => a.id !== 'zed'),
     }).snapshot();
     expect(restored.followUps).toEqual([]);
-    expect(restored).not.toHaveProperty('departed');
-    expect(restored).not.toHaveProperty('arrivals');
+    expect(restored.departed).toEqual([]);
+    expect(restored.arrivals).toEqual([]);
     expect(restored.threadBackoff).toEqual(snapshot.threadBackoff);
     expect(restored.endedThreads).toEqual([['ch:th1', 'exhausted']]);
   });

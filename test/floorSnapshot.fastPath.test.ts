@@ -1,23 +1,30 @@
 /**
- * The fast reader of floor snapshots gives exactly what the schema gives, or gives up: on stored
- * floors from random traffic (and the v1 fixture) it returns the schema's output, key order included;
- * on every damaged variant of them the schema refuses, it returns nothing, so a corrupt snapshot is
- * still refused by ChannelFloor.restore with TROUPE_SNAPSHOT_INVALID and the schema's own reasons.
+ * The fast readers of floor snapshots give exactly what their schema gives, or give up: on stored
+ * floors from random traffic (version 2) and the stored version-1 document they return the schema's
+ * output, key order included; on every damaged variant of them the schema refuses, they return
+ * nothing, so a corrupt snapshot is still refused by ChannelFloor.restore with
+ * TROUPE_SNAPSHOT_INVALID and the schema's own reasons.
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { ChannelFloor } from '../src/machines/channelFloor.js';
+import { floorSnapshotV1Schema } from '../src/machines/floor/floorSnapshotV1.js';
 import { parseFloorSnapshotFast } from '../src/machines/floor/snapshotFastPath.js';
+import { parseFloorSnapshotV1Fast } from '../src/machines/floor/snapshotFastPathV1.js';
 import { FloorSnapshotError, floorSnapshotSchema } from '../src/machines/floorSnapshot.js';
 import { FloorDriver, trafficArb, trafficRoster } from './support/floorTraffic.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** JSON snapshots taken along random traffic, and the stored v1 document. */
+/** The stored version-1 document. */
+const v1Floor = (): Json => JSON.parse(readFileSync('test/fixtures/channelFloor.v1.json', 'utf8'));
+
+/** JSON snapshots taken along random traffic, and the version-1 document restored and stored again. */
 function storedFloors(): Json[] {
-  const floors: Json[] = [JSON.parse(readFileSync('test/fixtures/channelFloor.v1.json', 'utf8'))];
+  const options = { channelId: 'ch', config: defaultCoordinationConfig, roster: [...trafficRoster] };
+  const floors: Json[] = [JSON.parse(JSON.stringify(ChannelFloor.restore(v1Floor(), options).snapshot()))];
   for (const traffic of fc.sample(trafficArb({ maxSteps: 40 }), { numRuns: 40, seed: 24 })) {
     let events = 0;
     new FloorDriver(traffic, (_entry, floor) => {
@@ -78,10 +85,18 @@ const REPLACEMENTS: unknown[] = [
   new Date(0),
 ];
 
-/** The fast reader agrees with the schema on `input`; returns whether the fast reader took it. */
-function agrees(input: unknown): boolean {
-  const schema = floorSnapshotSchema.safeParse(input);
-  const fast = parseFloorSnapshotFast(input);
+/** A schema and the fast reader that must agree with it. */
+interface Reader {
+  schema: { safeParse(input: unknown): { success: boolean; data?: unknown } };
+  fast: (input: unknown) => unknown;
+}
+const V2: Reader = { schema: floorSnapshotSchema, fast: parseFloorSnapshotFast };
+const V1: Reader = { schema: floorSnapshotV1Schema, fast: parseFloorSnapshotV1Fast };
+
+/** The fast reader agrees with its schema on `input`; returns whether the fast reader took it. */
+function agrees(input: unknown, reader: Reader = V2): boolean {
+  const schema = reader.schema.safeParse(input);
+  const fast = reader.fast(input);
   if (!schema.success) {
     expect(fast).toBeUndefined();
     return false;
@@ -92,34 +107,70 @@ function agrees(input: unknown): boolean {
   return true;
 }
 
-describe('the fast reader of floor snapshots', () => {
-  const floors = storedFloors();
-  // The floors between them reach every field a snapshot has (deferred answers, arrivals, backoff…).
+/** One floor per field of a snapshot (the first that has it) and the path to it there. */
+function byFieldOf(floors: Json[]): Map<string, { floor: Json; path: (string | number)[] }> {
   const byField = new Map<string, { floor: Json; path: (string | number)[] }>();
   for (const floor of floors)
     for (const path of paths(floor)) if (!byField.has(field(path))) byField.set(field(path), { floor, path });
+  return byField;
+}
+
+/** Every damaged variant of each field: removed, replaced, an unknown key added where an object is. */
+function damagedVariants(byField: Map<string, { floor: Json; path: (string | number)[] }>): unknown[] {
+  const variants: unknown[] = [];
+  for (const { floor, path } of byField.values()) {
+    variants.push(withChange(floor, path, 'remove'));
+    for (const to of REPLACEMENTS) variants.push(withChange(floor, path, { to }));
+    // An unknown key where an object is: dropped by both.
+    const here = path.reduce<unknown>((v, p) => (v as Record<string | number, unknown>)[p], floor);
+    if (here !== null && typeof here === 'object' && !Array.isArray(here))
+      variants.push(withChange(floor, path, { to: { ...here, extra: 1 } }));
+  }
+  return variants;
+}
+
+describe('the fast reader of version-1 floor snapshots', () => {
+  it('returns what the version-1 schema returns for the stored document, and nothing for version 2', () => {
+    expect(agrees(v1Floor(), V1)).toBe(true);
+    expect(parseFloorSnapshotV1Fast({ ...(v1Floor() as object), version: 2 })).toBeUndefined();
+    expect(parseFloorSnapshotFast(v1Floor())).toBeUndefined();
+  });
+
+  it('never takes a damaged document the schema refuses, and agrees on every change it takes', () => {
+    let refused = 0;
+    let taken = 0;
+    for (const variant of damagedVariants(byFieldOf([v1Floor()]))) {
+      if (!floorSnapshotV1Schema.safeParse(variant).success) refused++;
+      if (agrees(variant, V1)) taken++;
+    }
+    expect(refused).toBeGreaterThan(500);
+    expect(taken).toBeGreaterThan(50);
+  });
+});
+
+describe('the fast reader of floor snapshots', () => {
+  const floors = storedFloors();
+  // The floors between them reach every field a snapshot has (deferred answers, arrivals, backoff…).
+  const byField = byFieldOf(floors);
 
   it('returns what the schema returns for every stored floor, key order included', () => {
     expect(floors.length).toBeGreaterThan(50);
     for (const floor of floors) expect(agrees(floor)).toBe(true);
     for (const f of ['deferred', 'pendingGreetings', 'followUps', 'arrivals', 'threadBackoff', 'departed'])
       expect([...byField.keys()].some((k) => k.startsWith(`${f}.*`))).toBe(true);
+    // Every field a presence leaves out at its starting value is also met present.
+    for (const f of ['state', 'summonTurns', 'grantedAt', 'conversingUntil', 'lastSpokeAt', 'cooldownUntil'])
+      expect(byField.has(`presences.*.*.${f}`)).toBe(true);
+    for (const f of ['lastMentionAt', 'lastMentionBy', 'affinity', 'claim', 'delivered'])
+      expect(byField.has(`presences.*.*.${f}`)).toBe(true);
   });
 
   it('never takes a damaged floor the schema refuses, and agrees on every change it takes', () => {
     let refused = 0;
     let taken = 0;
-    for (const { floor, path } of byField.values()) {
-      const variants: unknown[] = [withChange(floor, path, 'remove')];
-      for (const to of REPLACEMENTS) variants.push(withChange(floor, path, { to }));
-      // An unknown key where an object is: dropped by both.
-      const here = path.reduce<unknown>((v, p) => (v as Record<string | number, unknown>)[p], floor);
-      if (here !== null && typeof here === 'object' && !Array.isArray(here))
-        variants.push(withChange(floor, path, { to: { ...here, extra: 1 } }));
-      for (const variant of variants) {
-        if (!floorSnapshotSchema.safeParse(variant).success) refused++;
-        if (agrees(variant)) taken++;
-      }
+    for (const variant of damagedVariants(byField)) {
+      if (!floorSnapshotSchema.safeParse(variant).success) refused++;
+      if (agrees(variant)) taken++;
     }
     expect(refused).toBeGreaterThan(1_000);
     expect(taken).toBeGreaterThan(100);
@@ -127,14 +178,11 @@ describe('the fast reader of floor snapshots', () => {
 
   it('leaves a corrupt snapshot to the schema: refused with TROUPE_SNAPSHOT_INVALID and its reasons', () => {
     const options = { channelId: 'ch', config: defaultCoordinationConfig, roster: [...trafficRoster] };
-    const floor = floors.find((f) => paths(f).some((p) => field(p) === 'threads.*.*.context.ttlMs')) as Json;
-    const threadTtl = paths(floor).find((p) => field(p) === 'threads.*.*.context.ttlMs') as (
-      | string
-      | number
-    )[];
+    const floor = floors.find((f) => paths(f).some((p) => field(p) === 'threads.*.*.ttlMs')) as Json;
+    const threadTtl = paths(floor).find((p) => field(p) === 'threads.*.*.ttlMs') as (string | number)[];
     const corrupt = [
       withChange(floor, threadTtl, { to: '60000' }),
-      withChange(floor, ['presences', 0, 1, 'context', 'attention'], 'remove'),
+      withChange(floor, ['presences', 0, 1, 'attention'], 'remove'),
       withChange(floor, ['turnSeq'], { to: 1.5 }),
       withChange(floor, ['presences', 0], { to: ['luna'] }),
     ];

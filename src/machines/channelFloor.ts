@@ -6,15 +6,9 @@ import { createFloorState, type FloorState } from './floor/floorState.js';
 import { type FloorView, viewOf } from './floor/floorView.js';
 import { handleEvent } from './floor/handleEvent.js';
 import { ensurePresence } from './floor/presences.js';
-import { parseFloorSnapshotFast } from './floor/snapshotFastPath.js';
+import { readFloorSnapshot } from './floor/readFloorSnapshot.js';
 import type { FloorEngineName } from './floorEngine.js';
-import {
-  FLOOR_SNAPSHOT_FORMAT,
-  FLOOR_SNAPSHOT_VERSION,
-  type FloorSnapshot,
-  FloorSnapshotError,
-  floorSnapshotSchema,
-} from './floorSnapshot.js';
+import { type FloorSnapshot, FloorSnapshotError } from './floorSnapshot.js';
 import type { AvatarProfile, FloorEffect, FloorEvent } from './floorTypes.js';
 
 export type { FloorView } from './floor/floorView.js';
@@ -108,31 +102,16 @@ export class ChannelFloor {
   }
 
   /**
-   * A floor from a {@link ChannelFloor.snapshot}, with today's roster and configuration. Avatars no
-   * longer in the roster are dropped with their turns. Presence settings follow the current
-   * configuration.
+   * A floor from a {@link ChannelFloor.snapshot} (a version-1 document is migrated first), with
+   * today's roster and configuration. Avatars no longer in the roster are dropped with their turns.
+   * Presence settings follow the current configuration.
    * @throws FloorSnapshotError (`TROUPE_SNAPSHOT_INVALID`) for a foreign, newer or damaged snapshot.
    */
   static restore(
     snapshot: unknown,
     options: Omit<ChannelFloorOptions, 'present' | 'at' | 'epoch'>,
   ): ChannelFloor {
-    // Most stored floors fit the schema plainly and take the fast reader; any other goes through
-    // the schema, which also says what is wrong.
-    const fast = parseFloorSnapshotFast(snapshot);
-    const parsed = fast ? { success: true as const, data: fast } : floorSnapshotSchema.safeParse(snapshot);
-    if (!parsed.success) {
-      const format = (snapshot as { format?: unknown } | null)?.format;
-      const version = (snapshot as { version?: unknown } | null)?.version;
-      const reason =
-        format !== FLOOR_SNAPSHOT_FORMAT
-          ? 'not a Troupe channel floor'
-          : version !== FLOOR_SNAPSHOT_VERSION
-            ? `snapshot version ${String(version)}, this Troupe reads ${FLOOR_SNAPSHOT_VERSION}`
-            : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      throw new FloorSnapshotError(options.channelId, reason);
-    }
-    const data = parsed.data;
+    const data = readFloorSnapshot(snapshot, options.channelId);
     if (data.channelId !== options.channelId)
       throw new FloorSnapshotError(options.channelId, `it belongs to channel ${data.channelId}`);
     const floor = new ChannelFloor({ ...options, at: data.now, epoch: data.epoch });

@@ -29,8 +29,8 @@ export interface ConversationThreadContext {
   ttlMs: number;
   quietMs: number;
   extendOnActivity: boolean;
-  /** How far each turn pushes the deadline out from its time; absent in threads stored before it existed (they use the TTL). */
-  extensionMs?: number;
+  /** How far each turn pushes the deadline out from its time. */
+  extensionMs: number;
   turnCount: number;
   startedAt: number;
   /** Latest time the thread has seen; time comes only from events. */
@@ -43,8 +43,8 @@ export interface ConversationThreadContext {
   lastSpeakerId: string | null;
   /** How the thread ended, in words, once it has. */
   detail: string | null;
-  /** Sentiment of its turns so far (absent in threads stored before it was kept). */
-  sentiment?: ThreadSentiment;
+  /** Sentiment of its turns so far. */
+  sentiment: ThreadSentiment;
 }
 
 /** Events a thread understands. */
@@ -115,7 +115,7 @@ export const conversationThreadMachine = setup({
         lastSpeakerId: event.speakerId,
         lastActivityAt: event.at,
         expiresAt: context.extendOnActivity
-          ? Math.max(context.expiresAt, event.at + (context.extensionMs ?? context.ttlMs))
+          ? Math.max(context.expiresAt, event.at + context.extensionMs)
           : context.expiresAt,
         quietDeadline: addressedOthers.length === 0 ? event.at + context.quietMs : null,
         departed:
@@ -126,8 +126,8 @@ export const conversationThreadMachine = setup({
           event.sentiment === undefined
             ? context.sentiment
             : {
-                sum: (context.sentiment?.sum ?? 0) + event.sentiment,
-                turns: (context.sentiment?.turns ?? 0) + 1,
+                sum: context.sentiment.sum + event.sentiment,
+                turns: context.sentiment.turns + 1,
               },
       };
     }),

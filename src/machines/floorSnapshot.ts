@@ -18,7 +18,7 @@ import type {
 /** Identifies a persisted channel floor; anything else is a foreign document. */
 export const FLOOR_SNAPSHOT_FORMAT = 'troupe.channel-floor';
 /** Bumped when the shape changes; older versions are migrated, newer ones refused. */
-export const FLOOR_SNAPSHOT_VERSION = 1;
+export const FLOOR_SNAPSHOT_VERSION = 2;
 
 // Each schema is annotated with the type it reads, so the compiler checks that what a snapshot
 // restores is exactly what the floor keeps (no casts on restore).
@@ -57,34 +57,55 @@ const stateValue: z.ZodType<StateValue> = z.union([
   ),
 ]);
 
-const presenceContext: z.ZodType<AvatarPresenceContext> = z.object({
-  channelId: z.string(),
-  avatarId: z.string(),
-  // Stored as it was; a restored floor's presences take the current configuration's instead.
-  settings: z.object({
-    perAvatarCooldownMs: z.number(),
-    recentSummonCooldownMs: z.number(),
-    stickyAffinityTtlMs: z.number(),
-    attentionHalfLifeMs: z.number(),
-    summonConversationDurationMs: z.number(),
-  }),
+/** The state value a new presence starts in; a stored presence in it leaves `state` out. */
+export const INITIAL_PRESENCE_STATE_JSON = '{"present":{"mode":"ambient","turn":"ready"}}';
+
+/**
+ * A presence as stored: its state and the context the map key (avatar id), the snapshot (channel
+ * id) and the configuration (timing settings) do not already give. A field at the value a new
+ * presence starts with (0, null, no affinity, no claim) is left out and restored as that value.
+ */
+export interface StoredPresence {
+  /** Absent while the presence is in its initial state (see {@link INITIAL_PRESENCE_STATE_JSON}). */
+  state?: StateValue;
+  now: number;
+  attention: AvatarPresenceContext['attention'];
+  summonTurns?: number;
+  grantedAt?: number;
+  conversingUntil?: number;
+  lastSpokeAt?: number;
+  cooldownUntil?: number;
+  lastMentionAt?: number;
+  lastMentionBy?: string;
+  affinity?: Record<string, number>;
+  claim?: NonNullable<AvatarPresenceContext['claim']>;
+  delivered?: number;
+}
+
+/** A thread as stored: its state and its context but for the map key (thread id) and channel id. */
+export type StoredThread = { state: StateValue } & Omit<ConversationThreadContext, 'id' | 'channelId'>;
+
+/** A turn in flight as stored: the channel id is the snapshot's. */
+export type StoredTurnClaim = Omit<TurnClaim, 'channelId'>;
+
+const storedPresence: z.ZodType<StoredPresence> = z.object({
+  state: stateValue.optional(),
   now: z.number(),
-  summonTurns: z.number(),
-  grantedAt: z.number().nullable(),
-  conversingUntil: z.number(),
-  lastSpokeAt: z.number().nullable(),
-  cooldownUntil: z.number(),
   attention: z.object({ value: z.number(), at: z.number() }),
-  lastMentionAt: z.number().nullable(),
-  lastMentionBy: z.string().nullable(),
-  affinity: z.record(z.string(), z.number()),
-  claim: z.object({ turnId: z.string(), rung, claimedAt: z.number() }).nullable(),
-  delivered: z.number(),
+  summonTurns: z.number().optional(),
+  grantedAt: z.number().optional(),
+  conversingUntil: z.number().optional(),
+  lastSpokeAt: z.number().optional(),
+  cooldownUntil: z.number().optional(),
+  lastMentionAt: z.number().optional(),
+  lastMentionBy: z.string().optional(),
+  affinity: z.record(z.string(), z.number()).optional(),
+  claim: z.object({ turnId: z.string(), rung, claimedAt: z.number() }).optional(),
+  delivered: z.number().optional(),
 });
 
-const threadContext: z.ZodType<ConversationThreadContext> = z.object({
-  id: z.string(),
-  channelId: z.string(),
+const storedThread: z.ZodType<StoredThread> = z.object({
+  state: stateValue,
   mode: threadMode,
   participants: z.array(z.string()),
   departed: z.array(z.string()),
@@ -92,7 +113,7 @@ const threadContext: z.ZodType<ConversationThreadContext> = z.object({
   ttlMs: z.number(),
   quietMs: z.number(),
   extendOnActivity: z.boolean(),
-  extensionMs: z.number().optional(),
+  extensionMs: z.number(),
   turnCount: z.number(),
   startedAt: z.number(),
   now: z.number(),
@@ -101,11 +122,8 @@ const threadContext: z.ZodType<ConversationThreadContext> = z.object({
   quietDeadline: z.number().nullable(),
   lastSpeakerId: z.string().nullable(),
   detail: z.string().nullable(),
-  sentiment: z.object({ sum: z.number(), turns: z.number() }).optional(),
+  sentiment: z.object({ sum: z.number(), turns: z.number() }),
 });
-
-/** A machine's state as stored: its value and context (its status follows from the value). */
-const machineState = <TContext>(context: z.ZodType<TContext>) => z.object({ value: stateValue, context });
 
 const turnContext: z.ZodType<TurnContext> = z.object({
   triggerText: z.string().optional(),
@@ -121,9 +139,8 @@ const turnContext: z.ZodType<TurnContext> = z.object({
   threadMood: z.enum(SNAPSHOT_ENUMS.threadMood).optional(),
 });
 
-const turnClaim: z.ZodType<TurnClaim> = z.object({
+const storedTurnClaim: z.ZodType<StoredTurnClaim> = z.object({
   turnId: z.string(),
-  channelId: z.string(),
   avatarId: z.string(),
   kind: turnKind,
   rung,
@@ -168,12 +185,32 @@ const budget: z.ZodType<Omit<Budget, 'anchorMessageId'> & { anchorMessageId?: st
   cascade: z.number(),
 });
 
+/** An arrival as stored: when, and who reacted to it. */
+const arrival = z.object({
+  at: z.number(),
+  reactedBy: z.object({ id: z.string(), name: z.string() }).optional(),
+});
+const backoff = z.object({ endedAt: z.number(), level: z.number(), until: z.number() });
+
+/** The pieces the version-1 schema shares with this one. */
+export const SNAPSHOT_PARTS = {
+  stateValue,
+  rung,
+  turnKind,
+  budgetLane,
+  threadMode,
+  turnContext,
+  arrival,
+  backoff,
+};
+
 /**
  * A channel floor as plain JSON: its `FloorState`, with every map as a list of `[key, value]`
- * entries and every machine state as its value and context (docs/architecture.md, invariant 4: deadlines are
- * absolute times inside, so a restored floor ends a thread whose TTL passed while the process was
- * down at once, and one with 40 s left 40 s later). Validated on restore; machine state values are
- * checked again by the machines themselves when restored.
+ * entries and every machine state as its state value beside its context (docs/architecture.md,
+ * invariant 4: deadlines are absolute times inside, so a restored floor ends a thread whose TTL
+ * passed while the process was down at once, and one with 40 s left 40 s later). Nothing the
+ * channel, a map key or the configuration gives is stored (see {@link StoredPresence}). Validated
+ * on restore; machine state values are checked again by the machines themselves when restored.
  */
 export const floorSnapshotSchema = z.object({
   format: z.literal(FLOOR_SNAPSHOT_FORMAT),
@@ -184,29 +221,17 @@ export const floorSnapshotSchema = z.object({
   now: z.number(),
   turnSeq: z.number().int().nonnegative(),
   threadSeq: z.number().int().nonnegative(),
-  presences: z.array(z.tuple([z.string(), machineState(presenceContext)])),
-  threads: z.array(z.tuple([z.string(), machineState(threadContext)])),
+  presences: z.array(z.tuple([z.string(), storedPresence])),
+  threads: z.array(z.tuple([z.string(), storedThread])),
   endedThreads: z.array(z.tuple([z.string(), threadOutcome])),
-  inFlight: z.array(turnClaim),
+  inFlight: z.array(storedTurnClaim),
   threadReservations: z.array(z.tuple([z.string(), z.number().int()])),
   followUps: z.array(pendingFollowUp),
   deferred: z.array(z.tuple([z.string(), deferredAnswer])),
   pendingGreetings: z.array(z.tuple([z.string(), claimSpec])),
-  /** Absent in documents stored before goodbyes were remembered. */
-  departed: z.array(z.tuple([z.string(), z.number()])).optional(),
-  /** Absent in documents stored before second follow-ups existed. */
-  arrivals: z
-    .array(
-      z.tuple([
-        z.string(),
-        z.object({ at: z.number(), reactedBy: z.object({ id: z.string(), name: z.string() }).optional() }),
-      ]),
-    )
-    .optional(),
-  /** Absent in documents stored before thread backoff existed. */
-  threadBackoff: z
-    .array(z.tuple([z.string(), z.object({ endedAt: z.number(), level: z.number(), until: z.number() })]))
-    .optional(),
+  departed: z.array(z.tuple([z.string(), z.number()])),
+  arrivals: z.array(z.tuple([z.string(), arrival])),
+  threadBackoff: z.array(z.tuple([z.string(), backoff])),
   budget,
 });
 

@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
-import { type AvatarPresenceContext, guaranteedTurns } from '../../src/machines/avatarPresence.machine.js';
+import { guaranteedTurns } from '../../src/machines/avatarPresence.machine.js';
+import { restoredPresence } from '../../src/machines/floor/storedMachines.js';
+import type { StoredPresence } from '../../src/machines/floorSnapshot.js';
 import type { FloorEffect, Rung } from '../../src/machines/floorTypes.js';
 import {
   type AttemptLine,
@@ -434,7 +436,10 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
     const storedFloor = finalMarkers.get(channelKey)?.floor;
     if (storedFloor) {
       const stored = storedFloor.presences
-        .map(([id, st]) => `${id}=${guaranteedTurns(st.context as AvatarPresenceContext, storedFloor.now)}`)
+        .map(([id, st]) => {
+          const { context } = restoredPresence(st, id, channelKey, CRASH_PRESENCE_SETTINGS);
+          return `${id}=${guaranteedTurns(context, storedFloor.now)}`;
+        })
         .sort()
         .join(' ');
       const viewed = (finalChannel?.present ?? [])
@@ -479,14 +484,20 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
   return { violations, stats };
 }
 
+/** Timing settings for reading a stored presence back: guaranteed turns do not depend on them. */
+const CRASH_PRESENCE_SETTINGS = {
+  perAvatarCooldownMs: 0,
+  recentSummonCooldownMs: 0,
+  stickyAffinityTtlMs: 0,
+  attentionHalfLifeMs: 0,
+  summonConversationDurationMs: 0,
+};
+
 /** The parts of a stored floor the analysis reads. */
 interface StoredFloor {
   epoch: string;
   now: number;
-  presences: [
-    string,
-    { context: Pick<AvatarPresenceContext, 'summonTurns' | 'conversingUntil' | 'grantedAt'> },
-  ][];
+  presences: [string, StoredPresence][];
   threads: unknown[];
   inFlight: unknown[];
 }

@@ -41,7 +41,7 @@ export function claimTurn(
     context.threadTurn = threadTurn;
     context.threadMaxTurns = thread.context.maxTurns;
     const sentiment = thread.context.sentiment;
-    if (sentiment && sentiment.turns > 0) context.threadMood = moodOf(meanSentiment(sentiment));
+    if (sentiment.turns > 0) context.threadMood = moodOf(meanSentiment(sentiment));
   }
   if (spec.kind === 'greeting') context.maxChars = setup.config.greetingMaxChars;
   if (spec.alreadyPresent) context.alreadyPresent = true;

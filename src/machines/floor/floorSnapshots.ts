@@ -1,15 +1,7 @@
-import type { MachineState } from '../compiledMachine.js';
 import { FLOOR_SNAPSHOT_FORMAT, FLOOR_SNAPSHOT_VERSION, type FloorSnapshot } from '../floorSnapshot.js';
 import type { FloorSetup } from './floorSetup.js';
 import { createFloorState, type FloorState } from './floorState.js';
-
-/** A machine state as stored: value and context (the engine's own bookkeeping stays behind). */
-function stored<TContext>(state: MachineState<TContext>): {
-  value: MachineState<TContext>['value'];
-  context: TContext;
-} {
-  return { value: state.value, context: state.context };
-}
+import { restoredPresence, restoredThread, storedPresence, storedThread } from './storedMachines.js';
 
 function entry<K, V>(key: K, value: V): [K, V] {
   return [key, value];
@@ -26,22 +18,17 @@ export function snapshotOf(state: FloorState): FloorSnapshot {
     now: state.now,
     turnSeq: state.turnSeq,
     threadSeq: state.threadSeq,
-    presences: [...state.presences].map(([id, snap]) => entry(id, stored(snap))),
-    threads: [...state.threads].map(([id, snap]) => entry(id, stored(snap))),
+    presences: [...state.presences].map(([id, snap]) => entry(id, storedPresence(snap.value, snap.context))),
+    threads: [...state.threads].map(([id, snap]) => entry(id, storedThread(snap.value, snap.context))),
     endedThreads: [...state.endedThreads],
-    inFlight: [...state.inFlight.values()],
+    inFlight: [...state.inFlight.values()].map(({ channelId: _channel, ...claim }) => claim),
     threadReservations: [...state.threadReservations],
     followUps: state.followUps.map((f) => ({ ...f })),
     deferred: [...state.deferred].map(([id, d]) => entry(id, { spec: d.spec, messageId: d.messageId })),
     pendingGreetings: [...state.pendingGreetings],
-    // Written only when someone has said goodbye (documents without it restore with none).
-    ...(state.departed.size > 0 ? { departed: [...state.departed] } : {}),
-    ...(state.arrivals.size > 0
-      ? { arrivals: [...state.arrivals].map(([id, a]) => entry(id, { ...a })) }
-      : {}),
-    ...(state.threadBackoff.size > 0
-      ? { threadBackoff: [...state.threadBackoff].map(([pair, b]) => entry(pair, { ...b })) }
-      : {}),
+    departed: [...state.departed],
+    arrivals: [...state.arrivals].map(([id, a]) => entry(id, { ...a })),
+    threadBackoff: [...state.threadBackoff].map(([pair, b]) => entry(pair, { ...b })),
     budget: {
       ...(budget.anchorMessageId !== undefined ? { anchorMessageId: budget.anchorMessageId } : {}),
       main: budget.main,
@@ -52,7 +39,8 @@ export function snapshotOf(state: FloorState): FloorSnapshot {
 
 /**
  * The floor state of a validated snapshot, stepped by `setup`'s engine. Avatars no longer in the
- * roster are dropped with their turns; presences take the current configuration's settings.
+ * roster are dropped with their turns; presences take the current configuration's settings, and
+ * ids and channel ids come from the keys and the snapshot.
  * Throws when a machine state names a state its machine does not have.
  */
 export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): FloorState {
@@ -60,24 +48,28 @@ export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): Floor
   const known = (id: string) => setup.roster.has(id);
   state.turnSeq = data.turnSeq;
   state.threadSeq = data.threadSeq;
-  for (const [id, st] of data.presences) {
+  for (const [id, stored] of data.presences) {
     if (!known(id)) continue;
-    state.presences.set(
-      id,
-      setup.engine.presence.restore(st.value, { ...st.context, settings: setup.settings }),
-    );
+    const { value, context } = restoredPresence(stored, id, data.channelId, setup.settings);
+    state.presences.set(id, setup.engine.presence.restore(value, context));
   }
-  for (const [id, st] of data.threads)
-    state.threads.set(id, setup.engine.thread.restore(st.value, st.context));
+  for (const [id, stored] of data.threads) {
+    const { value, context } = restoredThread(stored, id, data.channelId);
+    state.threads.set(id, setup.engine.thread.restore(value, context));
+  }
   for (const [id, outcome] of data.endedThreads) state.endedThreads.set(id, outcome);
-  for (const claim of data.inFlight) if (known(claim.avatarId)) state.inFlight.set(claim.turnId, claim);
+  for (const stored of data.inFlight) {
+    if (!known(stored.avatarId)) continue;
+    const { turnId, ...rest } = stored;
+    state.inFlight.set(turnId, { turnId, channelId: data.channelId, ...rest });
+  }
   for (const [id, n] of data.threadReservations) state.threadReservations.set(id, n);
   for (const f of data.followUps) if (known(f.avatarId)) state.followUps.push({ ...f });
   for (const [id, d] of data.deferred) if (known(id)) state.deferred.set(id, d);
   for (const [id, spec] of data.pendingGreetings) if (known(id)) state.pendingGreetings.set(id, spec);
-  for (const [id, at] of data.departed ?? []) if (known(id)) state.departed.set(id, at);
-  for (const [pair, b] of data.threadBackoff ?? []) state.threadBackoff.set(pair, { ...b });
-  for (const [id, a] of data.arrivals ?? []) if (known(id)) state.arrivals.set(id, { ...a });
+  for (const [id, at] of data.departed) if (known(id)) state.departed.set(id, at);
+  for (const [pair, b] of data.threadBackoff) state.threadBackoff.set(pair, { ...b });
+  for (const [id, a] of data.arrivals) if (known(id)) state.arrivals.set(id, { ...a });
   state.budget = {
     anchorMessageId: data.budget.anchorMessageId,
     main: data.budget.main,

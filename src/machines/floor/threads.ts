@@ -97,8 +97,7 @@ export function stepThread(
       detail: next.context.detail ?? outcome,
       turns: next.context.turnCount,
     };
-    if (next.context.sentiment && next.context.sentiment.turns > 0)
-      ended.sentiment = meanSentiment(next.context.sentiment);
+    if (next.context.sentiment.turns > 0) ended.sentiment = meanSentiment(next.context.sentiment);
     effects.push(ended);
   } else {
     state.threads.set(id, next);

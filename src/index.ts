@@ -46,7 +46,11 @@ export {
   defaultCoordinationConfig,
 } from './config/coordinationConfig.js';
 export { DURATION_HINT, formatDuration, parseDurationMs } from './config/duration.js';
-export { loadCoordinationConfig, resolveCoordinationConfig } from './config/loadCoordinationConfig.js';
+export {
+  coordinationFromEnv,
+  loadCoordinationConfig,
+  resolveCoordinationConfig,
+} from './config/coordinationFromEnv.js';
 export { createRuntime } from './createRuntime.js';
 export * from './delivery/index.js';
 export { createLogger, type Logger, silentLogger } from './logging/logger.js';

@@ -45,12 +45,12 @@ export {
   coordinationSettings,
   defaultCoordinationConfig,
 } from './config/coordinationConfig.js';
-export { DURATION_HINT, formatDuration, parseDurationMs } from './config/duration.js';
 export {
   coordinationFromEnv,
   loadCoordinationConfig,
   resolveCoordinationConfig,
 } from './config/coordinationFromEnv.js';
+export { DURATION_HINT, formatDuration, parseDurationMs } from './config/duration.js';
 export { createRuntime } from './createRuntime.js';
 export * from './delivery/index.js';
 export { createLogger, type Logger, silentLogger } from './logging/logger.js';

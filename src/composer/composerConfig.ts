@@ -4,6 +4,7 @@
  * composition, so changing them needs no restart.
  */
 import type { ConfigProblem } from '../config/configError.js';
+import { count, flag } from '../config/settingSchemas.js';
 import {
   defineSettings,
   type EnvRecord,
@@ -12,7 +13,6 @@ import {
   settingsDefaults,
   throwIfProblems,
 } from '../config/settings.js';
-import { count, flag } from '../config/settingSchemas.js';
 
 /**
  * Every environment variable the composer reads, keyed by its name, with its config key, parser,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DURATION_RANGE, parseDurationMs } from './duration.js';
-import { defineSettings, type SettingsValue, settingsDefaults } from './settings.js';
 import { allowed, count, durationMs, flag, oneOf, ratio } from './settingSchemas.js';
+import { defineSettings, type SettingsValue, settingsDefaults } from './settings.js';
 
 const EXTENSION = `a duration such as 90s or 90000 (${DURATION_RANGE}), or a share of the TTL such as 50%`;
 /**

@@ -27,6 +27,7 @@ export {
   type ErpDatabase,
   type ErpOpeners,
   erpConfigFromEnv,
+  erpFromEnv,
   erpDatabaseFromEnv,
   erpSettings,
 } from './erpFromEnv.js';

@@ -1,5 +1,5 @@
-import { defineSettings, type EnvRecord, type SettingsValue, settingsFromEnv } from './settings.js';
 import { count } from './settingSchemas.js';
+import { defineSettings, type EnvRecord, type SettingsValue, settingsFromEnv } from './settings.js';
 
 /** The longest reply sent by default: a few thousand characters, about two Discord messages. */
 export const DEFAULT_MAX_REPLY_CHARS = 4_000;

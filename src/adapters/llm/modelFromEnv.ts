@@ -104,10 +104,7 @@ function displayUrl(url: string): string {
  * or missing values throw one {@link ConfigError} naming every variable to fix. API keys are
  * handed to the provider only and never appear in the description, config or errors.
  */
-export function modelFromEnv(
-  env: EnvRecord,
-  options: { logger?: Logger } = {},
-): ModelFromEnv {
+export function modelFromEnv(env: EnvRecord, options: { logger?: Logger } = {}): ModelFromEnv {
   const parsed = parseEnv(env);
   const provider = parsed.provider ?? 'offline';
   const { timeoutMs, maxRetries, concurrency } = parsed;

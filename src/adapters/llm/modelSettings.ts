@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineSettings } from '../../config/settings.js';
 import { count, oneOf, positiveDurationMs, text } from '../../config/settingSchemas.js';
+import { defineSettings } from '../../config/settings.js';
 
 /** Where turns are generated: a hosted provider, any OpenAI-compatible server, or offline. */
 export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible' | 'offline';

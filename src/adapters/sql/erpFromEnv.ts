@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineSettings, type EnvRecord, settingsFromEnv } from '../../config/settings.js';
 import { count } from '../../config/settingSchemas.js';
+import { defineSettings, type EnvRecord, settingsFromEnv } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import { type Queryable, sqlErrorCode, sqlErrorText } from './sqlSupport.js';
 

@@ -27,8 +27,8 @@ export {
   type ErpDatabase,
   type ErpOpeners,
   erpConfigFromEnv,
-  erpFromEnv,
   erpDatabaseFromEnv,
+  erpFromEnv,
   erpSettings,
 } from './erpFromEnv.js';
 export { lazyEntityLookup } from './lazyEntityLookup.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { defineSettings, type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import { count, oneOf, text } from '../../config/settingSchemas.js';
+import { defineSettings, type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import type { TroupeStore } from '../../ports/store.js';
 import { createMemoryStore, type MemoryStoreOptions } from './memoryStore.js';

@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { z } from 'zod';
-import { defineSettings, type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import { oneOf, text } from '../../config/settingSchemas.js';
+import { defineSettings, type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import type { SpeechSynthesizer } from '../../ports/speech.js';
 import { createAiSdkSynthesizer } from './aiSdkSynthesizer.js';
@@ -23,7 +23,13 @@ export const speechSettings = defineSettings({
     shown: 'engine default',
     doc: 'Default voice: an espeak-ng voice such as `en-us+f3`, or an OpenAI voice such as `alloy`. Avatars may set their own `voiceId`.',
   },
-  TROUPE_SPEECH_MODEL: { key: 'modelId', schema: text, default: 'tts-1', shown: 'tts-1', doc: 'OpenAI speech model.' },
+  TROUPE_SPEECH_MODEL: {
+    key: 'modelId',
+    schema: text,
+    default: 'tts-1',
+    shown: 'tts-1',
+    doc: 'OpenAI speech model.',
+  },
   OPENAI_API_KEY: {
     key: 'openAiApiKey',
     schema: text,

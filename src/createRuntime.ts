@@ -4,7 +4,7 @@ import type { Runtime, RuntimeOptions, RuntimeStore } from './actors/runtimeOpti
 import { createScriptedModel } from './adapters/llm/scriptedModel.js';
 import { createMemoryStore } from './adapters/store/memoryStore.js';
 import { ConfigError } from './config/configError.js';
-import { resolveCoordinationConfig } from './config/loadCoordinationConfig.js';
+import { resolveCoordinationConfig } from './config/coordinationFromEnv.js';
 import { DEFAULT_HISTORY_WINDOW } from './ports/history.js';
 import type { TroupeStore } from './ports/store.js';
 

@@ -23,7 +23,7 @@ export { createScriptedModel } from './adapters/llm/scriptedModel.js';
 export { createMemoryStore } from './adapters/store/memoryStore.js';
 export { ConfigError } from './config/configError.js';
 export type { CoordinationConfig, CoordinationConfigInput } from './config/coordinationConfig.js';
-export { loadCoordinationConfig } from './config/loadCoordinationConfig.js';
+export { coordinationFromEnv } from './config/coordinationFromEnv.js';
 export { createRuntime } from './createRuntime.js';
 export { createLogger, type Logger, silentLogger } from './logging/logger.js';
 export type { Clock } from './ports/clock.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/configError.js';
-import { resolveCoordinationConfig } from '../src/config/loadCoordinationConfig.js';
+import { resolveCoordinationConfig } from '../src/config/coordinationFromEnv.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
 import { FloorSnapshotError } from '../src/machines/floorSnapshot.js';

@@ -14,7 +14,7 @@ import { modelSettings } from '../src/adapters/llm/modelSettings.js';
 import { parseAvatarsText } from '../src/cli/avatarsFile.js';
 import { compose, parseEnvelope } from '../src/composer/index.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
-import { loadCoordinationConfig } from '../src/config/loadCoordinationConfig.js';
+import { loadCoordinationConfig } from '../src/config/coordinationFromEnv.js';
 import { troupeErrorCodes } from '../src/ports/errorCodes.js';
 import { isTroupeError } from '../src/ports/troupeError.js';
 import { parseScenarioText } from '../src/simulator/scenario.js';

@@ -10,7 +10,7 @@ import { postTerminalMessage } from '../app/terminalChannel.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { formatDuration } from '../config/duration.js';
-import { replySettingsFromEnv } from '../config/replySettings.js';
+import { replyFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
@@ -109,10 +109,10 @@ export async function runChat(options: ChatOptions): Promise<number> {
   }
   const logger = createLogger({ level });
   let model: ReturnType<typeof modelFromEnv>;
-  let replies: ReturnType<typeof replySettingsFromEnv>;
+  let replies: ReturnType<typeof replyFromEnv>;
   try {
     model = modelFromEnv(env, { logger });
-    replies = replySettingsFromEnv(env);
+    replies = replyFromEnv(env);
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
     return fail(error.code, error.message);

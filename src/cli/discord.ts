@@ -2,14 +2,14 @@ import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { startDiscordBot } from '../adapters/discord/discordBot.js';
 import { createDiscordClient } from '../adapters/discord/discordClient.js';
 import { discordInviteUrl } from '../adapters/discord/discordInvite.js';
-import { type DiscordSettings, discordSettingsFromEnv } from '../adapters/discord/discordSettings.js';
+import { type DiscordSettings, discordFromEnv } from '../adapters/discord/discordSettings.js';
 import { DiscordTransport } from '../adapters/discord/discordTransport.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { replySettingsFromEnv } from '../config/replySettings.js';
+import { replyFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
@@ -67,11 +67,11 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
   }
   const logger = createLogger({ level });
   let model: ReturnType<typeof modelFromEnv>;
-  let replies: ReturnType<typeof replySettingsFromEnv>;
+  let replies: ReturnType<typeof replyFromEnv>;
   try {
-    settings = discordSettingsFromEnv(env);
+    settings = discordFromEnv(env);
     model = modelFromEnv(env, { logger });
-    replies = replySettingsFromEnv(env);
+    replies = replyFromEnv(env);
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
     return fail(error.code, error.message);

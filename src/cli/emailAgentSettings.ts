@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import { type EnvRecord, readSettings, throwIfProblems } from '../config/settings.js';
 import { defaultUserBackground, emailSettings, MAX_BACKGROUND } from '../email/emailSettings.js';
 
 /** The email assistant's agent settings, read from the environment (see {@link emailSettings}). */
@@ -18,22 +18,9 @@ export interface EmailAgentSettings {
  *
  * @throws ConfigError `TROUPE_CONFIG_INVALID` naming every bad variable.
  */
-export function emailAgentSettingsFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  userName: string,
-): EmailAgentSettings {
-  const problems: ConfigProblem[] = [];
-  const count = (variable: keyof typeof emailSettings, min: number, max: number): number => {
-    const raw = env[variable]?.trim();
-    const fallback = Number(emailSettings[variable].default);
-    if (!raw) return fallback;
-    const value = Number(raw);
-    if (/^\d+$/u.test(raw) && value >= min && value <= max) return value;
-    problems.push({ variable, value: raw, expected: `a whole number from ${min} to ${max}` });
-    return fallback;
-  };
-  const maxSteps = count('TROUPE_EMAIL_MAX_STEPS', 1, 100);
-  const maxUnreviewedCalls = count('TROUPE_EMAIL_MAX_UNREVIEWED_CALLS', 0, 50);
+export function emailAgentSettingsFromEnv(env: EnvRecord, userName: string): EmailAgentSettings {
+  const { value, problems } = readSettings(emailSettings, env);
+  const { maxSteps, maxUnreviewedCalls } = value;
   const raw = env.TROUPE_EMAIL_BACKGROUND?.trim() ?? '';
   let background = defaultUserBackground(userName);
   let backgroundFrom: EmailAgentSettings['backgroundFrom'] = 'default';
@@ -69,6 +56,6 @@ export function emailAgentSettingsFromEnv(
       value: raw.length > 80 ? `${raw.slice(0, 77)}...` : raw,
       expected: `a background of at most ${MAX_BACKGROUND} characters (it has ${background.length})`,
     });
-  if (problems.length > 0) throw new ConfigError(problems);
+  throwIfProblems(problems);
   return { background, backgroundFrom, maxSteps, maxUnreviewedCalls };
 }

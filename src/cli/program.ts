@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { loadCoordinationConfig } from '../config/loadCoordinationConfig.js';
+import { loadCoordinationConfig } from '../config/coordinationFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';

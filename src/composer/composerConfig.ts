@@ -3,30 +3,22 @@
  * decide whether the composer offers to create a missing record. They are read at every
  * composition, so changing them needs no restart.
  */
-import { z } from 'zod';
-import { ConfigError, type ConfigProblem } from '../config/configError.js';
-
-const flag = z.string().transform((raw, ctx) => {
-  const v = raw.trim().toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(v)) return true;
-  if (['false', '0', 'no', 'off'].includes(v)) return false;
-  ctx.addIssue({ code: 'custom', message: 'true or false (also 1/0, yes/no, on/off)' });
-  return z.NEVER;
-});
-
-const count = (min: number, max: number) =>
-  z.string().transform((raw, ctx) => {
-    const n = /^\s*\d+\s*$/u.test(raw) ? Number(raw) : Number.NaN;
-    if (Number.isInteger(n) && n >= min && n <= max) return n;
-    ctx.addIssue({ code: 'custom', message: `a whole number from ${min} to ${max}` });
-    return z.NEVER;
-  });
+import type { ConfigProblem } from '../config/configError.js';
+import { count, flag } from '../config/settingSchemas.js';
+import {
+  defineSettings,
+  type EnvRecord,
+  readSettings,
+  type SettingsValue,
+  settingsDefaults,
+  throwIfProblems,
+} from '../config/settings.js';
 
 /**
  * Every environment variable the composer reads, keyed by its name, with its config key, parser,
  * default and what it does. Docs print their configuration table from this list.
  */
-export const composerSettings = {
+export const composerSettings = defineSettings({
   AI_RESPONSE_DISAMBIG_LIMIT: {
     key: 'disambiguationLimit',
     schema: count(1, 100),
@@ -57,7 +49,7 @@ export const composerSettings = {
     default: false,
     doc: 'When a part is not found, offer to create it (true) or point to Parts → Add New (false).',
   },
-} as const;
+});
 
 type Settings = typeof composerSettings;
 
@@ -65,17 +57,14 @@ type Settings = typeof composerSettings;
 export type ComposerVariable = keyof Settings;
 
 /** The typed composer settings. */
-export type ComposerConfig = {
-  -readonly [K in ComposerVariable as Settings[K]['key']]: z.output<Settings[K]['schema']>;
-};
+export type ComposerConfig = SettingsValue<Settings>;
 
 /** What the composer runs with when nothing is set. */
 export const defaultComposerConfig: Readonly<ComposerConfig> = Object.freeze(
-  Object.fromEntries(Object.values(composerSettings).map((s) => [s.key, s.default])) as ComposerConfig,
+  settingsDefaults(composerSettings),
 );
 
-/** An environment-like record, such as `process.env`. */
-export type EnvRecord = Readonly<Record<string, string | undefined>>;
+export type { EnvRecord };
 
 /**
  * Where the composer's settings come from: an environment-like record read at each composition
@@ -94,20 +83,8 @@ export interface ReadComposerConfig {
  * defaults, and so do invalid ones, which are listed in `problems`.
  */
 export function readComposerConfig(env: EnvRecord): ReadComposerConfig {
-  const config: Record<string, unknown> = { ...defaultComposerConfig };
-  const problems: ConfigProblem[] = [];
-  for (const [variable, setting] of Object.entries(composerSettings) as [
-    ComposerVariable,
-    Settings[ComposerVariable],
-  ][]) {
-    const raw = env[variable];
-    if (raw === undefined || raw.trim() === '') continue;
-    const parsed = setting.schema.safeParse(raw);
-    if (parsed.success) config[setting.key] = parsed.data;
-    else
-      problems.push({ variable, value: raw, expected: parsed.error.issues[0]?.message ?? 'a valid value' });
-  }
-  return { config: config as ComposerConfig, problems };
+  const { value, problems } = readSettings(composerSettings, env);
+  return { config: value, problems };
 }
 
 /**
@@ -115,11 +92,14 @@ export function readComposerConfig(env: EnvRecord): ReadComposerConfig {
  * their defaults.
  * @throws ConfigError naming every invalid variable, its value and what is allowed.
  */
-export function composerConfigFrom(env: EnvRecord): ComposerConfig {
+export function composerFromEnv(env: EnvRecord): ComposerConfig {
   const { config, problems } = readComposerConfig(env);
-  if (problems.length > 0) throw new ConfigError(problems);
+  throwIfProblems(problems);
   return config;
 }
+
+/** The name {@link composerFromEnv} had first. */
+export const composerConfigFrom = composerFromEnv;
 
 function limit(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback;

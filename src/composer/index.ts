@@ -16,6 +16,7 @@ export {
   type ComposerConfigOptions,
   type ComposerVariable,
   composerConfigFrom,
+  composerFromEnv,
   composerSettings,
   defaultComposerConfig,
   type EnvRecord,

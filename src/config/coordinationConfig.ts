@@ -1,52 +1,7 @@
 import { z } from 'zod';
 import { DURATION_RANGE, parseDurationMs } from './duration.js';
-
-const DURATION_NUMBER = `a whole number of milliseconds, 0 or more, ${DURATION_RANGE}`;
-const DURATION_TEXT = `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`;
-
-/**
- * What a union says when no branch takes the value. zod's number refuses Infinity and NaN before
- * our transform sees them (a 309-digit number in a scenario file is read as Infinity), and its
- * own word for that is "Invalid input"; people are told what is allowed instead.
- */
-const allowed = (message: string) => ({ error: message });
-
-/** Milliseconds, written either as a plain integer (`180000`) or with a unit (`180s`, `3m`, `1h`, `250ms`). */
-const durationMs = z.union([z.number(), z.string()], allowed(DURATION_NUMBER)).transform((raw, ctx) => {
-  const ms = parseDurationMs(raw);
-  if (ms !== undefined) return ms;
-  ctx.addIssue({ code: 'custom', message: typeof raw === 'number' ? DURATION_NUMBER : DURATION_TEXT });
-  return z.NEVER;
-});
-
-const FLAG = 'true or false (also 1/0, yes/no, on/off)';
-const flag = z.union([z.boolean(), z.string()], allowed(FLAG)).transform((raw, ctx) => {
-  if (typeof raw === 'boolean') return raw;
-  const v = raw.trim().toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(v)) return true;
-  if (['false', '0', 'no', 'off'].includes(v)) return false;
-  ctx.addIssue({ code: 'custom', message: FLAG });
-  return z.NEVER;
-});
-
-const count = (min: number, max: number) => {
-  const expected = `a whole number from ${min} to ${max}`;
-  return z.union([z.number(), z.string()], allowed(expected)).transform((raw, ctx) => {
-    const n = typeof raw === 'number' ? raw : /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-    if (Number.isInteger(n) && n >= min && n <= max) return n;
-    ctx.addIssue({ code: 'custom', message: expected });
-    return z.NEVER;
-  });
-};
-
-const RATIO = 'a number from 0 to 1';
-const ratio = z.union([z.number(), z.string()], allowed(RATIO)).transform((raw, ctx) => {
-  // Decimal only: Number() would also take 0x1 or 1e0.
-  const n = typeof raw === 'number' ? raw : /^\s*\d*\.?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (Number.isFinite(n) && n >= 0 && n <= 1) return n;
-  ctx.addIssue({ code: 'custom', message: RATIO });
-  return z.NEVER;
-});
+import { allowed, count, durationMs, flag, oneOf, ratio } from './settingSchemas.js';
+import { defineSettings, type SettingsValue, settingsDefaults } from './settings.js';
 
 const EXTENSION = `a duration such as 90s or 90000 (${DURATION_RANGE}), or a share of the TTL such as 50%`;
 /**
@@ -69,16 +24,13 @@ const extension = z
     return z.NEVER;
   });
 
-const priority = z
-  .string()
-  .transform((s) => s.trim().toLowerCase())
-  .pipe(z.enum(['high', 'normal', 'low'], { message: 'one of high, normal, low' }));
+const priority = oneOf(['high', 'normal', 'low']);
 
 /**
  * Every coordination knob, keyed by its environment variable name, with its default.
  * The README's configuration table is generated from (and tested against) this list.
  */
-export const coordinationSettings = {
+export const coordinationSettings = defineSettings({
   CONVERSATION_THREAD_TTL: {
     key: 'threadTtlMs',
     schema: durationMs,
@@ -241,16 +193,14 @@ export const coordinationSettings = {
     default: 150,
     doc: 'Longest summon greeting; longer greetings are cut at a word boundary.',
   },
-} as const;
+});
 
 type Settings = typeof coordinationSettings;
 /** Environment variable names that configure coordination. */
 export type CoordinationVariable = keyof Settings;
 
 /** The typed coordination config that the channel floor and its machines receive. */
-export type CoordinationConfig = {
-  -readonly [K in CoordinationVariable as Settings[K]['key']]: z.output<Settings[K]['schema']>;
-};
+export type CoordinationConfig = SettingsValue<Settings>;
 
 /**
  * Coordination settings as a program may write them: any subset of {@link CoordinationConfig},
@@ -262,6 +212,4 @@ export type CoordinationConfigInput = {
 };
 
 /** Defaults for every knob: what Troupe runs with when nothing is set. */
-export const defaultCoordinationConfig: CoordinationConfig = Object.fromEntries(
-  Object.values(coordinationSettings).map((s) => [s.key, s.default]),
-) as CoordinationConfig;
+export const defaultCoordinationConfig: CoordinationConfig = settingsDefaults(coordinationSettings);

@@ -5,7 +5,7 @@
  */
 import { avatarListSchema, toProfile } from '../../src/actors/avatarDefinition.js';
 import { readChannelState } from '../../src/actors/channelRestore.js';
-import { resolveCoordinationConfig } from '../../src/config/loadCoordinationConfig.js';
+import { resolveCoordinationConfig } from '../../src/config/coordinationFromEnv.js';
 import type { ChannelFloor } from '../../src/machines/channelFloor.js';
 import type { FloorSnapshot } from '../../src/machines/floorSnapshot.js';
 import type { DocumentStore } from '../../src/ports/store.js';

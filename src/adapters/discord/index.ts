@@ -36,6 +36,7 @@ export { DiscordMessageMemory, type RememberedMessage } from './discordMessageMe
 export {
   type DiscordInboxTarget,
   type DiscordSettings,
+  discordFromEnv,
   discordSettings,
   discordSettingsFromEnv,
 } from './discordSettings.js';

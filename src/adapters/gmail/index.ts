@@ -41,6 +41,7 @@ export { type GmailPollerEnd, type GmailPollerOptions, pollGmail } from './gmail
 export {
   type GmailSettings,
   gmailConfigured,
+  gmailFromEnv,
   gmailSettings,
   gmailSettingsFromEnv,
   type MarkReadPolicy,

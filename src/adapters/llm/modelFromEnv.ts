@@ -2,8 +2,8 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
-import { ConfigError, type ConfigProblem } from '../../config/configError.js';
 import { formatDuration } from '../../config/duration.js';
+import { type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
 import type { TurnModel } from '../../ports/model.js';
 import { createAiSdkTurnModel } from './aiSdkModel.js';
@@ -49,25 +49,9 @@ type Parsed = {
   concurrency: number;
 };
 
-function parseEnv(env: Readonly<Record<string, string | undefined>>): Parsed {
-  const values: Record<string, unknown> = {};
-  const problems: ConfigProblem[] = [];
-  for (const [variable, setting] of Object.entries(modelSettings)) {
-    const raw = env[variable];
-    if (raw === undefined || raw.trim() === '') {
-      if (setting.default !== undefined) values[setting.key] = setting.default;
-      continue;
-    }
-    const parsed = setting.schema.safeParse(raw);
-    if (parsed.success) values[setting.key] = parsed.data;
-    else
-      problems.push({
-        variable,
-        value: setting.secret ? '[redacted]' : raw,
-        expected: parsed.error.issues[0]?.message ?? 'a valid value',
-      });
-  }
-  const parsed = values as Parsed;
+function parseEnv(env: EnvRecord): Parsed {
+  const { value, problems } = readSettings(modelSettings, env);
+  const parsed: Parsed = value;
   const failed = new Set(problems.map((p) => p.variable));
   const provider = parsed.provider ?? inferProvider(parsed);
   const need = (variable: ModelVariable, present: unknown, expected: string) => {
@@ -95,7 +79,7 @@ function parseEnv(env: Readonly<Record<string, string | undefined>>): Parsed {
       );
     }
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  throwIfProblems(problems);
   return { ...parsed, provider };
 }
 
@@ -120,10 +104,7 @@ function displayUrl(url: string): string {
  * or missing values throw one {@link ConfigError} naming every variable to fix. API keys are
  * handed to the provider only and never appear in the description, config or errors.
  */
-export function modelFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  options: { logger?: Logger } = {},
-): ModelFromEnv {
+export function modelFromEnv(env: EnvRecord, options: { logger?: Logger } = {}): ModelFromEnv {
   const parsed = parseEnv(env);
   const provider = parsed.provider ?? 'offline';
   const { timeoutMs, maxRetries, concurrency } = parsed;

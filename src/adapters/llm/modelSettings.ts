@@ -1,19 +1,11 @@
 import { z } from 'zod';
-import { DURATION_RANGE, parseDurationMs } from '../../config/duration.js';
+import { count, oneOf, positiveDurationMs, text } from '../../config/settingSchemas.js';
+import { defineSettings } from '../../config/settings.js';
 
 /** Where turns are generated: a hosted provider, any OpenAI-compatible server, or offline. */
 export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible' | 'offline';
 
-const provider = z
-  .string()
-  .transform((s) => s.trim().toLowerCase())
-  .pipe(
-    z.enum(['openai', 'anthropic', 'openai-compatible', 'offline'], {
-      message: 'one of openai, anthropic, openai-compatible, offline',
-    }),
-  );
-
-const text = z.string().transform((s) => s.trim());
+const provider = oneOf(['openai', 'anthropic', 'openai-compatible', 'offline']);
 
 const httpUrl = z.string().transform((raw, ctx) => {
   const expected = 'an http(s) URL such as http://localhost:11434/v1';
@@ -38,24 +30,6 @@ const httpUrl = z.string().transform((raw, ctx) => {
   return z.NEVER;
 });
 
-const duration = z.string().transform((raw, ctx) => {
-  const ms = parseDurationMs(raw);
-  if (ms !== undefined && ms > 0) return ms;
-  ctx.addIssue({
-    code: 'custom',
-    message: `a duration above zero such as 30000, 30s or 2m, ${DURATION_RANGE}`,
-  });
-  return z.NEVER;
-});
-
-const count = (min: number, max: number) =>
-  z.string().transform((raw, ctx) => {
-    const n = /^\s*\d+\s*$/u.test(raw) ? Number(raw) : Number.NaN;
-    if (Number.isInteger(n) && n >= min && n <= max) return n;
-    ctx.addIssue({ code: 'custom', message: `a whole number from ${min} to ${max}` });
-    return z.NEVER;
-  });
-
 /** Model used when `TROUPE_MODEL` is unset, per provider (an OpenAI-compatible server needs one named). */
 export const defaultModelIds = {
   openai: 'gpt-4o-mini',
@@ -67,35 +41,28 @@ export const defaultModelIds = {
  * docs print it), its parser and what it does. The README's model table comes from this list.
  * Keys (`secret: true`) are never echoed back in errors, logs or descriptions.
  */
-export const modelSettings = {
+export const modelSettings = defineSettings({
   TROUPE_MODEL_PROVIDER: {
     key: 'provider',
     schema: provider,
-    default: undefined,
     shown: 'inferred',
-    secret: false,
     doc: 'openai, anthropic, openai-compatible or offline. Unset: openai-compatible if TROUPE_MODEL_BASE_URL is set, else openai if OPENAI_API_KEY is, else anthropic if ANTHROPIC_API_KEY is, else offline (scripted replies).',
   },
   TROUPE_MODEL: {
     key: 'modelId',
     schema: text,
-    default: undefined,
     shown: `${defaultModelIds.openai} / ${defaultModelIds.anthropic}`,
-    secret: false,
     doc: 'The model name. Required for openai-compatible servers (e.g. llama3.2 on Ollama).',
   },
   TROUPE_MODEL_BASE_URL: {
     key: 'baseUrl',
     schema: httpUrl,
-    default: undefined,
     shown: 'unset',
-    secret: false,
     doc: 'Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama (with openai or anthropic: a proxy in front of the provider). No user or password in it: the key goes in TROUPE_MODEL_API_KEY.',
   },
   TROUPE_MODEL_API_KEY: {
     key: 'apiKey',
     schema: text,
-    default: undefined,
     shown: 'unset',
     secret: true,
     doc: 'API key for the OpenAI-compatible server, if it needs one.',
@@ -103,7 +70,6 @@ export const modelSettings = {
   OPENAI_API_KEY: {
     key: 'openAiApiKey',
     schema: text,
-    default: undefined,
     shown: 'unset',
     secret: true,
     doc: 'OpenAI API key (provider openai).',
@@ -111,17 +77,15 @@ export const modelSettings = {
   ANTHROPIC_API_KEY: {
     key: 'anthropicApiKey',
     schema: text,
-    default: undefined,
     shown: 'unset',
     secret: true,
     doc: 'Anthropic API key (provider anthropic).',
   },
   TROUPE_MODEL_TIMEOUT: {
     key: 'timeoutMs',
-    schema: duration,
+    schema: positiveDurationMs,
     default: 30_000,
     shown: '30s',
-    secret: false,
     doc: 'Time allowed per model call, retries included (30000, 30s, 2m).',
   },
   TROUPE_MODEL_RETRIES: {
@@ -129,7 +93,6 @@ export const modelSettings = {
     schema: count(0, 10),
     default: 2,
     shown: '2',
-    secret: false,
     doc: 'Retries after a rate limit (429), a server error (5xx) or a dropped connection.',
   },
   TROUPE_MODEL_CONCURRENCY: {
@@ -137,10 +100,9 @@ export const modelSettings = {
     schema: count(1, 64),
     default: 4,
     shown: '4',
-    secret: false,
     doc: 'Model calls in flight at once; further calls wait their turn.',
   },
-} as const;
+});
 
 /** Environment variable names the language-model layer reads. */
 export type ModelVariable = keyof typeof modelSettings;

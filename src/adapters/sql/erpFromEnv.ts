@@ -1,24 +1,33 @@
-import { ConfigError, type ConfigProblem } from '../../config/configError.js';
+import { z } from 'zod';
+import { count } from '../../config/settingSchemas.js';
+import { defineSettings, type EnvRecord, settingsFromEnv } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import { type Queryable, sqlErrorCode, sqlErrorText } from './sqlSupport.js';
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** The environment variables that choose the ERP database the entity lookup reads, with docs. */
-export const erpSettings = {
+export const erpSettings = defineSettings({
   ERP_DATABASE_URL: {
-    default: 'unset (the embedded demo ERP)',
+    key: 'url',
+    schema: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//iu, 'a connection string starting with postgres:// or postgresql://'),
+    secret: true,
+    shown: 'unset (the embedded demo ERP)',
     doc: 'PostgreSQL connection string of the ERP database the entity lookup reads, e.g. postgres://reader@erp.internal/erp. Unset: an embedded, in-memory demo ERP (PGlite). Never logged.',
   },
   ERP_DATABASE_POOL_SIZE: {
-    default: '4',
+    key: 'poolSize',
+    schema: count(1, 100),
+    default: 4,
     doc: 'Most connections the lookup keeps open to ERP_DATABASE_URL (1 to 100).',
   },
   ERP_STATEMENT_TIMEOUT_MS: {
-    default: '5000',
+    key: 'statementTimeoutMs',
+    schema: count(100, 600_000),
+    default: 5000,
     doc: 'Longest one lookup statement may run, in milliseconds (100 to 600000); a timed-out lookup reports a retryable DATABASE_ERROR.',
   },
-} as const;
+});
 
 /** The ERP database a lookup reads, and how to let it go. */
 export interface ErpDatabase {
@@ -35,37 +44,13 @@ export interface ErpConfig {
   statementTimeoutMs: number;
 }
 
-function wholeNumber(
-  env: Env,
-  variable: keyof typeof erpSettings,
-  fallback: number,
-  min: number,
-  max: number,
-  problems: ConfigProblem[],
-): number {
-  const raw = env[variable]?.trim();
-  if (!raw) return fallback;
-  const n = /^\d+$/u.test(raw) ? Number(raw) : Number.NaN;
-  if (Number.isInteger(n) && n >= min && n <= max) return n;
-  problems.push({ variable, value: raw, expected: `a whole number from ${min} to ${max}` });
-  return fallback;
+/** Reads {@link erpSettings}. @throws ConfigError naming every bad variable (never echoing the URL). */
+export function erpFromEnv(env: EnvRecord): ErpConfig {
+  return settingsFromEnv(erpSettings, env);
 }
 
-/** Reads {@link erpSettings}. @throws ConfigError naming every bad variable (never echoing the URL). */
-export function erpConfigFromEnv(env: Env): ErpConfig {
-  const problems: ConfigProblem[] = [];
-  const url = env.ERP_DATABASE_URL?.trim() || undefined;
-  if (url !== undefined && !/^postgres(ql)?:\/\//iu.test(url))
-    problems.push({
-      variable: 'ERP_DATABASE_URL',
-      value: '[redacted]',
-      expected: 'a connection string starting with postgres:// or postgresql://',
-    });
-  const poolSize = wholeNumber(env, 'ERP_DATABASE_POOL_SIZE', 4, 1, 100, problems);
-  const statementTimeoutMs = wholeNumber(env, 'ERP_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { url, poolSize, statementTimeoutMs };
-}
+/** The name {@link erpFromEnv} had first. */
+export const erpConfigFromEnv = erpFromEnv;
 
 /** How each kind of ERP database is opened; tests replace them. */
 export interface ErpOpeners {
@@ -109,10 +94,10 @@ async function openDemo(): Promise<ErpDatabase> {
  * @throws ConfigError for bad settings.
  */
 export async function erpDatabaseFromEnv(
-  env: Env,
+  env: EnvRecord,
   options: { logger?: Logger; openers?: Partial<ErpOpeners> } = {},
 ): Promise<ErpDatabase> {
-  const config = erpConfigFromEnv(env);
+  const config = erpFromEnv(env);
   const openers: ErpOpeners = { postgres: openPostgres, demo: openDemo, ...options.openers };
   if (config.url === undefined) {
     options.logger?.info({ erp: 'demo' }, 'ERP database: embedded demo ERP (ERP_DATABASE_URL is unset)');

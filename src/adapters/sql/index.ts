@@ -28,6 +28,7 @@ export {
   type ErpOpeners,
   erpConfigFromEnv,
   erpDatabaseFromEnv,
+  erpFromEnv,
   erpSettings,
 } from './erpFromEnv.js';
 export { lazyEntityLookup } from './lazyEntityLookup.js';

@@ -1,36 +1,79 @@
 import { join } from 'node:path';
-import { z } from 'zod';
-import { ConfigError } from '../../config/configError.js';
+import { count, oneOf, text } from '../../config/settingSchemas.js';
+import { defineSettings, type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import type { TroupeStore } from '../../ports/store.js';
 import { createMemoryStore, type MemoryStoreOptions } from './memoryStore.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqliteStore.js';
 
-type Env = Readonly<Record<string, string | undefined>>;
+const kinds = ['sqlite', 'mongodb', 'memory'] as const;
+type StoreKind = (typeof kinds)[number];
 
 /** The environment variables that choose and place the store, with defaults and docs. */
-export const storeSettings = {
+export const storeSettings = defineSettings({
   TROUPE_STORE: {
-    default: 'sqlite (mongodb when MONGODB_URI is set)',
+    key: 'kind',
+    schema: oneOf(kinds),
+    shown: 'sqlite (mongodb when MONGODB_URI is set)',
     doc: '`sqlite` (a file under TROUPE_DATA_DIR, shared by several processes on one machine, each channel handled by one of them at a time), `mongodb` (needs `MONGODB_URI`) or `memory` (nothing survives a restart).',
   },
   TROUPE_DATA_DIR: {
+    key: 'dataDir',
+    schema: text,
     default: './.troupe',
     doc: 'Directory of the SQLite store (`troupe.db`); created if missing.',
   },
   TROUPE_SQLITE_BUSY_TIMEOUT_MS: {
-    default: '5000',
+    key: 'busyTimeoutMs',
+    schema: count(0, 600_000, 'milliseconds'),
+    shown: '`5000`',
     doc: 'How long a SQLite write waits for another process holding the store before failing with `TROUPE_STORE_BUSY` (a whole number of milliseconds, 0 to 600000).',
   },
   MONGODB_URI: {
-    default: 'unset',
+    key: 'mongoUri',
+    schema: text,
+    secret: true,
     doc: 'MongoDB connection string; when set (and TROUPE_STORE is not), the store is MongoDB. Never logged.',
   },
   MONGODB_DATABASE: {
-    default: 'troupe',
+    key: 'mongoDatabase',
+    schema: text,
+    shown: '`troupe`',
     doc: 'MongoDB database name.',
   },
-} as const;
+});
+
+/** The store settings, parsed: which store, and where. */
+export interface StoreConfig {
+  kind: StoreKind;
+  dataDir: string;
+  /** Unset: the SQLite store's own default. */
+  busyTimeoutMs?: number;
+  mongoUri?: string;
+  mongoDatabase?: string;
+}
+
+/**
+ * Reads {@link storeSettings}: MongoDB when `MONGODB_URI` is set and `TROUPE_STORE` is not,
+ * else SQLite.
+ * @throws ConfigError naming every bad variable at once (never quoting `MONGODB_URI`).
+ */
+export function storeFromEnv(env: EnvRecord): StoreConfig {
+  const { value, problems } = readSettings(storeSettings, env);
+  const kind = value.kind ?? (value.mongoUri ? 'mongodb' : 'sqlite');
+  if (kind === 'mongodb' && !value.mongoUri && !problems.some((p) => p.variable === 'TROUPE_STORE'))
+    problems.push({
+      variable: 'MONGODB_URI',
+      value: '',
+      expected: 'a MongoDB connection string, required by TROUPE_STORE=mongodb',
+    });
+  throwIfProblems(problems);
+  const config: StoreConfig = { kind, dataDir: value.dataDir };
+  if (value.busyTimeoutMs !== undefined) config.busyTimeoutMs = value.busyTimeoutMs;
+  if (value.mongoUri) config.mongoUri = value.mongoUri;
+  if (value.mongoDatabase) config.mongoDatabase = value.mongoDatabase;
+  return config;
+}
 
 /** How each kind of store is opened; tests replace them (MongoDB needs a server). */
 export interface StoreOpeners {
@@ -46,49 +89,19 @@ const defaultOpeners: StoreOpeners = {
   mongodb: async (options) => (await import('./mongoStore.js')).openMongoStore(options),
 };
 
-const kinds = ['sqlite', 'mongodb', 'memory'] as const;
-type StoreKind = (typeof kinds)[number];
-
-/** Where local data lives: `TROUPE_DATA_DIR`, else `./.troupe`. */
-export function defaultDataDir(env: Env): string {
-  return env.TROUPE_DATA_DIR?.trim() || './.troupe';
+/** Where local data lives: `TROUPE_DATA_DIR`, else `./.troupe`. @throws ConfigError */
+export function defaultDataDir(env: EnvRecord): string {
+  return storeFromEnv(env).dataDir;
 }
 
-const busyTimeoutSchema = z.coerce.number().int().min(0).max(600_000);
-
 /** `TROUPE_SQLITE_BUSY_TIMEOUT_MS`, or `undefined` when unset (the store's default). @throws ConfigError */
-export function sqliteBusyTimeoutFromEnv(env: Env): number | undefined {
-  const raw = env.TROUPE_SQLITE_BUSY_TIMEOUT_MS?.trim();
-  if (!raw) return undefined;
-  const parsed = busyTimeoutSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new ConfigError([
-      {
-        variable: 'TROUPE_SQLITE_BUSY_TIMEOUT_MS',
-        value: raw,
-        expected: 'a whole number of milliseconds from 0 to 600000',
-      },
-    ]);
-  return parsed.data;
+export function sqliteBusyTimeoutFromEnv(env: EnvRecord): number | undefined {
+  return storeFromEnv(env).busyTimeoutMs;
 }
 
 /** Which store the environment asks for (see {@link storeSettings}). @throws ConfigError */
-export function storeKindFromEnv(env: Env): StoreKind {
-  const raw = env.TROUPE_STORE?.trim().toLowerCase();
-  const uri = env.MONGODB_URI?.trim();
-  if (!raw) return uri ? 'mongodb' : 'sqlite';
-  const kind = kinds.find((k) => k === raw);
-  if (!kind)
-    throw new ConfigError([{ variable: 'TROUPE_STORE', value: raw, expected: `one of ${kinds.join(', ')}` }]);
-  if (kind === 'mongodb' && !uri)
-    throw new ConfigError([
-      {
-        variable: 'MONGODB_URI',
-        value: '',
-        expected: 'a MongoDB connection string, required by TROUPE_STORE=mongodb',
-      },
-    ]);
-  return kind;
+export function storeKindFromEnv(env: EnvRecord): StoreKind {
+  return storeFromEnv(env).kind;
 }
 
 /**
@@ -97,20 +110,20 @@ export function storeKindFromEnv(env: Env): StoreKind {
  * @throws ConfigError for a bad `TROUPE_STORE` or `TROUPE_SQLITE_BUSY_TIMEOUT_MS`; TroupeError `TROUPE_STORE_*` when it cannot open.
  */
 export async function openDefaultStore(
-  env: Env,
+  env: EnvRecord,
   options: { logger?: Logger; openers?: Partial<StoreOpeners> } = {},
 ): Promise<TroupeStore> {
   const openers = { ...defaultOpeners, ...options.openers };
   const { logger } = options;
-  const kind = storeKindFromEnv(env);
-  switch (kind) {
+  const config = storeFromEnv(env);
+  switch (config.kind) {
     case 'memory':
       logger?.info({ store: 'memory' }, 'store: memory (nothing survives a restart)');
       return openers.memory({});
     case 'mongodb': {
-      const database = env.MONGODB_DATABASE?.trim() || undefined;
+      const database = config.mongoDatabase;
       const store = await openers.mongodb({
-        uri: (env.MONGODB_URI ?? '').trim(),
+        uri: config.mongoUri ?? '',
         ...(database ? { database } : {}),
         ...(logger ? { logger } : {}),
       });
@@ -118,8 +131,8 @@ export async function openDefaultStore(
       return store;
     }
     default: {
-      const path = join(defaultDataDir(env), 'troupe.db');
-      const busyTimeoutMs = sqliteBusyTimeoutFromEnv(env);
+      const path = join(config.dataDir, 'troupe.db');
+      const { busyTimeoutMs } = config;
       const store = await openers.sqlite({
         path,
         ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}),

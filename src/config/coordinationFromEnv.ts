@@ -6,32 +6,24 @@ import {
   coordinationSettings,
   defaultCoordinationConfig,
 } from './coordinationConfig.js';
+import { type EnvRecord, settingsFromEnv } from './settings.js';
+import { zodMessages } from './zodIssues.js';
 
 /**
- * Parses the coordination knobs once from an environment-like record (usually `process.env`).
- * Unset or empty variables take their defaults; any invalid value throws a {@link ConfigError}
- * listing every problem. Machines never read the environment: pass the result in.
+ * Reads the coordination knobs once from an environment-like record (usually `process.env`).
+ * Unset or blank variables take their defaults; `overrides` win over both. Machines never read the
+ * environment: pass the result in.
+ * @throws ConfigError `TROUPE_CONFIG_INVALID` listing every invalid variable at once.
  */
-export function loadCoordinationConfig(
-  env: Readonly<Record<string, string | undefined>>,
+export function coordinationFromEnv(
+  env: EnvRecord,
   overrides: Partial<CoordinationConfig> = {},
 ): CoordinationConfig {
-  const config: Record<string, unknown> = { ...defaultCoordinationConfig };
-  const problems: ConfigProblem[] = [];
-  for (const [variable, setting] of Object.entries(coordinationSettings) as [
-    CoordinationVariable,
-    (typeof coordinationSettings)[CoordinationVariable],
-  ][]) {
-    const raw = env[variable];
-    if (raw === undefined || raw.trim() === '') continue;
-    const parsed = setting.schema.safeParse(raw);
-    if (parsed.success) config[setting.key] = parsed.data;
-    else
-      problems.push({ variable, value: raw, expected: parsed.error.issues[0]?.message ?? 'a valid value' });
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { ...(config as CoordinationConfig), ...overrides };
+  return { ...settingsFromEnv(coordinationSettings, env), ...overrides };
 }
+
+/** The name {@link coordinationFromEnv} had first; the README's embedding example used it. */
+export const loadCoordinationConfig = coordinationFromEnv;
 
 /**
  * Validates coordination settings given in code (`createRuntime({ config })`) with the same rules
@@ -71,7 +63,7 @@ export function resolveCoordinationConfig(input: unknown = {}): CoordinationConf
       problems.push({
         variable: `config.${key} (${known.variable})`,
         value: shown(raw),
-        expected: parsed.error.issues[0]?.message ?? 'a valid value',
+        expected: zodMessages(parsed.error),
       });
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -35,7 +35,7 @@ export type {
 } from './actors/runtimeOptions.js';
 export type { PendingWork, WorkTask, WorkWait } from './actors/workTracker.js';
 export { createScriptedModel, SCRIPTED_MODEL_ID } from './adapters/llm/scriptedModel.js';
-export { createMemoryStore, type MemoryStoreOptions } from './adapters/store/memoryStore.js';
+export { createMemoryStore, type MemoryStoreOptions } from './adapters/store/memory/memoryStore.js';
 export * from './composer/index.js';
 export { ConfigError, type ConfigProblem } from './config/configError.js';
 export {

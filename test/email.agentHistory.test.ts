@@ -4,7 +4,7 @@ import { SimulatedClock } from '../src/actors/clock.js';
 import { EmailAssistant, type EmailRecord } from '../src/actors/emailAssistant.js';
 import { createAiSdkAgentModel } from '../src/adapters/llm/aiSdkAgentModel.js';
 import { createAiSdkObjectModel } from '../src/adapters/llm/aiSdkObjectModel.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { assistantOn, EMAIL_START } from './support/emailHarness.js';

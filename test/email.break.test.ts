@@ -11,7 +11,7 @@ import {
   type InboxItem,
 } from '../src/actors/emailAssistant.js';
 import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { openDefaultStore } from '../src/adapters/store/storeFromEnv.js';
 import { memoryUpdateFor, NOTIFY_ACTION } from '../src/email/agentInbox.js';
 import { parseEmail } from '../src/email/emailInput.js';

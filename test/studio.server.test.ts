@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
 import type { EmailRecord } from '../src/actors/emailAssistant.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
 import { type OpenedStudio, openStudio } from '../src/studio/openStudio.js';
 import type { StudioState } from '../src/studio/studioState.js';

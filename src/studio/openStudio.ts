@@ -5,7 +5,7 @@ import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import { advanceOnClock } from '../actors/settleOnClock.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
-import { createMemoryStore } from '../adapters/store/memoryStore.js';
+import { createMemoryStore } from '../adapters/store/memory/memoryStore.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { postTerminalMessage } from '../cli/chat.js';
 import { createLocalEmailAssistant } from '../cli/openEmailAssistant.js';

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { ConfigError } from '../../config/configError.js';
 import type { Logger } from '../../logging/logger.js';
 import type { TroupeStore } from '../../ports/store.js';
-import { createMemoryStore, type MemoryStoreOptions } from './memoryStore.js';
-import { openSqliteStore, type SqliteStoreOptions } from './sqliteStore.js';
+import { createMemoryStore, type MemoryStoreOptions } from './memory/memoryStore.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite/sqliteStore.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -43,7 +43,7 @@ const defaultOpeners: StoreOpeners = {
   memory: createMemoryStore,
   sqlite: openSqliteStore,
   // Loaded on demand, so a SQLite or memory setup never loads the MongoDB driver.
-  mongodb: async (options) => (await import('./mongoStore.js')).openMongoStore(options),
+  mongodb: async (options) => (await import('./mongo/mongoStore.js')).openMongoStore(options),
 };
 
 const kinds = ['sqlite', 'mongodb', 'memory'] as const;

@@ -1,4 +1,4 @@
-import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
+import type { HistoryEntry, HistoryStore } from '../../../ports/history.js';
 
 /** Channel history in memory, the last `perChannel` entries of each channel (default 200). */
 export class MemoryHistory implements HistoryStore {

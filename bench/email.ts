@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import { EmailAssistant } from '../src/actors/email/emailAssistant.js';
 import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqlite/sqliteStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import type { EmailAssistant } from '../src/actors/emailAssistant.js';
+import type { EmailAssistant } from '../src/actors/email/emailAssistant.js';
 import type { DiscordInboxTarget } from '../src/adapters/discord/index.js';
 import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqlite/sqliteStore.js';

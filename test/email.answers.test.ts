@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { type EmailRecord, type InboxItem, KEPT_BODY } from '../src/actors/emailAssistant.js';
+import { type EmailRecord, type InboxItem, KEPT_BODY } from '../src/actors/email/emailRecord.js';
 import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqlite/sqliteStore.js';
 import type { HumanResponse } from '../src/email/agentInbox.js';

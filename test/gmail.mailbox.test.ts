@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import { EmailAssistant } from '../src/actors/email/emailAssistant.js';
 import { replyMessageId } from '../src/adapters/gmail/gmailMailbox.js';
 import { replySubject } from '../src/adapters/gmail/replyMime.js';
 import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import type { EmailRecord } from '../src/actors/emailAssistant.js';
+import type { EmailRecord } from '../src/actors/email/emailRecord.js';
 import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
 import { type OpenedStudio, openStudio } from '../src/studio/openStudio.js';

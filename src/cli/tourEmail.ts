@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { SimulatedClock } from '../actors/clock.js';
-import type { EmailRecord } from '../actors/emailAssistant.js';
+import type { EmailRecord } from '../actors/email/emailRecord.js';
 import { createMemoryStore } from '../adapters/store/memory/memoryStore.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
 import { isTroupeError } from '../ports/troupeError.js';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SimulatedClock, systemClock } from '../actors/clock.js';
-import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
+import type { EmailAssistant } from '../actors/email/emailAssistant.js';
+import type { InboxItem } from '../actors/email/emailRecord.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import { advanceOnClock } from '../actors/settleOnClock.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';

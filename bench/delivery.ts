@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { avatarListSchema, toProfile } from '../src/actors/avatarDefinition.js';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { RoutingActor } from '../src/actors/routingActor.js';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { ensureFeedback } from '../src/delivery/feedbackGuarantee.js';

@@ -2,7 +2,7 @@ import { startRuntime } from './actors/runtime.js';
 import { checkRuntimeLimits } from './actors/runtimeLimits.js';
 import type { Runtime, RuntimeOptions, RuntimeStore } from './actors/runtimeOptions.js';
 import { createScriptedModel } from './adapters/llm/scriptedModel.js';
-import { createMemoryStore } from './adapters/store/memoryStore.js';
+import { createMemoryStore } from './adapters/store/memory/memoryStore.js';
 import { ConfigError } from './config/configError.js';
 import { resolveCoordinationConfig } from './config/coordinationFromEnv.js';
 import { DEFAULT_HISTORY_WINDOW } from './ports/history.js';

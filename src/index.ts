@@ -20,7 +20,7 @@ export type { RetryPolicy } from './actors/routingActor.js';
 export type { ChannelMessageEvent, RuntimeEvent, RuntimeEventInput } from './actors/runtimeEvents.js';
 export type { PersistenceOptions, Runtime, RuntimeOptions, SendResult } from './actors/runtimeOptions.js';
 export { createScriptedModel } from './adapters/llm/scriptedModel.js';
-export { createMemoryStore } from './adapters/store/memoryStore.js';
+export { createMemoryStore } from './adapters/store/memory/memoryStore.js';
 export { ConfigError } from './config/configError.js';
 export type { CoordinationConfig, CoordinationConfigInput } from './config/coordinationConfig.js';
 export { coordinationFromEnv } from './config/coordinationFromEnv.js';

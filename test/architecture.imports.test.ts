@@ -102,7 +102,7 @@ describe('the root export is light', () => {
 
   it('loading it in Node resolves none of them (and loading troupe/sqlite does resolve better-sqlite3)', () => {
     expect(packagesResolvedLoading('./src/index.ts').filter((p) => heavy.includes(p))).toEqual([]);
-    expect(packagesResolvedLoading('./src/adapters/store/sqlite.ts')).toContain('better-sqlite3');
+    expect(packagesResolvedLoading('./src/adapters/store/sqlite/index.ts')).toContain('better-sqlite3');
   });
 });
 

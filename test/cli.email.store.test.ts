@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
+import { openSqliteStore } from '../src/adapters/store/sqlite/sqliteStore.js';
 import { runEmail } from '../src/cli/email.js';
 import { EXIT_STORE_BUSY, EXIT_STORE_FULL } from '../src/cli/storeErrors.js';
 import { runTroupe } from './support/runTroupe.js';

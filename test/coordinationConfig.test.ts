@@ -9,8 +9,8 @@ import {
   coordinationSettings,
   defaultCoordinationConfig,
 } from '../src/config/coordinationConfig.js';
-import { DURATION_RANGE } from '../src/config/duration.js';
 import { loadCoordinationConfig, resolveCoordinationConfig } from '../src/config/coordinationFromEnv.js';
+import { DURATION_RANGE } from '../src/config/duration.js';
 
 /** What a bad duration is told: the forms, and the longest a timer can wait. */
 const DURATION_EXPECTED = `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { mockModel } from '../src/testing/index.js';
 import {

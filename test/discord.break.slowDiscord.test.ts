@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordClient, DiscordTransport, startDiscordBot } from '../src/adapters/discord/index.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';

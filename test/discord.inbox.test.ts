@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import type { EmailAssistant } from '../src/actors/emailAssistant.js';
+import type { EmailAssistant } from '../src/actors/email/emailAssistant.js';
 import type { DiscordInboxTarget } from '../src/adapters/discord/index.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import { openSqliteStore } from '../src/adapters/store/sqliteStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
+import { openSqliteStore } from '../src/adapters/store/sqlite/sqliteStore.js';
 import { type CliIo, runCli } from '../src/cli/program.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import {

@@ -2,7 +2,7 @@ import type { Client, REST } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { createDiscordClient, DiscordTransport } from '../src/adapters/discord/index.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
 import { type DiscordHarness, RANDOM, startDiscordHarness, waitUntil } from './support/discordHarness.js';
 import { embedSize } from './support/discordLimits.js';

@@ -1,10 +1,11 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant, type EmailRecord } from '../src/actors/emailAssistant.js';
+import { EmailAssistant } from '../src/actors/email/emailAssistant.js';
+import type { EmailRecord } from '../src/actors/email/emailRecord.js';
 import { createAiSdkAgentModel } from '../src/adapters/llm/aiSdkAgentModel.js';
 import { createAiSdkObjectModel } from '../src/adapters/llm/aiSdkObjectModel.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { AgentModel } from '../src/ports/agentModel.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { assistantOn, EMAIL_START } from './support/emailHarness.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import { EmailAssistant } from '../src/actors/email/emailAssistant.js';
 import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { MODEL_NEEDED } from '../src/email/responseAgent.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../src/email/triagePreferences.js';
 import type { TroupeStore } from '../src/ports/store.js';

@@ -4,14 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SimulatedClock } from '../src/actors/clock.js';
-import {
-  type AnsweredInterrupt,
-  EmailAssistant,
-  type EmailRecord,
-  type InboxItem,
-} from '../src/actors/emailAssistant.js';
+import { EmailAssistant } from '../src/actors/email/emailAssistant.js';
+import type { AnsweredInterrupt, EmailRecord, InboxItem } from '../src/actors/email/emailRecord.js';
 import { createLocalCalendar, createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { openDefaultStore } from '../src/adapters/store/storeFromEnv.js';
 import { memoryUpdateFor, NOTIFY_ACTION } from '../src/email/agentInbox.js';
 import { parseEmail } from '../src/email/emailInput.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { memoryUpdateFor, NOTIFY_ACTION } from '../src/email/agentInbox.js';
 import { type Email, parseEmail } from '../src/email/emailInput.js';
 import { updateMemory } from '../src/email/memoryUpdate.js';

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAiSdkObjectModel } from '../src/adapters/llm/aiSdkObjectModel.js';
 import { modelFromEnv } from '../src/adapters/llm/modelFromEnv.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { memoryUpdateFor, NOTIFY_ACTION } from '../src/email/agentInbox.js';
 import { type Email, parseEmail } from '../src/email/emailInput.js';
 import { emailMarkdown } from '../src/email/emailMarkdown.js';

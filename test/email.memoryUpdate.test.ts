@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { MemoryUpdateRequest } from '../src/email/agentInbox.js';
 import { type Email, parseEmail } from '../src/email/emailInput.js';
 import { readRefusals } from '../src/email/memoryRefusals.js';

@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { REFUSALS_KEY, readRefusals } from '../src/email/memoryRefusals.js';
 import { COMPACT_AT, COMPACT_TO, compactProfile, MAX_PROFILE } from '../src/email/profileCompaction.js';
 import { defaultResponsePreferences, profileText } from '../src/email/profileValue.js';

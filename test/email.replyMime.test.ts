@@ -1,7 +1,7 @@
 import { type AddressObject, simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import {
   formatAddressList,
   greetingName,

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { type CliIo, runCli } from '../src/cli/program.js';
 import { type Email, parseEmail } from '../src/email/emailInput.js';
 import { emailMarkdown } from '../src/email/emailMarkdown.js';

@@ -6,7 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { type Email, parseEmail } from '../src/email/emailInput.js';
 import {
   defaultBackground,

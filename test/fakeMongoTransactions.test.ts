@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Document, MongoClient, MongoServerError } from 'mongodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openMongoStore } from '../src/adapters/store/mongoStore.js';
+import { openMongoStore } from '../src/adapters/store/mongo/mongoStore.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { FakeMongoEngine } from './support/fakeMongoEngine.js';
 import { type FakeMongoServer, startFakeMongoServer } from './support/fakeMongoServer.js';

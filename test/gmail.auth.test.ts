@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readGmailCredentials } from '../src/adapters/gmail/gmailAuth.js';
 import { pollGmail } from '../src/adapters/gmail/gmailPoller.js';
 import { gmailConfigured, gmailSettingsFromEnv } from '../src/adapters/gmail/gmailSettings.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { ConfigError } from '../src/config/configError.js';
 import { createLogger } from '../src/logging/logger.js';
 import { TroupeError } from '../src/ports/troupeError.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventIdFor } from '../src/adapters/gmail/googleCalendar.js';
 import { rfc3339In, zonedInstant } from '../src/adapters/gmail/zonedTime.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { type FakeGoogle, startFakeGoogle } from './support/fakeGoogle.js';
 import { openTestAccount } from './support/gmailTestAccount.js';

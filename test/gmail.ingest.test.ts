@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GmailEmailInput } from '../src/adapters/gmail/gmailMessage.js';
 import { readSyncStatus } from '../src/adapters/gmail/gmailSyncStatus.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { parseEmail } from '../src/email/emailInput.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { type FakeGoogle, startFakeGoogle } from './support/fakeGoogle.js';

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { EmailAssistant } from '../src/actors/emailAssistant.js';
+import { EmailAssistant } from '../src/actors/email/emailAssistant.js';
 import { replyMessageId } from '../src/adapters/gmail/gmailMailbox.js';
 import { replySubject } from '../src/adapters/gmail/replyMime.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { EmailReply } from '../src/ports/mailbox.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { decodeWords, type FakeGoogle, startFakeGoogle } from './support/fakeGoogle.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyRing } from '../src/adapters/store/keyRing.js';
+import { KeyRing } from '../src/adapters/store/memory/keyRing.js';
 
 describe('KeyRing', () => {
   it('holds exactly its capacity and hands back the oldest key, in order, as it wraps', () => {

@@ -4,9 +4,9 @@
  * `retain` records. `npm run soak` measures the whole runtime over simulated days.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryHistory } from '../src/adapters/store/memoryHistory.js';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { MemoryHistory } from '../src/adapters/store/memory/memoryHistory.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { Outbox } from '../src/ports/outbox.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import { createTestRuntime } from '../src/testing/index.js';

@@ -8,7 +8,7 @@ import {
   readStoredChannel,
 } from '../src/actors/channelPersistence.js';
 import { SimulatedClock } from '../src/actors/clock.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { silentLogger } from '../src/logging/logger.js';
 import type { FloorSnapshot } from '../src/machines/floorSnapshot.js';
 import type { DocumentOperation, DocumentStore } from '../src/ports/store.js';

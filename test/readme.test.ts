@@ -79,7 +79,7 @@ describe('README: embedding the runtime', () => {
   it('the createRuntime example delivers Luna’s answer through the transport', async () => {
     const { createRuntime, silentLogger } = await import('troupe');
     const { modelFromEnv } = await import('../src/adapters/llm/index.js');
-    const { openDefaultStore } = await import('../src/adapters/store/sqlite.js');
+    const { openDefaultStore } = await import('../src/adapters/store/sqlite/index.js');
     const { speechFromEnv } = await import('../src/adapters/voice/index.js');
     const posted: string[] = [];
     const postToMyChat = async (message: { text?: string }) => {

@@ -3,7 +3,7 @@
  * often a failing send is tried and how long it waits, and what an outcome says when it fails.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../src/ports/speech.js';

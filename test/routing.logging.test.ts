@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
 import { createLogger } from '../src/logging/logger.js';
 import { TroupeError } from '../src/ports/troupeError.js';
 import { RecordingTransport } from '../src/testing/recordingTransport.js';

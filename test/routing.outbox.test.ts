@@ -4,8 +4,8 @@
  * reply that did go out is never sent twice.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { Outbox } from '../src/ports/outbox.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
 import { RecordingTransport } from '../src/testing/recordingTransport.js';

@@ -3,7 +3,7 @@
  * gives up, when a send that never answers is aborted, and that nothing is left running after.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
 import { TransportError } from '../src/ports/transport.js';
 import { RecordingTransport } from '../src/testing/recordingTransport.js';
 import { drive, responseOf, routingWith, ScriptedTransport, tick } from './support/routingHarness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { RoutingActor } from '../src/actors/routingActor.js';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
 import { type PreparationRequest, prepareOutgoingResponse } from '../src/delivery/preparation.js';
 import { silentLogger } from '../src/logging/logger.js';
 import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';

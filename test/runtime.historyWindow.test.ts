@@ -3,7 +3,7 @@
  * stays bounded, and prompts still carry the window they read.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { createRuntime } from '../src/createRuntime.js';
 import { silentLogger } from '../src/logging/logger.js';
 import { DEFAULT_HISTORY_WINDOW } from '../src/ports/history.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LEDGER, ledgerPrefix } from '../src/actors/channelLedger.js';
 import { CHANNELS, QUARANTINE } from '../src/actors/channelPersistence.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { TroupeError } from '../src/ports/troupeError.js';
 import { createTestRuntime, mockModel, RecordingTransport } from '../src/testing/index.js';

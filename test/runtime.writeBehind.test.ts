@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHANNELS } from '../src/actors/channelPersistence.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import type { DocumentOperation, TroupeStore } from '../src/ports/store.js';
 import { createTestRuntime } from '../src/testing/index.js';
 

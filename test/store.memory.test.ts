@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareKeys } from '../src/adapters/store/jsonValue.js';
-import { MemoryHistory } from '../src/adapters/store/memoryHistory.js';
-import { MemoryOutbox } from '../src/adapters/store/memoryOutbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { MemoryHistory } from '../src/adapters/store/memory/memoryHistory.js';
+import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { TroupeError } from '../src/ports/troupeError.js';
 import { describeStoreContract } from './support/storeContract.js';
 

@@ -10,7 +10,7 @@ import {
   SQLITE_SCHEMA_VERSION,
   type SqliteStore,
   sqliteMigrations,
-} from '../src/adapters/store/sqliteStore.js';
+} from '../src/adapters/store/sqlite/index.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { describeStoreContract } from './support/storeContract.js';
 
@@ -391,7 +391,9 @@ describe('sqlite store: two stores on one file (as two processes would)', () => 
     const path = nextPath();
     const store = await openSqliteStore({ path });
     // Another process (node with tsx, as the tests run) writing the next version and exiting.
-    const storeModule = fileURLToPath(new URL('../src/adapters/store/sqliteStore.ts', import.meta.url));
+    const storeModule = fileURLToPath(
+      new URL('../src/adapters/store/sqlite/sqliteStore.ts', import.meta.url),
+    );
     const writeInOtherProcess = (expectedVersion: number, value: unknown): number =>
       Number(
         execFileSync(

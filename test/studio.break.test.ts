@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { createLogger } from '../src/logging/logger.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { type OpenedStudio, openStudio } from '../src/studio/openStudio.js';

@@ -9,7 +9,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { createLocalMailbox } from '../src/adapters/mail/localMailbox.js';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../src/email/triagePreferences.js';
 import { silentLogger } from '../src/logging/logger.js';
 import type { TroupeStore } from '../src/ports/store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/adapters/store/memoryStore.js';
-import { applyDelta, deltaBetween, deltaSize } from '../src/adapters/store/textDelta.js';
+import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
+import { applyDelta, deltaBetween, deltaSize } from '../src/adapters/store/memory/textDelta.js';
 import { seededRandom } from './support/seededRandom.js';
 
 describe('text deltas (old versions kept as differences)', () => {

@@ -12,7 +12,7 @@
  * traffic of its own, smaller than the other rows' (see {@link mongoTrafficLimits}), with the bare
  * floor measured on that same traffic for its ratio.
  */
-import { openMongoStore } from '../../src/adapters/store/mongoStore.js';
+import { openMongoStore } from '../../src/adapters/store/mongo/mongoStore.js';
 import type { TroupeStore } from '../../src/ports/store.js';
 import { type FakeMongoServer, startFakeMongoServer } from '../../test/support/fakeMongoServer.js';
 import { fixed, int, ratio } from './report.js';

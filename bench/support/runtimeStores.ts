@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryStore } from '../../src/adapters/store/memoryStore.js';
-import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
+import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
 import type { HistoryStore } from '../../src/ports/history.js';
 import type { Outbox } from '../../src/ports/outbox.js';
 import type { TroupeStore } from '../../src/ports/store.js';

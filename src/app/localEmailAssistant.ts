@@ -1,4 +1,4 @@
-import { EmailAssistant } from '../actors/emailAssistant.js';
+import { EmailAssistant } from '../actors/email/emailAssistant.js';
 import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { EmailAssistant, EmailRecord, InboxItem } from '../actors/emailAssistant.js';
+import type { EmailAssistant } from '../actors/email/emailAssistant.js';
+import type { EmailRecord, InboxItem } from '../actors/email/emailRecord.js';
 import { openDefaultStore, type StoreOpeners } from '../adapters/store/storeFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { parseEmail } from '../email/emailInput.js';

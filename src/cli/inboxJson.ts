@@ -1,4 +1,5 @@
-import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
+import type { EmailAssistant } from '../actors/email/emailAssistant.js';
+import type { InboxItem } from '../actors/email/emailRecord.js';
 import { allowedAnswers, type InboxItemJson } from '../email/inboxItemJson.js';
 
 /** An interrupt as data (see `inboxItemJsonSchema`), with the headers of its email from the store. */

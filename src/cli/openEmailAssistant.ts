@@ -1,5 +1,5 @@
 import { SimulatedClock, systemClock } from '../actors/clock.js';
-import { EmailAssistant } from '../actors/emailAssistant.js';
+import { EmailAssistant } from '../actors/email/emailAssistant.js';
 import type { GmailAccount } from '../adapters/gmail/gmailAccount.js';
 import type { GmailSettings } from '../adapters/gmail/gmailSettings.js';
 import { createAiSdkAgentModel } from '../adapters/llm/aiSdkAgentModel.js';

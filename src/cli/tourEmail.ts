@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { SimulatedClock } from '../actors/clock.js';
-import type { EmailRecord } from '../actors/emailAssistant.js';
-import { createMemoryStore } from '../adapters/store/memoryStore.js';
+import type { EmailRecord } from '../actors/email/emailRecord.js';
+import { createMemoryStore } from '../adapters/store/memory/memoryStore.js';
 import { createLocalEmailAssistant } from '../app/localEmailAssistant.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
 import { isTroupeError } from '../ports/troupeError.js';

@@ -23,15 +23,17 @@
  */
 export { SimulatedClock, systemClock } from '../actors/clock.js';
 export {
-  type AnsweredInterrupt,
   EmailAssistant,
   type EmailAssistantChange,
   type EmailAssistantOptions,
+} from '../actors/email/emailAssistant.js';
+export {
+  type AnsweredInterrupt,
   type EmailRecord,
   type FailedEmail,
   type InboxItem,
   KEPT_BODY,
-} from '../actors/emailAssistant.js';
+} from '../actors/email/emailRecord.js';
 export {
   createLocalCalendar,
   createLocalMailbox,

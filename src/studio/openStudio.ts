@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SimulatedClock, systemClock } from '../actors/clock.js';
-import type { EmailAssistant } from '../actors/emailAssistant.js';
+import type { EmailAssistant } from '../actors/email/emailAssistant.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import { advanceOnClock } from '../actors/settleOnClock.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
-import { createMemoryStore } from '../adapters/store/memoryStore.js';
+import { createMemoryStore } from '../adapters/store/memory/memoryStore.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { createLocalEmailAssistant } from '../app/localEmailAssistant.js';
 import { scenarioAvatars } from '../app/scenarioAvatars.js';

@@ -1,4 +1,5 @@
-import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
+import type { EmailAssistant } from '../actors/email/emailAssistant.js';
+import type { InboxItem } from '../actors/email/emailRecord.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import type { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { postTerminalMessage } from '../app/terminalChannel.js';

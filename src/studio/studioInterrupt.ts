@@ -1,4 +1,4 @@
-import type { InboxItem } from '../actors/emailAssistant.js';
+import type { InboxItem } from '../actors/email/emailRecord.js';
 import { responseToolSchemas } from '../email/responseTools.js';
 import { type ToolField, toolFields } from '../email/toolFields.js';
 import type { EditField, StudioInterrupt } from './studioState.js';

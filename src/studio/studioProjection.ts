@@ -1,5 +1,6 @@
 import { Subscription } from 'rxjs';
-import type { EmailAssistant, InboxItem } from '../actors/emailAssistant.js';
+import type { EmailAssistant } from '../actors/email/emailAssistant.js';
+import type { InboxItem } from '../actors/email/emailRecord.js';
 import { channelFromKey, channelKey } from '../actors/runtime.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import { AGENT_EVENT_LOGS } from '../actors/tools/lookupDesk.js';

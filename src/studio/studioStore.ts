@@ -1,6 +1,6 @@
 import { createStore } from '@xstate/store';
 import type { StateValue } from 'xstate';
-import type { EmailRecord, InboxItem } from '../actors/emailAssistant.js';
+import type { EmailRecord, InboxItem } from '../actors/email/emailRecord.js';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
 import { stateValueText } from '../inspect/stateValueText.js';
 import type { FloorView } from '../machines/channelFloor.js';

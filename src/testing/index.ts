@@ -10,8 +10,8 @@ export {
   type SettleOptions,
   settleOnClock,
 } from '../actors/settleOnClock.js';
-export { MemoryHistory } from '../adapters/store/memoryHistory.js';
-export { MemoryOutbox } from '../adapters/store/memoryOutbox.js';
+export { MemoryHistory } from '../adapters/store/memory/memoryHistory.js';
+export { MemoryOutbox } from '../adapters/store/memory/memoryOutbox.js';
 export {
   createTestRuntime,
   type TestRuntime,

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
 import { guaranteedTurns } from '../../src/machines/avatarPresence.machine.js';
 import { restoredPresence } from '../../src/machines/floor/storedMachines.js';
 import type { StoredPresence } from '../../src/machines/floorSnapshot.js';

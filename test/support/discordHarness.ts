@@ -13,7 +13,7 @@ import {
   DiscordTransport,
   startDiscordBot,
 } from '../../src/adapters/discord/index.js';
-import { createMemoryStore } from '../../src/adapters/store/memoryStore.js';
+import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
 import { createRuntime } from '../../src/createRuntime.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { TroupeStore } from '../../src/ports/store.js';

@@ -1,5 +1,5 @@
 import { SimulatedClock } from '../../src/actors/clock.js';
-import { EmailAssistant, type EmailAssistantOptions } from '../../src/actors/emailAssistant.js';
+import { EmailAssistant, type EmailAssistantOptions } from '../../src/actors/email/emailAssistant.js';
 import { createLocalCalendar, createLocalMailbox } from '../../src/adapters/mail/localMailbox.js';
 import type { ObjectModel } from '../../src/ports/objectModel.js';
 import type { TroupeStore } from '../../src/ports/store.js';

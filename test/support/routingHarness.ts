@@ -5,7 +5,7 @@
  */
 import { SimulatedClock } from '../../src/actors/clock.js';
 import { RoutingActor, type RoutingActorOptions } from '../../src/actors/routingActor.js';
-import { MemoryOutbox } from '../../src/adapters/store/memoryOutbox.js';
+import { MemoryOutbox } from '../../src/adapters/store/memory/memoryOutbox.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { OutgoingResponse } from '../../src/ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../src/ports/routingOutcome.js';

@@ -9,8 +9,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openMongoStore } from '../../src/adapters/store/mongoStore.js';
-import { openSqliteStore } from '../../src/adapters/store/sqliteStore.js';
+import { openMongoStore } from '../../src/adapters/store/mongo/mongoStore.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
 import { createRuntime } from '../../src/createRuntime.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { TransportMessage } from '../../src/ports/transport.js';

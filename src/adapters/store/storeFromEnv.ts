@@ -3,8 +3,8 @@ import { count, oneOf, text } from '../../config/settingSchemas.js';
 import { defineSettings, type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import type { TroupeStore } from '../../ports/store.js';
-import { createMemoryStore, type MemoryStoreOptions } from './memoryStore.js';
-import { openSqliteStore, type SqliteStoreOptions } from './sqliteStore.js';
+import { createMemoryStore, type MemoryStoreOptions } from './memory/memoryStore.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite/sqliteStore.js';
 
 const kinds = ['sqlite', 'mongodb', 'memory'] as const;
 type StoreKind = (typeof kinds)[number];
@@ -86,7 +86,7 @@ const defaultOpeners: StoreOpeners = {
   memory: createMemoryStore,
   sqlite: openSqliteStore,
   // Loaded on demand, so a SQLite or memory setup never loads the MongoDB driver.
-  mongodb: async (options) => (await import('./mongoStore.js')).openMongoStore(options),
+  mongodb: async (options) => (await import('./mongo/mongoStore.js')).openMongoStore(options),
 };
 
 /** Where local data lives: `TROUPE_DATA_DIR`, else `./.troupe`. @throws ConfigError */

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { storeErrorCodes } from '../../ports/errorCodes.js';
-import { TroupeError } from '../../ports/troupeError.js';
+import { storeErrorCodes } from '../../../ports/errorCodes.js';
+import { TroupeError } from '../../../ports/troupeError.js';
 
 /** Which database an error is about, for messages that say where and what to do. */
 export interface SqliteErrorContext {

@@ -1,4 +1,4 @@
-import type { HistoryEntry, HistoryStore } from '../../ports/history.js';
+import type { HistoryEntry, HistoryStore } from '../../../ports/history.js';
 import { createMemoryStore } from './memoryStore.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { AgentTurn } from '../email/agentHistory.js';
-import { NOTIFY_ACTION } from '../email/agentInbox.js';
-import type { ResponseToolCall } from '../email/responseTools.js';
-import type { AnsweredInterrupt, EmailRecord } from './emailAssistant.js';
+import type { AgentTurn } from '../../email/agentHistory.js';
+import { NOTIFY_ACTION } from '../../email/agentInbox.js';
+import type { ResponseToolCall } from '../../email/responseTools.js';
+import type { AnsweredInterrupt, EmailRecord } from './emailRecord.js';
 
 /**
  * The response agent's history for an email, written from its record: each step carried out with

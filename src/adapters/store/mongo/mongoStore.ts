@@ -6,15 +6,17 @@ import {
   type MongoClientOptions,
   MongoServerError,
 } from 'mongodb';
-import { type Logger, silentLogger } from '../../logging/logger.js';
-import type { TroupeStore } from '../../ports/store.js';
-import { TroupeError } from '../../ports/troupeError.js';
+import { type Logger, silentLogger } from '../../../logging/logger.js';
+import type { TroupeStore } from '../../../ports/store.js';
+import { TroupeError } from '../../../ports/troupeError.js';
 import { Context, MONGO_COLLECTIONS, type Names } from './mongoContext.js';
 import { MongoDocuments } from './mongoDocuments.js';
 import { cleanMessage, isTransient, redactUri, storeError } from './mongoErrors.js';
-import { MongoEvents, MongoHistory, MongoMemory, MongoOutbox, MongoProcessed } from './mongoRecords.js';
-
-export { MONGO_COLLECTIONS } from './mongoContext.js';
+import { MongoEvents } from './mongoEvents.js';
+import { MongoHistory } from './mongoHistory.js';
+import { MongoMemory } from './mongoMemory.js';
+import { MongoOutbox } from './mongoOutbox.js';
+import { MongoProcessed } from './mongoProcessed.js';
 
 /** Options of {@link openMongoStore}. */
 export interface MongoStoreOptions {

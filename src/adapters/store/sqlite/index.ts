@@ -4,16 +4,11 @@
  * @packageDocumentation
  */
 export {
-  openSqliteStore,
-  SQLITE_SCHEMA_VERSION,
-  type SqliteStore,
-  type SqliteStoreOptions,
-  sqliteMigrations,
-} from './sqliteStore.js';
-export {
   defaultDataDir,
   openDefaultStore,
   type StoreOpeners,
   storeKindFromEnv,
   storeSettings,
-} from './storeFromEnv.js';
+} from '../storeFromEnv.js';
+export { SQLITE_SCHEMA_VERSION, sqliteMigrations } from './sqliteSchema.js';
+export { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqliteStore.js';

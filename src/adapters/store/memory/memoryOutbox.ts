@@ -1,6 +1,6 @@
-import type { Outbox, OutboxEntry, OutboxSettlement } from '../../ports/outbox.js';
-import type { OutgoingResponse } from '../../ports/outgoingResponse.js';
-import type { SentPart } from '../../ports/routingOutcome.js';
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../../ports/outbox.js';
+import type { OutgoingResponse } from '../../../ports/outgoingResponse.js';
+import type { SentPart } from '../../../ports/routingOutcome.js';
 import { createMemoryStore } from './memoryStore.js';
 
 /** Options of {@link MemoryOutbox}. */

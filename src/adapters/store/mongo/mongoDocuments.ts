@@ -1,7 +1,12 @@
 import type { ClientSession, Collection } from 'mongodb';
-import type { DocumentOperation, DocumentStore, DocumentWrite, StoredDocument } from '../../ports/store.js';
-import { TroupeError } from '../../ports/troupeError.js';
-import { checkNumber, decodeJson, encodeJson } from './jsonValue.js';
+import type {
+  DocumentOperation,
+  DocumentStore,
+  DocumentWrite,
+  StoredDocument,
+} from '../../../ports/store.js';
+import { TroupeError } from '../../../ports/troupeError.js';
+import { checkNumber, decodeJson, encodeJson } from '../jsonValue.js';
 import { type Context, checkName, conflict, limitOf, numberOf } from './mongoContext.js';
 import { isDuplicateKey } from './mongoErrors.js';
 

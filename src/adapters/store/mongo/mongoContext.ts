@@ -1,6 +1,6 @@
 import type { Collection, Db, MongoClient } from 'mongodb';
-import type { Logger } from '../../logging/logger.js';
-import { TroupeError } from '../../ports/troupeError.js';
+import type { Logger } from '../../../logging/logger.js';
+import { TroupeError } from '../../../ports/troupeError.js';
 import { storeError } from './mongoErrors.js';
 
 // What the parts of the MongoDB store share: collection names, the connection, checks and errors.

@@ -8,8 +8,8 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { redactCredentials } from '../../ports/redactCredentials.js';
-import { TroupeError } from '../../ports/troupeError.js';
+import { redactCredentials } from '../../../ports/redactCredentials.js';
+import { TroupeError } from '../../../ports/troupeError.js';
 
 /** MongoDB's duplicate-key error code (a unique index refused a write). */
 export const DUPLICATE_KEY = 11000;

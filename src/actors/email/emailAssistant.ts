@@ -1,57 +1,63 @@
 import { type Observable, Subject } from 'rxjs';
-import type { StateValue } from 'xstate';
 import {
   disallowed,
   editedArgs,
   type HumanResponse,
   humanResponseSchema,
-  type InterruptConfig,
   type InterruptRequest,
   memoryUpdateFor,
   NOTIFY_ACTION,
-  notifyConfig,
   notifyInterrupt,
   type ReviewedTool,
-  reviewedTools,
   toolInterrupt,
-} from '../email/agentInbox.js';
-import { type Email, parseEmail } from '../email/emailInput.js';
-import { emailHeading } from '../email/emailMarkdown.js';
-import { defaultUserBackground } from '../email/emailSettings.js';
+} from '../../email/agentInbox.js';
+import { parseEmail } from '../../email/emailInput.js';
+import { defaultUserBackground } from '../../email/emailSettings.js';
 import {
   defaultCalendarPreferences,
   defaultResponsePreferences,
   type MemoryInteraction,
   updateMemory,
-} from '../email/memoryUpdate.js';
-import { type AgentStep, nextToolCall } from '../email/responseAgent.js';
-import { isReviewed, type ResponseToolCall, responseToolSchemas } from '../email/responseTools.js';
-import type { TriageDecision } from '../email/triageDecision.js';
-import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
-import { readTriageProfile, triageEmail } from '../email/triageRouter.js';
-import { type Logger, silentLogger } from '../logging/logger.js';
-import { compileMachine } from '../machines/compiledMachine.js';
-import {
-  type EmailLifecycleContext,
-  type EmailLifecycleEvent,
-  emailLifecycleMachine,
-} from '../machines/emailLifecycle.machine.js';
-import type { AgentModel } from '../ports/agentModel.js';
-import type { Clock } from '../ports/clock.js';
-import type { Calendar, Mailbox } from '../ports/mailbox.js';
-import type { ObjectModel } from '../ports/objectModel.js';
-import type { TroupeStore } from '../ports/store.js';
-import { describe, TroupeError } from '../ports/troupeError.js';
+} from '../../email/memoryUpdate.js';
+import { nextToolCall } from '../../email/responseAgent.js';
+import { isReviewed, type ResponseToolCall, responseToolSchemas } from '../../email/responseTools.js';
+import { memoryNamespaces, PREFERENCES_KEY } from '../../email/triagePreferences.js';
+import { readTriageProfile, triageEmail } from '../../email/triageRouter.js';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import { compileMachine } from '../../machines/compiledMachine.js';
+import { type EmailLifecycleEvent, emailLifecycleMachine } from '../../machines/emailLifecycle.machine.js';
+import type { AgentModel } from '../../ports/agentModel.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Calendar, Mailbox } from '../../ports/mailbox.js';
+import type { ObjectModel } from '../../ports/objectModel.js';
+import type { TroupeStore } from '../../ports/store.js';
+import { describe, TroupeError } from '../../ports/troupeError.js';
 import { agentHistory } from './emailAgentHistory.js';
+import {
+  answerTo,
+  failedEmails,
+  inboxItem,
+  inboxItemOf,
+  pendingItems,
+  waitingOn,
+} from './emailInboxItems.js';
+import { answeredBefore, entryOf } from './emailPreviousFormat.js';
+import {
+  type AnsweredInterrupt,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_MAX_UNREVIEWED_CALLS,
+  EMAILS,
+  type EmailRecord,
+  type FailedEmail,
+  FINISHED,
+  INBOX,
+  type InboxItem,
+  isIn,
+  stateName,
+} from './emailRecord.js';
+import { compacted, readRecord, storedRecord } from './emailRecordCompaction.js';
+import { carryOut } from './emailToolExecution.js';
 
-const EMAILS = 'email-lifecycle';
-/** The interrupts waiting for the human; an answered one leaves it for its email's record. */
-const INBOX = 'email-inbox';
-/**
- * Where the build before this one kept answered interrupts; read only: a store it wrote keeps its
- * answered interrupts there, and an answer it stored but had not carried through when it stopped.
- */
-const ANSWERED_BEFORE = 'email-inbox-answered';
 /**
  * An answer younger than this is left to the process that took it; resume() carries through
  * only older ones (that process stopped before it was done).
@@ -61,337 +67,11 @@ const CARRY_THROUGH_AFTER_MS = 60_000;
 // fraction of the cost; records are plain data either way.
 const engine = compileMachine(emailLifecycleMachine);
 
-/** Lifecycle states an email does not leave. */
-const FINISHED = new Set(['done', 'invalid', 'failed']);
-
-/**
- * A finished email's record as kept: the body cut to its first {@link KEPT_BODY} characters, the
- * agent's steps without their results (read only while drafting), and the triage reasoning once
- * (in `decision`, not again in the lifecycle's context).
- */
-function compacted(record: EmailRecord): EmailRecord {
-  const { context } = record.state;
-  // A failed email may be retried (EmailAssistant.retry): it keeps its whole body and the steps'
-  // results, from which the agent's history is written again.
-  const failed = record.state.value === 'failed';
-  const { agentSteps: _steps, unreviewed: _unreviewed, ...kept } = record;
-  const out: EmailRecord = {
-    ...kept,
-    email: failed ? record.email : { ...record.email, body: record.email.body.slice(0, KEPT_BODY) },
-    state: {
-      value: record.state.value,
-      context: record.decision ? { ...context, reasoning: null } : context,
-    },
-    steps: failed ? record.steps : record.steps.map((s) => ({ call: s.call })),
-    compacted: true,
-  };
-  if (record.answered)
-    out.answered = record.answered.map((full) => {
-      // Where an answer stands in the agent's history is read only while drafting.
-      const { step: _at, ...unplaced } = full;
-      const entry = failed || full.answer.type === 'accept' ? full : (unplaced as AnsweredInterrupt);
-      // An accepted call's arguments are those of the step that carried it out: kept there once.
-      const step = entry.step === undefined ? undefined : record.steps[entry.step];
-      if (entry.answer.type !== 'accept' || !entry.args || !step || step.call.tool !== entry.action)
-        return entry;
-      if (JSON.stringify(step.call.args) !== JSON.stringify(entry.args)) return entry;
-      const { args: _same, ...rest } = entry;
-      return rest;
-    });
-  return out;
-}
-
-/**
- * What a finished email's lifecycle context holds unless it says otherwise; the stored record
- * leaves these out ({@link storedContext}) and reading it puts them back ({@link readRecord}).
- */
-const RESTING_CONTEXT: Omit<EmailLifecycleContext, 'emailId' | 'now'> = {
-  classification: null,
-  reasoning: null,
-  pending: null,
-  feedback: [],
-  triageAttempts: 0,
-  maxTriageAttempts: 3,
-  agentAttempts: 0,
-  maxAgentAttempts: 3,
-  toolCalls: 0,
-  outcome: null,
-  error: null,
-};
-
-/** A finished email as stored: without the lists that are empty and the Gmail source (the usual). */
-function storedEmail(email: Email): Partial<Email> {
-  const { references, labels, source, ...rest } = email;
-  return {
-    ...rest,
-    ...(references.length > 0 ? { references } : {}),
-    ...(labels.length > 0 ? { labels } : {}),
-    ...(source !== 'gmail' ? { source } : {}),
-  };
-}
-
-/** A finished email's context as stored: `now` and the fields that differ from the resting ones. */
-function storedContext(context: EmailLifecycleContext, emailId: string): Partial<EmailLifecycleContext> {
-  const kept: Record<string, unknown> = { now: context.now };
-  if (context.emailId !== emailId) kept.emailId = context.emailId;
-  for (const name of RESTING_FIELDS) {
-    const value = context[name];
-    const resting = RESTING_CONTEXT[name];
-    // The resting values are null, numbers and one empty list.
-    const same = Array.isArray(value) ? value.length === 0 : value === resting;
-    if (!same) kept[name] = value;
-  }
-  return kept as Partial<EmailLifecycleContext>;
-}
-
-const RESTING_FIELDS = Object.keys(RESTING_CONTEXT) as (keyof typeof RESTING_CONTEXT)[];
-
-/** A stored record as read: a compacted one gets its context's left-out fields back. */
-function readRecord(value: EmailRecord, version: number): EmailRecord {
-  if (!FINISHED.has(String(value.state.value))) return { ...value, stored: version };
-  // A finished record is stored compacted (see storedRecord()): what it leaves out comes back.
-  const stored: Partial<EmailLifecycleContext> = value.state.context;
-  const context = { ...RESTING_CONTEXT, emailId: value.email.id, ...stored } as EmailLifecycleContext;
-  const kept: Partial<Email> = value.email;
-  const email = { references: [], labels: [], source: 'gmail', ...kept } as Email;
-  const record: EmailRecord = {
-    ...value,
-    email,
-    state: { value: value.state.value, context },
-    steps: value.steps ?? [],
-    compacted: true,
-    stored: version,
-  };
-  if (value.decision)
-    record.decision = {
-      classification: context.classification ?? 'notify',
-      ...(value.decision as Partial<TriageDecision>),
-    } as TriageDecision;
-  if (value.answered)
-    record.answered = value.answered.map((entry) => {
-      if (!entry.memory || entry.memory.namespace) return entry;
-      const namespace = memoryUpdateFor(entry.action, entry.answer)?.namespace ?? '';
-      return { ...entry, memory: { ...entry.memory, namespace } };
-    });
-  return record;
-}
-
 /** A write of the email's record failed: not the email's fault, so it is not failed for it. */
 class WriteFailed extends Error {
   constructor(override readonly cause: unknown) {
     super('the record could not be written');
   }
-}
-
-/** A state value as one word or `parent.child`. */
-function stateName(value: StateValue): string {
-  if (typeof value === 'string') return value;
-  return Object.entries(value)
-    .map(([parent, child]) => `${parent}.${stateName(child as StateValue)}`)
-    .join(', ');
-}
-
-/** Whether a state value is `state`, or the `responding` sub-state `sub`. */
-function isIn(value: StateValue, state: string, sub?: string): boolean {
-  if (sub === undefined) return value === state;
-  return typeof value === 'object' && (value as Record<string, unknown>)[state] === sub;
-}
-
-/** A record as written: without its version and the interrupt it raises; a finished one compacted. */
-function storedRecord(record: EmailRecord): Partial<EmailRecord> {
-  // Left undefined, not left out: JSON leaves them out, and a copy without them costs more.
-  if (!record.compacted) return { ...record, stored: undefined, raising: undefined };
-  const { stored: _version, raising: _raising, ...written } = record;
-  // Compacted, a finished record also leaves out what reading it puts back (readRecord()): the
-  // flag itself (finished is compacted), no steps, the classification again in `decision`, and
-  // the memory namespace the answer's table names.
-  const { compacted: _flag, steps, decision, answered, ...rest } = written;
-  const out: Partial<EmailRecord> = {
-    ...rest,
-    email: storedEmail(written.email) as Email,
-    state: {
-      value: written.state.value,
-      context: storedContext(written.state.context, written.email.id) as EmailLifecycleContext,
-    },
-  };
-  if (steps.length > 0) out.steps = steps;
-  if (decision) {
-    const { classification, ...why } = decision;
-    out.decision = (
-      classification === written.state.context.classification ? why : decision
-    ) as TriageDecision;
-  }
-  if (answered)
-    out.answered = answered.map((entry) => {
-      if (!entry.memory || entry.memory.namespace !== memoryUpdateFor(entry.action, entry.answer)?.namespace)
-        return entry;
-      const { namespace: _named, ...memory } = entry.memory as NonNullable<AnsweredInterrupt['memory']>;
-      return { ...entry, memory: memory as NonNullable<AnsweredInterrupt['memory']> };
-    });
-  return out;
-}
-
-/** The answer the record holds to one of its interrupts, if it was answered. */
-function answerTo(record: EmailRecord, interruptId: string): AnsweredInterrupt | undefined {
-  const prefix = `${record.email.id}#`;
-  if (!record.answered || !interruptId.startsWith(prefix)) return undefined;
-  // Only the id as raised (`#1`, not `#01`, `# 1` or `#1e0`, which Number() reads as 1 too).
-  const suffix = interruptId.slice(prefix.length);
-  return record.answered.find((entry) => String(entry.n) === suffix);
-}
-
-/**
- * An answered interrupt as the inbox shows it: its request written out again from the email
- * (heading and headers; the body stays in the mailbox) and the call's arguments.
- */
-function inboxItemOf(record: EmailRecord, entry: AnsweredInterrupt): InboxItem {
-  const { email } = record;
-  const args =
-    entry.args ??
-    (entry.step === undefined || entry.action === NOTIFY_ACTION
-      ? undefined
-      : record.steps[entry.step]?.call.args) ??
-    {};
-  // As notifyInterrupt() and toolInterrupt() asked it, less the body and the proposal written out.
-  const config: InterruptConfig =
-    entry.action === NOTIFY_ACTION
-      ? { ...notifyConfig }
-      : entry.action in reviewedTools
-        ? { ...reviewedTools[entry.action as ReviewedTool] }
-        : { allow_ignore: false, allow_respond: false, allow_edit: false, allow_accept: false };
-  return {
-    id: `${email.id}#${entry.n}`,
-    emailId: email.id,
-    request: {
-      action_request: { action: entry.action, args: args as Record<string, unknown> },
-      config,
-      description: emailHeading(email),
-    },
-    status: 'answered',
-    answer: entry.answer,
-    createdAt: entry.createdAt,
-    answeredAt: entry.answeredAt,
-    ...(entry.memory ? { memory: entry.memory } : {}),
-  };
-}
-
-/** An answer the build before kept apart ({@link ANSWERED_BEFORE}), as the email's record keeps it. */
-function entryOf(item: InboxItem, record: EmailRecord): AnsweredInterrupt {
-  const { action, args } = item.request.action_request;
-  const answer = item.answer as HumanResponse;
-  return {
-    n: Number(item.id.slice(item.id.lastIndexOf('#') + 1)),
-    action,
-    ...(action === NOTIFY_ACTION ? {} : { args }),
-    ...(answer.type !== 'ignore' ? { step: record.steps.length } : {}),
-    answer,
-    createdAt: item.createdAt,
-    answeredAt: item.answeredAt ?? item.createdAt,
-    ...(item.memory ? { memory: item.memory } : {}),
-  };
-}
-
-/** One email as the assistant keeps it: the lifecycle's state, the email, and the agent's work. */
-export interface EmailRecord {
-  email: Email;
-  state: { value: StateValue; context: EmailLifecycleContext };
-  decision?: TriageDecision;
-  /** Calls carried out, with their results. */
-  steps: AgentStep[];
-  /** The call proposed and not yet carried out (waiting for review, or about to run). */
-  proposed?: ResponseToolCall;
-  /** The interrupt waiting for the human, if any. */
-  interruptId?: string;
-  /** Interrupts raised for this email so far (each gets the next number in its id). */
-  asked?: number;
-  /** When the interrupt it waits on was raised. */
-  askedAt?: number;
-  /** Model steps the agent took on this email since it was received or retried (see the bounds). */
-  agentSteps?: number;
-  /** Calls of tools that need no review carried out since it was received or retried. */
-  unreviewed?: number;
-  /**
-   * The interrupts answered, in order: the answer is written here, with the record, before
-   * anything acts on it ({@link EmailAssistant.interrupt} gives each back as an inbox item).
-   */
-  answered?: AnsweredInterrupt[];
-  /**
-   * The stored version this record was read at (0: not stored yet). The first write creates the
-   * record only if no other process did, which is how an email is claimed.
-   */
-  stored: number;
-  /**
-   * Set once the email is done: its body was cut to its first {@link KEPT_BODY} characters, its
-   * steps keep their calls but not their results, the triage reasoning is kept in `decision`
-   * only (the lifecycle's context has it null), and an accepted call's arguments in its step only.
-   * Its context is stored without the fields at their resting values (no feedback, no attempts,
-   * ...) and its email without empty lists; reading the record puts them back.
-   */
-  compacted?: true;
-  /**
-   * The interrupt raised since the record was read, written with it (never stored in it): the
-   * two are written together or not at all.
-   */
-  raising?: InboxItem;
-}
-
-/** Model steps the agent may take per email by default (`TROUPE_EMAIL_MAX_STEPS`). */
-export const DEFAULT_MAX_STEPS = 12;
-/** Calls of tools that need no review per email by default (`TROUPE_EMAIL_MAX_UNREVIEWED_CALLS`). */
-export const DEFAULT_MAX_UNREVIEWED_CALLS = 3;
-
-/** Characters of a finished email's body that its record keeps (the mailbox keeps the rest). */
-export const KEPT_BODY = 100;
-
-/**
- * An answered interrupt as its email's record keeps it: what was asked, how the human answered,
- * and what the answer taught. The request is written out again from it and the email when read
- * ({@link EmailAssistant.interrupt}).
- */
-export interface AnsweredInterrupt {
-  /** Its number on the email: the interrupt's id is `<email id>#<n>`. */
-  n: number;
-  /** The request's action: {@link NOTIFY_ACTION} or the reviewed tool. */
-  action: string;
-  /** The call's arguments as proposed (a reviewed tool's); see {@link step}. */
-  args?: Record<string, unknown>;
-  /**
-   * How many steps were carried out when it was answered: for an accepted or edited call, the
-   * step that carries it out (once the email is done and an accepted step holds the same
-   * arguments, they are kept there only); for feedback, where it stands in the agent's history.
-   * A finished email keeps it for accepted calls only.
-   */
-  step?: number;
-  answer: HumanResponse;
-  /** When the interrupt was raised. */
-  createdAt: number;
-  answeredAt: number;
-  /** The memory version the answer produced, if it updated one. */
-  memory?: { namespace: string; version: number; summary: string };
-}
-
-/** A failed email, as {@link EmailAssistant.failed} lists it. */
-export interface FailedEmail {
-  emailId: string;
-  from: string;
-  subject: string;
-  /** When it failed (ms). */
-  failedAt: number;
-  /** Why: a `TROUPE_*` code and a message a person can act on. */
-  error: { code: string; message: string };
-}
-
-/** An interrupt in the inbox: the Agent Inbox request and, once given, the human's answer. */
-export interface InboxItem {
-  id: string;
-  emailId: string;
-  request: InterruptRequest;
-  status: 'pending' | 'answered';
-  answer?: HumanResponse;
-  createdAt: number;
-  answeredAt?: number;
-  /** The memory version the answer produced, if it updated one. */
-  memory?: { namespace: string; version: number; summary: string };
 }
 
 /**
@@ -501,7 +181,7 @@ export class EmailAssistant {
       let entry = answerTo(record, record.interruptId);
       if (!entry) {
         // Answered under the build before (kept apart then), and not carried through.
-        const before = await this.answeredBefore(record, record.interruptId);
+        const before = await answeredBefore(this.options.store.documents, record, record.interruptId);
         if (before) {
           entry = entryOf(before, record);
           waiting = { ...record, answered: [...(record.answered ?? []), entry] };
@@ -560,27 +240,12 @@ export class EmailAssistant {
 
   /** The emails that failed, with why (the error's code and message), most recent first. */
   async failed(): Promise<FailedEmail[]> {
-    const records = await this.options.store.documents.list<EmailRecord>(EMAILS);
-    const out: FailedEmail[] = [];
-    for (const doc of records) {
-      if (doc.value.state.value !== 'failed') continue;
-      const record = readRecord(doc.value, doc.version);
-      const { error, now } = record.state.context;
-      out.push({
-        emailId: record.email.id,
-        from: record.email.from,
-        subject: record.email.subject,
-        failedAt: now,
-        error: error ?? { code: 'TROUPE_EMAIL_FAILED', message: 'No reason was recorded.' },
-      });
-    }
-    return out.sort((a, b) => b.failedAt - a.failedAt);
+    return failedEmails(this.options.store.documents);
   }
 
   /** The interrupts waiting for the human, oldest first. */
   async pending(): Promise<InboxItem[]> {
-    const items = await this.options.store.documents.list<InboxItem>(INBOX);
-    return items.map((d) => d.value).sort((a, b) => a.createdAt - b.createdAt);
+    return pendingItems(this.options.store.documents);
   }
 
   /** The interrupt waiting for the human on one email, if any. */
@@ -596,61 +261,7 @@ export class EmailAssistant {
    * it was shown, without the email's body).
    */
   async interrupt(interruptId: string): Promise<InboxItem | undefined> {
-    const answered = await this.answeredItem(interruptId);
-    if (answered) return answered;
-    const { documents } = this.options.store;
-    return (
-      (await documents.get<InboxItem>(INBOX, interruptId))?.value ??
-      (await documents.get<InboxItem>(ANSWERED_BEFORE, interruptId))?.value
-    );
-  }
-
-  /**
-   * The answer the build before stored apart for an interrupt, if any. Only a record it wrote can
-   * have one: this build writes `askedAt` with every interrupt it raises, and answers into the
-   * record; a record not waiting says nothing either way, so it is looked up then too.
-   */
-  private async answeredBefore(
-    record: EmailRecord | undefined,
-    interruptId: string,
-  ): Promise<InboxItem | undefined> {
-    if (record?.interruptId === interruptId && record.askedAt !== undefined) return undefined;
-    const stored = await this.options.store.documents.get<InboxItem>(ANSWERED_BEFORE, interruptId);
-    return stored?.value.answer ? stored.value : undefined;
-  }
-
-  /** An answered interrupt as an inbox item, from its email's record. */
-  private async answeredItem(interruptId: string): Promise<InboxItem | undefined> {
-    const hash = interruptId.lastIndexOf('#');
-    if (hash <= 0) return undefined;
-    const record = await this.record(interruptId.slice(0, hash));
-    const entry = record ? answerTo(record, interruptId) : undefined;
-    return record && entry ? inboxItemOf(record, entry) : undefined;
-  }
-
-  /**
-   * What the email waits on, as the interrupt asked it: written out from the record (the call it
-   * proposed), or read from the inbox when the record does not say (a store of an earlier build).
-   */
-  private async waitingOn(record: EmailRecord, interruptId: string): Promise<InterruptRequest> {
-    const value = record.state.value;
-    const description = '';
-    if (isIn(value, 'notifying'))
-      return {
-        action_request: { action: NOTIFY_ACTION, args: {} },
-        config: { ...notifyConfig },
-        description,
-      };
-    const call = record.proposed;
-    if (isIn(value, 'responding', 'reviewing') && call && isReviewed(call.tool))
-      return {
-        action_request: { action: call.tool, args: call.args as Record<string, unknown> },
-        config: { ...reviewedTools[call.tool as ReviewedTool] },
-        description,
-      };
-    const shown = await this.options.store.documents.get<InboxItem>(INBOX, interruptId);
-    if (!shown) throw new TroupeError('TROUPE_INBOX_INVALID', `No interrupt ${interruptId} in the inbox.`);
-    return shown.value.request;
+    return inboxItem(this.options.store.documents, interruptId);
   }
 
   /** An email's record. */
@@ -674,7 +285,7 @@ export class EmailAssistant {
     const record = hash > 0 ? await this.record(interruptId.slice(0, hash)) : undefined;
     const earlier =
       (record && answerTo(record, interruptId)) ??
-      (hash > 0 ? await this.answeredBefore(record, interruptId) : undefined);
+      (hash > 0 ? await answeredBefore(this.options.store.documents, record, interruptId) : undefined);
     if (!record || record.interruptId !== interruptId || earlier)
       throw new TroupeError(
         'TROUPE_INBOX_INVALID',
@@ -694,7 +305,7 @@ export class EmailAssistant {
       parsed.data.type === 'accept' || parsed.data.type === 'ignore'
         ? { type: parsed.data.type }
         : parsed.data;
-    const request = await this.waitingOn(record, interruptId);
+    const request = await waitingOn(documents, record, interruptId);
     const refusal = disallowed(request, answer);
     if (refusal) throw new TroupeError('TROUPE_INBOX_INVALID', `${refusal}.`);
     if (answer.type === 'edit' && record.proposed) {
@@ -1053,7 +664,7 @@ export class EmailAssistant {
     const key = `${record.email.id}#${record.steps.length}`;
     let result: unknown;
     try {
-      result = await this.carryOut(record, call, key);
+      result = await carryOut(record, call, key, this.options);
     } catch (error) {
       return this.stepFailed(record, error, 'TROUPE_EMAIL_ACTION_FAILED');
     }
@@ -1063,51 +674,6 @@ export class EmailAssistant {
       { ...record, steps, proposed: undefined, ...(unreviewed > 0 ? { unreviewed } : {}) },
       { type: 'tool.completed', at: this.now() },
     );
-  }
-
-  /** One tool call against the mailbox or the calendar; its result is kept with the step. */
-  private async carryOut(record: EmailRecord, call: ResponseToolCall, key: string): Promise<unknown> {
-    let result: unknown;
-    switch (call.tool) {
-      case 'send_email_tool': {
-        const { email } = record;
-        result = await this.options.mailbox.sendReply(
-          {
-            to: call.args.to,
-            subject: call.args.subject,
-            content: call.args.content,
-            ...(email.messageId ? { inReplyTo: email.messageId } : {}),
-            references: email.messageId ? [...email.references, email.messageId] : email.references,
-            ...(email.threadId ? { threadId: email.threadId } : {}),
-          },
-          key,
-        );
-        break;
-      }
-      case 'schedule_meeting_tool':
-        result = await this.options.calendar.invite(
-          {
-            attendees: call.args.attendees,
-            subject: call.args.subject,
-            durationMinutes: call.args.duration_minutes,
-            day: call.args.preferred_day,
-            startTime: call.args.start_time,
-            timeZone: call.args.time_zone,
-          },
-          key,
-        );
-        break;
-      case 'check_calendar_availability_tool':
-        result = await this.options.calendar.availability(call.args.day, call.args.time_zone);
-        break;
-      case 'Question':
-        // Answered by the human in the review: the answer is the result.
-        result = { answer: record.state.context.feedback.at(-1) ?? null };
-        break;
-      case 'Done':
-        break;
-    }
-    return result;
   }
 
   /**

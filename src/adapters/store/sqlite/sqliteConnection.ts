@@ -1,0 +1,282 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { TroupeError } from '../../../ports/troupeError.js';
+import {
+  capacityError,
+  capitalise,
+  driverError,
+  openError,
+  osReason,
+  type SqliteErrorContext,
+} from './sqliteErrors.js';
+import { migrate } from './sqliteSchema.js';
+import type { SqliteStoreOptions } from './sqliteStore.js';
+
+export type Row = Record<string, unknown>;
+
+/** Writes made in one tick, waiting for their transaction to commit. */
+interface WriteGroup {
+  waiting: { resolve: () => void; reject: (error: unknown) => void; operation: string }[];
+  /** A write joined since the last look. */
+  grew: boolean;
+  /** Microtasks waited so far. */
+  hops: number;
+}
+
+/**
+ * Microtasks a group of writes waits at most for more writes to join it: enough for the
+ * continuations of one event (a reply's outbox record, its parts, its settlement, history) to
+ * share one commit, few enough that a writer never waits on a busy process for long.
+ */
+const GROUP_MAX_HOPS = 32;
+
+/**
+ * When a group of writes commits: after everything the current tick set off (the real
+ * `setImmediate`, taken when this module loads, so fake timers installed later cannot stop
+ * commits).
+ */
+const later: (work: () => void) => void =
+  typeof globalThis.setImmediate === 'function'
+    ? (
+        (set) => (work: () => void) =>
+          void set(work)
+      )(globalThis.setImmediate)
+    : queueMicrotask;
+
+/** The connection of this process whose group of writes is open (at most one: they share a thread). */
+let groupOwner: SqliteConnection | undefined;
+
+/** One open database: statements cached, errors turned into `TroupeError`s, closing guarded. */
+export class SqliteConnection {
+  readonly now: () => number;
+  readonly schemaVersion: number;
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly inTransaction: Database.Transaction<(work: () => unknown) => unknown>;
+  private readonly where: string;
+  private readonly errors: SqliteErrorContext;
+  private closed = false;
+  /** The writes of this tick, in one open transaction until it commits. */
+  private group: WriteGroup | undefined;
+  private readonly rollbackListeners: (() => void)[] = [];
+
+  constructor(private readonly options: SqliteStoreOptions) {
+    this.now = options.now ?? Date.now;
+    const { path } = options;
+    const inMemory = path === ':memory:' || path === '';
+    this.where = inMemory ? 'the in-memory SQLite store' : `the SQLite store at ${resolve(path)}`;
+    const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+    this.errors = { path, busyTimeoutMs };
+    if (!inMemory) prepareDirectory(this.errors);
+    try {
+      this.db = new Database(path, { timeout: busyTimeoutMs });
+    } catch (error) {
+      throw openError(error, this.errors);
+    }
+    try {
+      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      // Each checkpoint syncs the disk twice: every 10,000 pages (about 40 MB) rather than 1,000.
+      this.db.pragma('wal_autocheckpoint = 10000');
+      this.schemaVersion = migrate(this.db, path, options.logger);
+      if (options.maxSizeBytes !== undefined) limitSize(this.db, options.maxSizeBytes);
+    } catch (error) {
+      this.db.close();
+      throw TroupeError.isInstance(error) ? error : openError(error, this.errors);
+    }
+    this.inTransaction = this.db.transaction((work: () => unknown) => work());
+    options.logger?.debug({ path, schemaVersion: this.schemaVersion }, 'SQLite store opened');
+  }
+
+  /** Runs `work` against the database, unless closed; driver errors become `TroupeError`s. */
+  run<T>(operation: string, work: () => T): T {
+    this.checkOpen(operation);
+    if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
+    try {
+      return work();
+    } catch (error) {
+      throw this.failure(error, operation);
+    }
+  }
+
+  /**
+   * Runs a write in this tick's group: the first write of a tick opens a transaction (BEGIN
+   * IMMEDIATE), each write runs in a savepoint of it (a write that fails rolls back alone and
+   * fails alone), and the group commits once no write has joined it for a microtask (or after
+   * {@link GROUP_MAX_HOPS} of them). The promise resolves only once the group has committed, so a
+   * caller that awaits a write knows it is stored; a failed commit fails every write of the group.
+   * Reads on this connection see the writes of the open group.
+   */
+  write<T>(operation: string, work: () => T): Promise<T> {
+    let value: T;
+    let group: WriteGroup;
+    try {
+      this.checkOpen(operation);
+      group = this.group ?? this.openGroup();
+      value = this.inTransaction(work) as T;
+    } catch (error) {
+      return Promise.reject(this.failure(error, operation));
+    }
+    group.grew = true;
+    return new Promise<T>((resolve, reject) => {
+      group.waiting.push({ resolve: () => resolve(value), reject, operation });
+    });
+  }
+
+  /** Calls `listener` when a group of writes could not be committed (to forget what it kept). */
+  onRollback(listener: () => void): void {
+    this.rollbackListeners.push(listener);
+  }
+
+  /** Commits the open group now (another connection of this process needs the file). */
+  commitNow(): void {
+    if (this.group) this.settleGroup(this.group, true);
+  }
+
+  private openGroup(): WriteGroup {
+    // Another connection of this process holding a group would keep the lock while this one waits
+    // for it on the same thread: commit it first.
+    if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
+    this.statement('BEGIN IMMEDIATE').run();
+    groupOwner = this;
+    const group: WriteGroup = { waiting: [], grew: false, hops: 0 };
+    this.group = group;
+    later(() => this.settleGroup(group, true));
+    return group;
+  }
+
+  /** Commits the group once it stops growing (or at once, `force`), then settles its writes. */
+  private settleGroup(group: WriteGroup, force: boolean): void {
+    if (this.group !== group) return;
+    if (!force && group.grew && group.hops < GROUP_MAX_HOPS) {
+      group.grew = false;
+      group.hops++;
+      queueMicrotask(() => this.settleGroup(group, false));
+      return;
+    }
+    this.group = undefined;
+    if (groupOwner === this) groupOwner = undefined;
+    try {
+      this.statement('COMMIT').run();
+    } catch (error) {
+      try {
+        if (this.db.inTransaction) this.statement('ROLLBACK').run();
+      } catch {
+        // The connection rolls back on its own when it cannot; the writes are reported failed below.
+      }
+      for (const listener of this.rollbackListeners) listener();
+      const operation = group.waiting.map((w) => w.operation).join(', ');
+      const failure = this.failure(error, operation || 'commit');
+      for (const w of group.waiting) w.reject(failure);
+      return;
+    }
+    for (const w of group.waiting) w.resolve();
+  }
+
+  private checkOpen(operation: string): void {
+    if (this.closed)
+      throw new TroupeError(
+        'TROUPE_STORE_UNAVAILABLE',
+        `${capitalise(this.where)} is closed; open it again.`,
+        {
+          retryable: true,
+          details: { operation },
+        },
+      );
+  }
+
+  /** A driver error as a `TroupeError` (logged unless the caller reports it). */
+  private failure(error: unknown, operation: string): TroupeError {
+    if (TroupeError.isInstance(error)) return error;
+    const failure = driverError(error, operation, this.errors);
+    // A busy or full store is the caller's to report (it says what to do); other failures are logged here.
+    const level =
+      failure.code === 'TROUPE_STORE_BUSY' || failure.code === 'TROUPE_STORE_FULL' ? 'debug' : 'warn';
+    this.options.logger?.[level]({ operation, code: failure.code, cause: String(error) }, failure.message);
+    return failure;
+  }
+
+  /** A prepared statement, prepared once. */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  get(sql: string, ...params: unknown[]): Row | undefined {
+    return this.statement(sql).get(...params) as Row | undefined;
+  }
+
+  all(sql: string, ...params: unknown[]): Row[] {
+    return this.statement(sql).all(...params) as Row[];
+  }
+
+  /** Runs a write statement; returns how many rows it changed. */
+  change(sql: string, ...params: unknown[]): number {
+    return this.statement(sql).run(...params).changes;
+  }
+
+  /** Runs `work` in a write transaction taken at once (BEGIN IMMEDIATE), so it never deadlocks on upgrade. */
+  transaction<T>(work: () => T): T {
+    return this.inTransaction.immediate(work) as T;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    if (this.group) this.settleGroup(this.group, true);
+    this.closed = true;
+    this.statements.clear();
+    try {
+      this.db.pragma('optimize');
+    } catch {
+      // Only a hint to the query planner; closing matters more.
+    }
+    this.db.close();
+    this.options.logger?.debug({ path: this.options.path }, 'SQLite store closed');
+  }
+}
+
+/** How long a write waits for another process's lock unless told otherwise. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/** Caps the database at `bytes` (SQLite's `max_page_count` for this connection). */
+function limitSize(db: Database.Database, bytes: number): void {
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  db.pragma(`max_page_count = ${Math.max(1, Math.ceil(bytes / pageSize))}`);
+}
+
+/** Creates the database's directory; a path that cannot be used fails here with the OS's reason. */
+function prepareDirectory(context: SqliteErrorContext): void {
+  const { path } = context;
+  const directory = dirname(resolve(path));
+  try {
+    mkdirSync(directory, { recursive: true });
+  } catch (error) {
+    const full = capacityError(error, 'creating its directory', context);
+    if (full) throw full;
+    const reason = osReason(error);
+    throw new TroupeError(
+      'TROUPE_STORE_UNAVAILABLE',
+      `Cannot open the SQLite store at ${resolve(path)}: its directory ${directory} cannot be created (${reason}). Point TROUPE_DATA_DIR at a writable directory.`,
+      { retryable: true, cause: error, details: { path: resolve(path), reason } },
+    );
+  }
+}
+/** A LIMIT for SQL: -1 for none (no limit or an infinite one). */
+export function limitOf(limit: number | undefined): number {
+  if (limit === undefined || limit === Number.POSITIVE_INFINITY) return -1;
+  return Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
+}
+
+export function conflict(kind: string, place: string, expected: number, actual: number): TroupeError {
+  return new TroupeError(
+    'TROUPE_STORE_CONFLICT',
+    `Compare-and-set lost on ${kind} "${place}": expected version ${expected}, found ${actual === 0 ? 'none (0)' : `version ${actual}`}. Someone else wrote first; nothing was written.`,
+    { details: { place, expectedVersion: expected, actualVersion: actual } },
+  );
+}

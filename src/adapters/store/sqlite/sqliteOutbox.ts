@@ -1,0 +1,94 @@
+import type { Outbox, OutboxEntry, OutboxSettlement } from '../../../ports/outbox.js';
+import type { OutgoingResponse } from '../../../ports/outgoingResponse.js';
+import type { SentPart } from '../../../ports/routingOutcome.js';
+import { TroupeError } from '../../../ports/troupeError.js';
+import { checkNumber, decodeJson, encodeJson } from '../jsonValue.js';
+import { limitOf, type Row, type SqliteConnection } from './sqliteConnection.js';
+
+const OUTBOX_COLUMNS = 'key, response, recorded_at, sent_parts, settled';
+
+export class SqliteOutbox implements Outbox {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
+    const key = response.idempotencyKey;
+    const json = encodeJson(response, `outbox entry "${key}"`);
+    checkNumber(at, 'at', `outbox entry "${key}"`);
+    return this.c.write('outbox.record', () => {
+      const created =
+        this.c.change(
+          `INSERT INTO outbox (key, response, recorded_at, sent_parts, settled) VALUES (?, ?, ?, '[]', NULL)
+            ON CONFLICT (key) DO NOTHING`,
+          key,
+          json,
+          at,
+        ) > 0;
+      if (created)
+        return {
+          entry: { key, response: decodeJson(json, `outbox entry "${key}"`), recordedAt: at, sentParts: [] },
+          created,
+        };
+      const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
+      if (!row)
+        throw new TroupeError(
+          'TROUPE_STORE_CORRUPT',
+          `Outbox entry "${key}" vanished while it was recorded.`,
+        );
+      return { entry: toEntry(row), created };
+    });
+  }
+
+  async markPartSent(key: string, part: SentPart): Promise<void> {
+    const json = encodeJson(part, `outbox part of "${key}"`);
+    return this.c.write('outbox.markPartSent', () => {
+      // One statement: the part is appended only if no part with its index is there yet.
+      this.c.change(
+        `UPDATE outbox SET sent_parts = json_insert(sent_parts, '$[#]', json(?))
+          WHERE key = ? AND NOT EXISTS (
+            SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)`,
+        json,
+        key,
+        part.index,
+      );
+    });
+  }
+
+  async settle(key: string, settlement: OutboxSettlement): Promise<void> {
+    const json = encodeJson(settlement, `outbox settlement of "${key}"`);
+    return this.c.write('outbox.settle', () => {
+      this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
+    });
+  }
+
+  async unsettled(limit?: number): Promise<OutboxEntry[]> {
+    return this.c.run('outbox.unsettled', () =>
+      this.c
+        .all(
+          `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE settled IS NULL ORDER BY recorded_at, rowid LIMIT ?`,
+          limitOf(limit),
+        )
+        .map(toEntry),
+    );
+  }
+
+  async get(key: string): Promise<OutboxEntry | undefined> {
+    return this.c.run('outbox.get', () => {
+      const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
+      return row ? toEntry(row) : undefined;
+    });
+  }
+}
+
+function toEntry(row: Row): OutboxEntry {
+  const key = String(row.key);
+  const place = `outbox entry "${key}"`;
+  return {
+    key,
+    response: decodeJson<OutgoingResponse>(row.response, place),
+    recordedAt: Number(row.recorded_at),
+    sentParts: decodeJson<SentPart[]>(row.sent_parts, `${place} (sent parts)`),
+    ...(row.settled !== null && row.settled !== undefined
+      ? { settled: decodeJson<OutboxSettlement>(row.settled, `${place} (settlement)`) }
+      : {}),
+  };
+}

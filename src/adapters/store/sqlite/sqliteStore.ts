@@ -1,0 +1,70 @@
+import type { Logger } from '../../../logging/logger.js';
+import type { TroupeStore } from '../../../ports/store.js';
+import { SqliteConnection } from './sqliteConnection.js';
+import { SqliteDocuments } from './sqliteDocuments.js';
+import { SqliteEvents } from './sqliteEvents.js';
+import { SqliteHistory } from './sqliteHistory.js';
+import { SqliteMemory } from './sqliteMemory.js';
+import { SqliteOutbox } from './sqliteOutbox.js';
+import { SqliteProcessed } from './sqliteProcessed.js';
+
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file (its directory is created if missing), or `:memory:`. */
+  path: string;
+  logger?: Logger;
+  /**
+   * How long a write waits for another process's lock before failing with `TROUPE_STORE_BUSY`
+   * (default 5000 ms).
+   */
+  busyTimeoutMs?: number;
+  /**
+   * The largest the database may grow, in bytes (rounded up to whole pages, and never below its
+   * size when opened): past it a write fails with `TROUPE_STORE_FULL`, as on a full disk, and
+   * writes nothing. Default: only the disk's room limits it.
+   */
+  maxSizeBytes?: number;
+  /** History lines kept per channel (default 200; trimmed in batches, so up to twice that for a while). */
+  historyPerChannel?: number;
+  /** The clock for writes that give no `at` (default `Date.now`). */
+  now?: () => number;
+}
+
+/** The SQLite store: the port, plus where it lives. */
+export interface SqliteStore extends TroupeStore {
+  readonly kind: 'sqlite';
+  /** The path it was opened with (`:memory:` for an in-memory database). */
+  readonly path: string;
+  /** The schema version of the database (`PRAGMA user_version`). */
+  readonly schemaVersion: number;
+}
+
+/**
+ * Opens (creating if needed) the SQLite store: WAL journal, `synchronous = NORMAL` and a busy
+ * timeout, so several processes can share the file; the schema is migrated on open. The driver
+ * is synchronous; every method still returns a promise, so the port is the same as MongoDB's.
+ * The writes of one tick share one transaction (each in its own savepoint, failing alone), and a
+ * write's promise resolves once that transaction has committed.
+ * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` when the file cannot be opened (naming the path
+ *   and the reason), `TROUPE_STORE_CORRUPT` when it is not a SQLite database, `TROUPE_STORE_BUSY`
+ *   when another process holds it past the busy timeout, `TROUPE_STORE_FULL` when its disk is full.
+ *   Every method fails the same way; a failed write writes nothing.
+ */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
+  const connection = new SqliteConnection(options);
+  const documents = new SqliteDocuments(connection);
+  return {
+    kind: 'sqlite',
+    path: options.path,
+    schemaVersion: connection.schemaVersion,
+    documents,
+    memory: new SqliteMemory(connection),
+    outbox: new SqliteOutbox(connection),
+    events: new SqliteEvents(connection),
+    processed: new SqliteProcessed(connection),
+    history: new SqliteHistory(connection, options.historyPerChannel ?? 200),
+    async close() {
+      connection.close();
+    },
+  };
+}

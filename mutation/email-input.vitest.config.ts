@@ -9,12 +9,12 @@ export default defineConfig({
   test: {
     ...base.test,
     include: [
-      'test/email.input.test.ts',
-      'test/email.inbox.test.ts',
-      'test/email.inboxView.test.ts',
-      'test/email.triageRouter.test.ts',
-      'test/email.agentMessages.test.ts',
-      'test/email.offlineTriage.test.ts',
+      'test/email/email.input.test.ts',
+      'test/email/email.inbox.test.ts',
+      'test/email/email.inboxView.test.ts',
+      'test/email/email.triageRouter.test.ts',
+      'test/email/email.agentMessages.test.ts',
+      'test/email/email.offlineTriage.test.ts',
     ],
   },
 });

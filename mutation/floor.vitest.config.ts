@@ -7,12 +7,12 @@ export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
     include: [
-      'test/channelFloor*.test.ts',
-      'test/floorState.test.ts',
-      'test/floorDriver.test.ts',
-      'test/avatarPresence.machine.test.ts',
+      'test/machines/channelFloor*.test.ts',
+      'test/machines/floorState.test.ts',
+      'test/machines/floorDriver.test.ts',
+      'test/machines/avatarPresence.machine.test.ts',
     ],
-    exclude: [...configDefaults.exclude, 'test/channelFloor.properties.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/machines/channelFloor.properties.test.ts'],
     environment: 'node',
     setupFiles: ['test/support/failOnUnhandledRejection.ts'],
     testTimeout: 30_000,

@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
-    include: ['test/routing.*.test.ts'],
+    include: ['test/actors/routing.*.test.ts'],
     environment: 'node',
     setupFiles: ['test/support/failOnUnhandledRejection.ts'],
     testTimeout: 30_000,

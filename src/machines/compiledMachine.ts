@@ -92,7 +92,7 @@ const STEPPER_ADVICE =
  * transitions, actions on an `initial` transition, non-assign actions, guards or actions given
  * `params`, and the higher-order guards `not`, `and`, `or` and `stateIn`. Reading the definition
  * checks the installed xstate first (`TROUPE_XSTATE_UNSUPPORTED`; see `xstateInternals.ts`).
- * `test/compiledMachine.test.ts` checks on random event sequences that every state, context and
+ * `test/machines/compiledMachine.test.ts` checks on random event sequences that every state, context and
  * status equals what xstate itself computes.
  */
 export function compileMachine<TMachine extends AnyStateMachine>(

@@ -9,8 +9,8 @@ import { TroupeError } from '../ports/troupeError.js';
  * state nodes, transitions, guards, delays, invokes and actions, whose shapes xstate does not
  * promise to keep. This module turns them into plain, Troupe-owned readings and refuses to read
  * an xstate it was not verified with, so an xstate upgrade is one deliberate change: bump the
- * exact pin in package.json, run the equivalence tests (`test/compiledMachine.test.ts`,
- * `test/machineStepper.test.ts`), update {@link XSTATE_VERIFIED_VERSION}.
+ * exact pin in package.json, run the equivalence tests (`test/machines/compiledMachine.test.ts`,
+ * `test/machines/machineStepper.test.ts`), update {@link XSTATE_VERIFIED_VERSION}.
  */
 
 /** The xstate release the compiled engine was checked against (package.json pins it exactly). */

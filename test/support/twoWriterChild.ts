@@ -1,5 +1,5 @@
 /**
- * One of two processes sharing a store (test/runtime.twoProcesses.test.ts): the SQLite file in
+ * One of two processes sharing a store (test/actors/runtime.twoProcesses.test.ts): the SQLite file in
  * `<dir>`, or the MongoDB database at `<mongodb-uri>` when one is given. It runs a Troupe runtime
  * with the system clock and the offline model, sends `count` messages naming Nova in one channel
  * (each from its own person, waiting for the answer before the next), and writes one JSON line per

@@ -1,0 +1,167 @@
+/**
+ * Routing and the outbox: a response is recorded before it is sent, each part the transport took
+ * is noted, and the entry is settled after, so a restart resends exactly what did not go out and a
+ * reply that did go out is never sent twice.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryOutbox } from '../../src/adapters/store/memory/memoryOutbox.js';
+import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
+import type { Outbox } from '../../src/ports/outbox.js';
+import type { RoutingOutcome } from '../../src/ports/routingOutcome.js';
+import { RecordingTransport } from '../../src/testing/recordingTransport.js';
+import { drive, responseOf, routingWith, ScriptedTransport } from '../support/routingHarness.js';
+
+const fiveWords = 'aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj';
+
+describe('a reply already handled', () => {
+  it('settled: not sent again, and the outcome repeats what went out, marked duplicate', async () => {
+    const transport = new RecordingTransport();
+    const { routing } = routingWith([transport]);
+    const first = await routing.route(responseOf('once', 'hello'));
+    const again = await routing.route(responseOf('once', 'hello'));
+    expect(again).toEqual({
+      idempotencyKey: 'once',
+      channel: { kind: 'test', id: 'room' },
+      origin: { kind: 'notice' },
+      attempted: false,
+      sent: true,
+      parts: first.parts,
+      voiceFellBackToText: false,
+      duplicate: true,
+      at: 0,
+    });
+    expect(transport.attempts).toHaveLength(1);
+  });
+
+  it('recorded but never settled (a crash mid-send), routed again: only the parts not taken go out', async () => {
+    const outbox = new MemoryOutbox();
+    const transport = new RecordingTransport({ limits: { maxTextLength: 20 } });
+    await outbox.record(responseOf('crash', fiveWords), 0);
+    await outbox.markPartSent('crash', { index: 0, kind: 'text', messageId: 'old-0', attempts: 1 });
+    await outbox.markPartSent('crash', { index: 1, kind: 'text', messageId: 'old-1', attempts: 1 });
+    const { routing } = routingWith([transport], { outbox });
+    const outcome = await routing.route(responseOf('crash', fiveWords));
+    expect(outcome).toMatchObject({ sent: true, duplicate: false });
+    expect(transport.sent.map((m) => m.idempotencyKey)).toEqual(['crash#2']);
+    expect(outcome.parts.map((p) => p.messageId)).toEqual(['old-0', 'old-1', 'test-1']);
+  });
+
+  it('a part whose note was lost before a crash is sent on recovery; the outcome lists parts by index', async () => {
+    const outbox = new MemoryOutbox();
+    const transport = new RecordingTransport({ limits: { maxTextLength: 20 } });
+    await outbox.record(responseOf('gap', fiveWords), 0);
+    await outbox.markPartSent('gap', { index: 0, kind: 'text', messageId: 'old-0', attempts: 1 });
+    // Part 1's note failed (routing only logs that) and part 2's was kept.
+    await outbox.markPartSent('gap', { index: 2, kind: 'text', messageId: 'old-2', attempts: 1 });
+    const { routing } = routingWith([transport], { outbox });
+    const [outcome] = await routing.recover();
+    expect(transport.sent.map((m) => m.idempotencyKey)).toEqual(['gap#1']);
+    expect(outcome?.parts.map((p) => [p.index, p.messageId])).toEqual([
+      [0, 'old-0'],
+      [1, 'test-1'],
+      [2, 'old-2'],
+    ]);
+  });
+});
+
+describe('how an entry is settled', () => {
+  it('a reply that failed for good is settled as failed with its error, so no restart resends it', async () => {
+    const transport = new RecordingTransport().failNext({
+      code: 'TROUPE_TRANSPORT_FORBIDDEN',
+      retryable: false,
+    });
+    const { routing, outbox } = routingWith([transport]);
+    const outcome = await routing.route(responseOf('denied', 'hello'));
+    expect(outcome).toMatchObject({ attempted: true, sent: false });
+    expect((await outbox.get('denied'))?.settled).toEqual({ at: 0, sent: false, error: outcome.error });
+    expect(await outbox.unsettled()).toEqual([]);
+  });
+
+  it('a reply that went out is settled as sent, with each part noted', async () => {
+    const transport = new RecordingTransport({ limits: { maxTextLength: 20 } });
+    const { routing, outbox } = routingWith([transport]);
+    const outcome = await routing.route(responseOf('ok', fiveWords));
+    const entry = await outbox.get('ok');
+    expect(entry?.settled).toEqual({ at: 0, sent: true });
+    expect(entry?.sentParts).toEqual(outcome.parts);
+  });
+
+  it('an outbox that cannot note a part or settle does not stop the reply; it goes out once', async () => {
+    const outbox = new MemoryOutbox();
+    outbox.markPartSent = async () => {
+      throw new Error('disk full');
+    };
+    outbox.settle = async () => {
+      throw new Error('disk full');
+    };
+    const transport = new RecordingTransport({ limits: { maxTextLength: 20 } });
+    const { routing } = routingWith([transport], { outbox });
+    const outcome = await routing.route(responseOf('k', fiveWords));
+    expect(outcome.sent).toBe(true);
+    expect(transport.sent.map((m) => m.idempotencyKey)).toEqual(['k#0', 'k#1', 'k#2']);
+  });
+});
+
+describe('a delivery that fails in a way routing did not plan for', () => {
+  // A transport whose limits change under routing after it was registered: splitting throws.
+  const shrinking = () => new RecordingTransport({ limits: { maxTextLength: 40 } });
+  const shrink = (transport: RecordingTransport) => {
+    (transport.limits as { maxTextLength: number }).maxTextLength = 5;
+  };
+
+  for (const [store, makeOutbox] of [
+    ['the memory outbox', () => new MemoryOutbox()],
+    ['an outbox that writes at once', () => createMemoryStore().outbox],
+  ] as const) {
+    it(`ends with a failed outcome and a failed settlement, never a rejection (${store})`, async () => {
+      const outbox: Outbox = makeOutbox();
+      const transport = shrinking();
+      const { routing } = routingWith([transport], { outbox: outbox as MemoryOutbox });
+      shrink(transport);
+      const told: RoutingOutcome[] = [];
+      const outcome = await routing.routePrepared(responseOf('odd', 'hello there'), (o) => told.push(o));
+      expect(outcome).toEqual({
+        idempotencyKey: 'odd',
+        channel: { kind: 'test', id: 'room' },
+        origin: { kind: 'notice' },
+        attempted: true,
+        sent: false,
+        parts: [],
+        voiceFellBackToText: false,
+        duplicate: false,
+        error: { code: 'TROUPE_TRANSPORT_LIMIT_INVALID', message: expect.any(String), retryable: false },
+        at: 0,
+      });
+      expect(told).toEqual([outcome]);
+      expect(transport.attempts).toEqual([]);
+      expect((await outbox.get('odd'))?.settled).toEqual({ at: 0, sent: false, error: outcome.error });
+    });
+  }
+
+  it('still ends when the outbox cannot settle it either, whether it throws or rejects', async () => {
+    for (const fail of [
+      () => {
+        throw new Error('disk full');
+      },
+      async () => {
+        throw new Error('disk full');
+      },
+    ]) {
+      const outbox = new MemoryOutbox();
+      outbox.settle = fail as never;
+      const transport = shrinking();
+      const { routing } = routingWith([transport], { outbox });
+      shrink(transport);
+      const outcome = await routing.route(responseOf('odd', 'hello there'));
+      expect(outcome.error?.code).toBe('TROUPE_TRANSPORT_LIMIT_INVALID');
+    }
+  });
+
+  it('a transport that answers null is unconfirmed, not a crash', async () => {
+    const transport = new ScriptedTransport(async () => null);
+    const { routing, clock } = routingWith([transport]);
+    const { outcome } = await drive(clock, routing.route(responseOf('u', 'hello')));
+    expect(outcome.error?.code).toBe('TROUPE_TRANSPORT_UNCONFIRMED');
+    expect(outcome.error?.message).toContain('returned no message id');
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { mockModel } from '../../../src/testing/index.js';
+import {
+  ada,
+  type DiscordHarness,
+  defaultGuild,
+  GENERAL,
+  RANDOM,
+  startDiscordHarness,
+  stopAfterEach,
+} from '../../support/discordHarness.js';
+import { startFakeDiscord } from '../../support/fakeDiscord.js';
+
+const { running, closers } = stopAfterEach();
+
+const model = mockModel('Hello all.');
+const bob = { id: '300000000000000002', username: 'bob' };
+
+async function harness(options: Parameters<typeof startDiscordHarness>[0] = {}): Promise<DiscordHarness> {
+  const h = await startDiscordHarness({ runtime: { model }, ...options });
+  running.push(h);
+  return h;
+}
+
+describe('slash commands (break attempts)', () => {
+  it('/summon of an unknown avatar says so and lists the avatars; nothing is summoned', async () => {
+    const h = await harness();
+    const answers = await h.fake
+      .interact({ channelId: RANDOM, user: ada, command: 'summon', options: { avatar: 'Zorg' } })
+      .answered(2);
+    expect(answers[1]?.content).toBe('No avatar called “Zorg”. Avatars: 🌟 Nova, 🦖 Rex.');
+    expect(answers[1]?.ephemeral).toBe(true);
+    expect(h.fake.executions).toHaveLength(0);
+  });
+
+  it.each(['REX', '@rEx', 'ｒｅｘ', ' rex '])('/summon %j finds Rex', async (typed) => {
+    const h = await harness();
+    const answers = await h.fake
+      .interact({ channelId: RANDOM, user: ada, command: 'summon', options: { avatar: typed } })
+      .answered(2);
+    expect(answers[1]?.content).toMatch(/Rex is here/u);
+  });
+
+  it('an unknown avatar does not use up one of the person’s daily summons', async () => {
+    const h = await harness({ bot: { summon: { perDay: 1 } } });
+    await h.fake
+      .interact({ channelId: RANDOM, user: ada, command: 'summon', options: { avatar: 'Zorg' } })
+      .answered(2);
+    const answers = await h.fake
+      .interact({ channelId: RANDOM, user: ada, command: 'summon', options: { avatar: 'rex' } })
+      .answered(2);
+    expect(answers[1]?.content).toMatch(/Rex is here/u);
+  });
+
+  it('two /summon racing past a limit of one: exactly one goes through, the other is told the limit', async () => {
+    const h = await harness({ bot: { summon: { perDay: 1 } } });
+    const a = h.fake.interact({
+      channelId: RANDOM,
+      user: ada,
+      command: 'summon',
+      options: { avatar: 'rex' },
+    });
+    const b = h.fake.interact({
+      channelId: RANDOM,
+      user: ada,
+      command: 'summon',
+      options: { avatar: 'nova' },
+    });
+    const [ra, rb] = await Promise.all([a.answered(2), b.answered(2)]);
+    const texts = [ra[1]?.content ?? '', rb[1]?.content ?? ''];
+    expect(texts.filter((t) => /is here/u.test(t))).toHaveLength(1);
+    expect(texts.filter((t) => /used your 1 summons? for today/u.test(t))).toHaveLength(1);
+  });
+
+  it('/dismiss of an avatar that is not here says so and changes nothing', async () => {
+    const h = await harness();
+    const [answer] = await h.fake
+      .interact({ channelId: RANDOM, user: ada, command: 'dismiss', options: { avatar: 'nova' } })
+      .answered(1);
+    expect(answer?.content).toBe('🌟 Nova is not in this channel.');
+    expect(answer?.ephemeral).toBe(true);
+  });
+
+  it('/troupe config is refused to a member without Manage Server, and shown to an admin without secrets', async () => {
+    const h = await harness({
+      bot: { describeConfig: () => ({ store: 'memory', model: 'test:fixed' }) },
+    });
+    const [refused] = await h.fake
+      .interact({ channelId: GENERAL, user: bob, command: 'troupe', subcommand: 'config' })
+      .answered(1);
+    expect(refused?.content).toBe('/troupe config is for server admins (Manage Server).');
+    const [shown] = await h.fake
+      .interact({ channelId: GENERAL, user: ada, command: 'troupe', subcommand: 'config', permissions: '8' })
+      .answered(1);
+    expect(shown?.ephemeral).toBe(true);
+    expect(shown?.content).toContain('store  memory');
+    expect(shown?.content).not.toContain(h.fake.token);
+  });
+
+  it('/avatars in a channel where the bot lacks Manage Webhooks says what is missing', async () => {
+    const fake = await startFakeDiscord({ guilds: [defaultGuild], noManageWebhooks: [GENERAL] });
+    closers.push(() => fake.close());
+    await harness({ fake });
+    const [answer] = await fake.interact({ channelId: GENERAL, user: ada, command: 'avatars' }).answered(1);
+    expect(answer?.content).toMatch(/lacks Manage Webhooks here/u);
+  });
+});

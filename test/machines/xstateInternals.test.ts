@@ -22,8 +22,8 @@ function versionError(installed: string): TroupeError | undefined {
 
 describe('the xstate the compiled engine runs against', () => {
   it('is the version Troupe pins exactly, and the one installed', () => {
-    const pkg = json('../package.json');
-    const lock = json('../package-lock.json');
+    const pkg = json('../../package.json');
+    const lock = json('../../package-lock.json');
     expect(pkg.dependencies.xstate).toBe(XSTATE_VERIFIED_VERSION);
     expect(lock.packages[''].dependencies.xstate).toBe(XSTATE_VERIFIED_VERSION);
     expect(installedXstateVersion()).toBe(XSTATE_VERIFIED_VERSION);

@@ -40,7 +40,7 @@ describe('one error model', () => {
 
   it('recognises errors made by another copy of the package, and nothing else', async () => {
     // A query string makes the module load a second time: a duplicated copy, as two installs give.
-    const copyPath = '../src/ports/transport.ts?copy';
+    const copyPath = '../../src/ports/transport.ts?copy';
     const copy = (await import(/* @vite-ignore */ copyPath)) as typeof import('../../src/ports/transport.js');
     const foreign = new copy.TransportError('TROUPE_TRANSPORT_UNAVAILABLE', 'down', { retryable: true });
     expect(copy.TransportError).not.toBe(TransportError);

@@ -100,7 +100,7 @@ describe('the module hooks (bench/support/register.mjs)', { timeout: 120_000 }, 
   writeFileSync(
     join(project, 'bench/probe.ts'),
     [
-      "import { from } from '../../src/answer.js';",
+      "import { from } from '../src/answer.js';",
       'const loaded: Set<string> = (globalThis as any)[Symbol.for("troupe.bench.distModules")];',
       'await new Promise((resolve) => setTimeout(resolve, 20));',
       'console.log(JSON.stringify({ from, loaded: [...loaded].map((u) => u.slice(u.indexOf("/dist/"))) }));',

@@ -16,6 +16,7 @@ import { emailLifecycleMachine } from '../machines/emailLifecycle.machine.js';
 import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
 import { chartErrorCodes } from '../ports/errorCodes.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
+import { fail } from './fail.js';
 
 /** Troupe's own machines, as `troupe charts` exports them (file names are the machine ids). */
 export const troupeMachines: readonly AnyStateMachine[] = [
@@ -173,7 +174,6 @@ export async function runCharts(options: ChartsOptions): Promise<number> {
     return 0;
   } catch (error) {
     if (!TroupeError.isInstance(error) || error.code !== chartErrorCodes.invalid) throw error;
-    options.stderr(`error ${error.code}: ${error.message}\n`);
-    return 2;
+    return fail(options.stderr, error.code, error.message);
   }
 }

@@ -22,6 +22,7 @@ import { attachStudioProjection } from '../studio/studioProjection.js';
 import { createStudioStore } from '../studio/studioStore.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { attachConversationPrinter, bolder, dimmer, shortThreadId } from './conversationPrinter.js';
+import { fail } from './fail.js';
 
 /** What `troupe chat` needs from the command line and its surroundings. */
 export interface ChatOptions {
@@ -75,37 +76,37 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const { stdout, stderr, env } = options;
   const dim = dimmer(options.color);
   const bold = bolder(options.color);
-  const fail = (code: string, message: string) => {
-    // The message may quote the avatars file or the environment.
-    stderr(`error ${code}: ${terminalText(message)}\n`);
-    return 2;
-  };
   if (!CHANNEL_ID.test(options.channel)) {
     return fail(
+      stderr,
       'TROUPE_CHANNEL_INVALID',
       `"${options.channel}" is not a channel id: use letters, digits, "_", "-" or ".".`,
     );
   }
   const name = options.name.trim();
   if (name === '' || name.length > 100) {
-    return fail('TROUPE_NAME_INVALID', 'Your --name must have 1 to 100 characters.');
+    return fail(stderr, 'TROUPE_NAME_INVALID', 'Your --name must have 1 to 100 characters.');
   }
   const nameIssue = nameProblem(name);
   if (nameIssue)
-    return fail('TROUPE_NAME_INVALID', `Your --name ${terminalText(JSON.stringify(name))} ${nameIssue}.`);
+    return fail(
+      stderr,
+      'TROUPE_NAME_INVALID',
+      `Your --name ${terminalText(JSON.stringify(name))} ${nameIssue}.`,
+    );
   let avatars: AvatarDefinition[];
   try {
     avatars = await loadAvatarsFile(options.avatarsFile);
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(stderr, error.code, error.message);
   }
   let level: LogLevel;
   try {
     level = logLevelFromEnv(env, 'warn');
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(stderr, error.code, error.message);
   }
   const logger = createLogger({ level });
   let model: ReturnType<typeof modelFromEnv>;
@@ -115,7 +116,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     replies = replyFromEnv(env);
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(stderr, error.code, error.message);
   }
 
   const channel = { kind: 'terminal', id: options.channel };
@@ -125,7 +126,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   try {
     store = await openDefaultStore(env, { logger });
   } catch (error) {
-    if (TroupeError.isInstance(error)) return fail(error.code, error.message);
+    if (TroupeError.isInstance(error)) return fail(stderr, error.code, error.message);
     throw error;
   }
   const lookupTool = lazyEntityLookup(env, { logger });

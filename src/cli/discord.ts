@@ -18,6 +18,7 @@ import { redactCredentials } from '../ports/redactCredentials.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import { loadAvatarsFile } from './avatarsFile.js';
+import { fail } from './fail.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
 
 /** What `troupe discord` needs from the command line and its surroundings. */
@@ -46,13 +47,10 @@ const SNOWFLAKE = /^\d{17,20}$/u;
  */
 export async function runDiscord(options: DiscordCommandOptions): Promise<number> {
   const { stdout, stderr, env } = options;
-  const fail = (code: string, message: string) => {
-    stderr(`error ${code}: ${terminalText(message)}\n`);
-    return 2;
-  };
   const badGuild = options.guildIds.find((g) => !SNOWFLAKE.test(g));
   if (badGuild !== undefined)
     return fail(
+      stderr,
       'TROUPE_CONFIG_INVALID',
       `--guild ${JSON.stringify(badGuild)} is not a Discord server id (17 to 20 digits).`,
     );
@@ -63,7 +61,7 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     level = logLevelFromEnv(env, 'info');
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(stderr, error.code, error.message);
   }
   const logger = createLogger({ level });
   let model: ReturnType<typeof modelFromEnv>;
@@ -74,19 +72,19 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     replies = replyFromEnv(env);
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(stderr, error.code, error.message);
   }
   try {
     avatars = await loadAvatarsFile(options.avatarsFile);
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(stderr, error.code, error.message);
   }
   let store: TroupeStore;
   try {
     store = await openDefaultStore(env, { logger });
   } catch (error) {
-    if (isTroupeError(error)) return fail(error.code, error.message);
+    if (isTroupeError(error)) return fail(stderr, error.code, error.message);
     throw error;
   }
 
@@ -99,7 +97,7 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     } catch (error) {
       await store.close();
       if (!isTroupeError(error)) throw error;
-      return fail(error.code, error.message);
+      return fail(stderr, error.code, error.message);
     }
   }
 
@@ -161,7 +159,7 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     await runtime.stop({ deadlineMs: 0 });
     await store.close();
     await lookupTool.close();
-    if (isTroupeError(error)) return fail(error.code, error.message);
+    if (isTroupeError(error)) return fail(stderr, error.code, error.message);
     throw error;
   }
 

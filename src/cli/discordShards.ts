@@ -1,7 +1,7 @@
 import { REST, Routes, ShardingManager } from 'discord.js';
 import { discordSettingsFromEnv } from '../adapters/discord/discordSettings.js';
 import { ConfigError } from '../config/configError.js';
-import { terminalText } from '../delivery/terminalText.js';
+import { fail } from './fail.js';
 
 /** How `troupe discord --shards` runs its shards. */
 export interface DiscordShardsOptions {
@@ -26,16 +26,12 @@ export interface DiscordShardsOptions {
  * restart) from answering a message twice. Stops every shard on SIGINT / SIGTERM.
  */
 export async function runDiscordShards(options: DiscordShardsOptions): Promise<number> {
-  const fail = (code: string, message: string) => {
-    options.stderr(`error ${code}: ${terminalText(message)}\n`);
-    return 2;
-  };
   let settings: ReturnType<typeof discordSettingsFromEnv>;
   try {
     settings = discordSettingsFromEnv(options.env);
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(options.stderr, error.code, error.message);
   }
   let total: number;
   // Discord lets `max_concurrency` shards identify together every 5 s; one at a time by default.
@@ -56,10 +52,12 @@ export async function runDiscordShards(options: DiscordShardsOptions): Promise<n
       const status = (error as { status?: number }).status;
       if (status === 401)
         return fail(
+          options.stderr,
           'TROUPE_DISCORD_TOKEN_INVALID',
           'Discord refused the bot token. Copy it again from the Developer Portal (Bot → Reset Token) into DISCORD_TOKEN.',
         );
       return fail(
+        options.stderr,
         'TROUPE_DISCORD_LOGIN_FAILED',
         `Could not ask Discord how many shards to run: ${error instanceof Error ? error.message : String(error)}`,
       );
@@ -68,6 +66,7 @@ export async function runDiscordShards(options: DiscordShardsOptions): Promise<n
     total = Number(options.shards);
   } else {
     return fail(
+      options.stderr,
       'TROUPE_CONFIG_INVALID',
       `--shards ${JSON.stringify(options.shards)} is not "auto" or a whole number from 1.`,
     );
@@ -88,6 +87,7 @@ export async function runDiscordShards(options: DiscordShardsOptions): Promise<n
   } catch (error) {
     for (const shard of manager.shards.values()) shard.kill();
     return fail(
+      options.stderr,
       'TROUPE_DISCORD_LOGIN_FAILED',
       `A shard did not start: ${error instanceof Error ? error.message : String(error)}`,
     );

@@ -11,6 +11,7 @@ import { createLogger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError, TroupeError } from '../ports/troupeError.js';
+import { fail } from './fail.js';
 import { inboxItemJson, jsonText } from './inboxJson.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
 import { exitCodeOf, reportStoreFailure } from './storeErrors.js';
@@ -36,10 +37,6 @@ const ALLOWED = (item: InboxItem) => allowedAnswers(item.request.config);
  * Calendar when Google credentials are set, else the local mailbox and calendar.
  */
 async function open(options: EmailCommandOptions): Promise<Opened | number> {
-  const fail = (error: TroupeError) => {
-    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return exitCodeOf(error);
-  };
   let logger: Logger;
   let store: TroupeStore;
   try {
@@ -49,7 +46,7 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
       ...(options.storeOpeners ? { openers: options.storeOpeners } : {}),
     });
   } catch (error) {
-    if (isTroupeError(error)) return fail(error);
+    if (isTroupeError(error)) return fail(options.stderr, error.code, error.message, exitCodeOf(error));
     throw error;
   }
   try {
@@ -57,7 +54,7 @@ async function open(options: EmailCommandOptions): Promise<Opened | number> {
   } catch (error) {
     await store.close();
     if (!isTroupeError(error)) throw error;
-    return fail(error);
+    return fail(options.stderr, error.code, error.message, exitCodeOf(error));
   }
 }
 
@@ -83,10 +80,7 @@ export async function runEmail(
   if (typeof opened === 'number') return opened;
   const { store, assistant, model, gmail } = opened;
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
-  const usage = (message: string) => {
-    options.stderr(`error TROUPE_CONFIG_INVALID: ${message}\n`);
-    return 2;
-  };
+  const usage = (message: string) => fail(options.stderr, 'TROUPE_CONFIG_INVALID', message);
   try {
     if (gmail) {
       if (options.mailboxGiven)
@@ -103,10 +97,11 @@ export async function runEmail(
     try {
       text = await readFile(options.mailboxFile, 'utf8');
     } catch (error) {
-      options.stderr(
-        `error TROUPE_EMAIL_INVALID: Cannot read the mailbox ${options.mailboxFile} (${describe(error)}).\n`,
+      return fail(
+        options.stderr,
+        'TROUPE_EMAIL_INVALID',
+        `Cannot read the mailbox ${options.mailboxFile} (${describe(error)}).`,
       );
-      return 2;
     }
     out(`Email assistant — mailbox ${options.mailboxFile}, model: ${model}, store: ${store.kind}`);
     // Emails an earlier run left mid-way (a failed try, an answer not yet carried through) go on first.
@@ -181,8 +176,7 @@ async function runOnGmail(
   };
   const failed = (error: unknown) => {
     if (!isTroupeError(error)) throw error;
-    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return exitCodeOf(error);
+    return fail(options.stderr, error.code, error.message, exitCodeOf(error));
   };
   if (!options.watch) {
     try {
@@ -256,8 +250,7 @@ export async function runInboxRetry(options: EmailCommandOptions & { emailId: st
     const code = reportStoreFailure(error, options.stderr);
     if (code !== undefined) return code;
     if (!isTroupeError(error)) throw error;
-    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return 2;
+    return fail(options.stderr, error.code, error.message);
   } finally {
     await closeOpened(opened);
   }
@@ -287,10 +280,11 @@ export async function runInboxShow(
   try {
     const item = await opened.assistant.interrupt(options.id);
     if (!item) {
-      options.stderr(
-        `error TROUPE_INBOX_INVALID: No interrupt ${terminalText(options.id)} in the inbox; \`troupe inbox list\` shows what waits.\n`,
+      return fail(
+        options.stderr,
+        'TROUPE_INBOX_INVALID',
+        `No interrupt ${terminalText(options.id)} in the inbox; \`troupe inbox list\` shows what waits.`,
       );
-      return 2;
     }
     if (options.json) {
       options.stdout(jsonText(await inboxItemJson(opened.assistant, item)));
@@ -366,8 +360,7 @@ export async function runInboxAnswer(
     return 0;
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return exitCodeOf(error);
+    return fail(options.stderr, error.code, error.message, exitCodeOf(error));
   } finally {
     await closeOpened(opened);
   }

@@ -7,6 +7,7 @@ import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { MemoryRecord, TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import { type EmailAgentSettings, emailAgentSettingsFromEnv } from './emailAgentSettings.js';
+import { fail } from './fail.js';
 
 /** The profiles `troupe preferences` shows, by the name a person types. */
 export const preferenceProfiles = {
@@ -36,18 +37,18 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
   const names = options.which ? [options.which] : Object.keys(preferenceProfiles);
   const unknown = names.find((n) => !(n in preferenceProfiles));
   if (unknown !== undefined) {
-    options.stderr(
-      `error TROUPE_CONFIG_INVALID: No preferences named ${terminalText(JSON.stringify(unknown))}; use one of: ${Object.keys(preferenceProfiles).join(', ')}.\n`,
+    return fail(
+      options.stderr,
+      'TROUPE_CONFIG_INVALID',
+      `No preferences named ${terminalText(JSON.stringify(unknown))}; use one of: ${Object.keys(preferenceProfiles).join(', ')}.`,
     );
-    return 2;
   }
   let agentSettings: EmailAgentSettings;
   try {
     agentSettings = emailAgentSettingsFromEnv(options.env, options.env.TROUPE_EMAIL_USER?.trim() || 'Sam');
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return 2;
+    return fail(options.stderr, error.code, error.message);
   }
   let store: TroupeStore;
   try {
@@ -55,8 +56,7 @@ export async function runPreferences(options: PreferencesCommandOptions): Promis
     store = await openDefaultStore(options.env, { logger });
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    options.stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-    return 2;
+    return fail(options.stderr, error.code, error.message);
   }
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
   try {

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { DocumentStore, TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
+import { fail } from './fail.js';
 import { openGmail } from './openEmailAssistant.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -137,22 +138,18 @@ export async function runEmailStatus(options: {
   stderr: (text: string) => void;
   env: Env;
 }): Promise<number> {
-  const fail = (code: string, message: string) => {
-    options.stderr(`error ${code}: ${terminalText(message)}\n`);
-    return 2;
-  };
   let logger: Logger;
   try {
     logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(options.stderr, error.code, error.message);
   }
   let store: TroupeStore;
   try {
     store = await openDefaultStore(options.env, { logger });
   } catch (error) {
-    if (isTroupeError(error)) return fail(error.code, error.message);
+    if (isTroupeError(error)) return fail(options.stderr, error.code, error.message);
     throw error;
   }
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
@@ -166,7 +163,7 @@ export async function runEmailStatus(options: {
       );
     return 0;
   } catch (error) {
-    if (isTroupeError(error)) return fail(error.code, error.message);
+    if (isTroupeError(error)) return fail(options.stderr, error.code, error.message);
     throw error;
   } finally {
     await store.close();

@@ -3,6 +3,7 @@ import { terminalText } from '../delivery/terminalText.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
+import { fail } from './fail.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -23,17 +24,13 @@ export interface GmailAuthCommandOptions {
  * printed or logged. Exit 0 once saved, 2 on a setting or an authorisation that failed.
  */
 export async function runGmailAuth(options: GmailAuthCommandOptions): Promise<number> {
-  const fail = (code: string, message: string) => {
-    options.stderr(`error ${code}: ${terminalText(message)}\n`);
-    return 2;
-  };
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
   let logger: Logger;
   try {
     logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(options.stderr, error.code, error.message);
   }
   const { gmailSettingsFromEnv } = await import('../adapters/gmail/gmailSettings.js');
   const { runInstalledAppFlow } = await import('../adapters/gmail/gmailOAuthFlow.js');
@@ -45,6 +42,7 @@ export async function runGmailAuth(options: GmailAuthCommandOptions): Promise<nu
     const { clientId, clientSecret } = settings;
     if (!clientId || !clientSecret)
       return fail(
+        options.stderr,
         'TROUPE_CONFIG_INVALID',
         `Set ${[clientId ? '' : 'GOOGLE_CLIENT_ID', clientSecret ? '' : 'GOOGLE_CLIENT_SECRET'].filter(Boolean).join(' and ')}: the OAuth client of type "Desktop app" made in the Google Cloud console (APIs & Services → Credentials; see docs/email.md, "Gmail and Calendar").`,
       );
@@ -76,6 +74,7 @@ export async function runGmailAuth(options: GmailAuthCommandOptions): Promise<nu
       await writeTokenFile(path, token);
     } catch (error) {
       return fail(
+        options.stderr,
         'TROUPE_CONFIG_INVALID',
         `Cannot save the token in ${path} (${describe(error)}): set TROUPE_DATA_DIR to a directory you can write, then run \`troupe gmail auth\` again.`,
       );
@@ -89,7 +88,7 @@ export async function runGmailAuth(options: GmailAuthCommandOptions): Promise<nu
     out('`troupe email` now reads this Gmail account. To revoke: https://myaccount.google.com/permissions');
     return 0;
   } catch (error) {
-    if (isTroupeError(error)) return fail(error.code, error.message);
+    if (isTroupeError(error)) return fail(options.stderr, error.code, error.message);
     throw error;
   }
 }

@@ -1,11 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { loadCoordinationConfig } from '../config/coordinationFromEnv.js';
 import { terminalText } from '../delivery/terminalText.js';
+import { chartFormats } from '../inspect/renderStatechart.js';
 import { type DiagramFormat, statechartDiagram } from '../inspect/statechartDiagram.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
@@ -24,6 +25,7 @@ import { runDiscordShards } from './discordShards.js';
 import { runEmail, runInboxAnswer, runInboxList, runInboxRetry, runInboxShow } from './email.js';
 import { preferenceProfiles, runPreferences } from './emailPreferences.js';
 import { runEmailStatus } from './emailStatus.js';
+import { fail } from './fail.js';
 import { runGmailAuth } from './gmailAuth.js';
 import { EXIT_STORE_BUSY, EXIT_STORE_FULL, exitCodeOf } from './storeErrors.js';
 import { runStudio } from './studio.js';
@@ -118,8 +120,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return loadCoordinationConfig(io.env);
     } catch (error) {
       if (!ConfigError.isInstance(error)) throw error;
-      stderr(`error ${error.code}: ${error.message}\n`);
-      exitCode = EXIT_BAD_INPUT;
+      exitCode = fail(stderr, error.code, error.message);
       return undefined;
     }
   };
@@ -455,7 +456,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     .description(
       "Export every machine's statechart, drawn from its definition: Troupe's machines, or a module's own XState machines.",
     )
-    .option('--format <format>', 'mermaid, dot, scxml, svg or json', 'mermaid')
+    .addOption(new Option('--format <format>', 'the chart format').choices(chartFormats).default('mermaid'))
     .option(
       '--out <dir>',
       'write one file per machine into this directory (default: stdout; for svg, ./charts)',
@@ -485,32 +486,31 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     .description(
       'Print one statechart for design review: Mermaid (paste into Markdown), Graphviz DOT, SCXML or JSON (troupe charts exports them all).',
     )
-    .argument('<machine>', `one of: ${Object.keys(diagramMachines).join(', ')}`)
-    .option('--format <format>', 'mermaid, dot, scxml or json', 'mermaid')
-    .action((name: string, flags: { format: string }) => {
-      const machine = diagramMachines[name as keyof typeof diagramMachines];
-      if (!machine || !diagramFormats.includes(flags.format as DiagramFormat)) {
-        stderr(
-          `error TROUPE_DIAGRAM_UNKNOWN: no diagram for ${JSON.stringify(name)} as ${JSON.stringify(flags.format)}; ` +
-            `machines: ${Object.keys(diagramMachines).join(', ')}; formats: ${diagramFormats.join(', ')}\n`,
-        );
-        exitCode = EXIT_BAD_INPUT;
-        return;
-      }
-      io.stdout(statechartDiagram(machine, flags.format as DiagramFormat));
+    .addArgument(new Argument('<machine>', 'the machine to draw').choices(Object.keys(diagramMachines)))
+    .addOption(
+      new Option('--format <format>', 'the diagram format').choices(diagramFormats).default('mermaid'),
+    )
+    .action((name: keyof typeof diagramMachines, flags: { format: DiagramFormat }) => {
+      io.stdout(statechartDiagram(diagramMachines[name], flags.format));
     });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version are "errors" to commander; their code is 0.
-      return error.exitCode === 0 ? EXIT_OK : EXIT_FAILURE;
+      // Help and version are "errors" to commander; their code is 0. A value outside an option's
+      // or argument's choices is bad input, like any other refused flag.
+      if (error.exitCode === 0) return EXIT_OK;
+      return error.code === 'commander.invalidArgument' ? EXIT_BAD_INPUT : EXIT_FAILURE;
     }
     // A Troupe error says what happened and what to do; its stack would only hide that.
     if (TroupeError.isInstance(error)) {
-      stderr(`error ${error.code}: ${error.message}\n`);
-      return exitCodeOf(error, ConfigError.isInstance(error) ? EXIT_BAD_INPUT : EXIT_FAILURE);
+      return fail(
+        stderr,
+        error.code,
+        error.message,
+        exitCodeOf(error, ConfigError.isInstance(error) ? EXIT_BAD_INPUT : EXIT_FAILURE),
+      );
     }
     stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : describe(error)}\n`);
     return EXIT_FAILURE;

@@ -1,6 +1,6 @@
-import { terminalText } from '../delivery/terminalText.js';
 import { storeErrorCodes } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
+import { fail } from './fail.js';
 
 /**
  * Exit code of a command stopped because another process held the store locked past its busy
@@ -28,6 +28,5 @@ export function exitCodeOf(error: TroupeError, otherwise = 2): number {
 export function reportStoreFailure(error: unknown, stderr: (text: string) => void): number | undefined {
   if (!TroupeError.isInstance(error)) return undefined;
   if (error.code !== storeErrorCodes.busy && error.code !== storeErrorCodes.full) return undefined;
-  stderr(`error ${error.code}: ${terminalText(error.message)}\n`);
-  return exitCodeOf(error);
+  return fail(stderr, error.code, error.message, exitCodeOf(error));
 }

@@ -5,6 +5,7 @@ import { configErrorCodes } from '../ports/errorCodes.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
 import { openStudio } from '../studio/openStudio.js';
 import { DEFAULT_STUDIO_PORT } from '../studio/studioServer.js';
+import { fail } from './fail.js';
 
 /** What `troupe studio` needs from the command line and its surroundings. */
 export interface StudioCliOptions {
@@ -31,8 +32,7 @@ export async function runStudio(options: StudioCliOptions): Promise<number> {
   const parsed = flagsSchema.safeParse({ host: options.host, port: options.port });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ');
-    options.stderr(`error ${configErrorCodes.invalid}: ${problems}\n`);
-    return 2;
+    return fail(options.stderr, configErrorCodes.invalid, `${problems}`);
   }
   const { host, port } = parsed.data;
   let logger: Logger;
@@ -40,8 +40,7 @@ export async function runStudio(options: StudioCliOptions): Promise<number> {
     logger = createLogger({ level: logLevelFromEnv(options.env, 'warn') });
   } catch (error) {
     if (!isTroupeError(error)) throw error;
-    options.stderr(`error ${error.code}: ${error.message}\n`);
-    return 2;
+    return fail(options.stderr, error.code, error.message);
   }
   let studio: Awaited<ReturnType<typeof openStudio>>;
   try {
@@ -49,14 +48,14 @@ export async function runStudio(options: StudioCliOptions): Promise<number> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      options.stderr(
-        `error ${configErrorCodes.invalid}: cannot listen on ${host}:${port} (${code}); pick another with --port (0: any free port) or --host.\n`,
+      return fail(
+        options.stderr,
+        configErrorCodes.invalid,
+        `cannot listen on ${host}:${port} (${code}); pick another with --port (0: any free port) or --host.`,
       );
-      return 2;
     }
     if (isTroupeError(error)) {
-      options.stderr(`error ${error.code}: ${error.message}\n`);
-      return 2;
+      return fail(options.stderr, error.code, error.message);
     }
     options.stderr(`error: ${describe(error)}\n`);
     return 1;

@@ -13,6 +13,7 @@ import { createLogger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import { describe } from '../ports/troupeError.js';
+import { fail } from './fail.js';
 import { emailModelsFromEnv } from './openEmailAssistant.js';
 
 /** What `troupe triage-eval` needs. */
@@ -34,15 +35,12 @@ export interface TriageEvalOptions {
  * an unusable file or setting.
  */
 export async function runTriageEval(options: TriageEvalOptions): Promise<number> {
-  const fail = (code: string, message: string) => {
-    options.stderr(`error ${code}: ${terminalText(message)}\n`);
-    return 2;
-  };
   let text: string;
   try {
     text = await readFile(options.file, 'utf8');
   } catch (error) {
     return fail(
+      options.stderr,
       'TROUPE_TRIAGE_EVAL_INVALID',
       `Cannot read ${options.file} (${(error as NodeJS.ErrnoException).code ?? describe(error)}).`,
     );
@@ -51,6 +49,7 @@ export async function runTriageEval(options: TriageEvalOptions): Promise<number>
   for (const p of problems) options.stderr(`line ${p.line} skipped: ${terminalText(p.message)}\n`);
   if (emails.length === 0)
     return fail(
+      options.stderr,
       'TROUPE_TRIAGE_EVAL_INVALID',
       `${options.file} has no usable line: write one {"email": ..., "label": "ignore" | "notify" | "respond"} per line.`,
     );
@@ -61,6 +60,7 @@ export async function runTriageEval(options: TriageEvalOptions): Promise<number>
       preferences = await readPreferencesFile(options.preferencesFile);
     } catch (error) {
       return fail(
+        options.stderr,
         'TROUPE_TRIAGE_EVAL_INVALID',
         `The preferences file ${options.preferencesFile} is not usable: ${describe(error)}`,
       );
@@ -75,7 +75,7 @@ export async function runTriageEval(options: TriageEvalOptions): Promise<number>
     if (model) router = `rules, then ${models.modelName}`;
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
-    return fail(error.code, error.message);
+    return fail(options.stderr, error.code, error.message);
   }
 
   const results: EvalResult[] = [];

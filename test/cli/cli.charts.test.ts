@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { troupeMachines } from '../../src/cli/charts.js';
 import { type CliIo, runCli } from '../../src/cli/program.js';
 import type { StatechartJson } from '../../src/inspect/statechartModel.js';
+import { troupeErrorCodes } from '../../src/ports/errorCodes.js';
 import { orderMachine, toggleMachine } from '../fixtures/charts/userMachines.mjs';
 import {
   edgeKeys,
@@ -147,15 +148,16 @@ describe('troupe charts', () => {
     expect(stdout).not.toContain('order');
   });
 
-  describe('refuses with TROUPE_CHARTS_INVALID and exit 2', () => {
-    it('an unknown format, naming the formats', async () => {
-      const { code, stdout, stderr } = await charts(['--format', 'png']);
-      expect(code).toBe(2);
-      expect(stdout).toBe('');
-      expect(stderr).toContain('error TROUPE_CHARTS_INVALID: unknown chart format "png"');
-      expect(stderr).toContain('mermaid, dot, scxml, svg, json');
-    });
+  it('refuses an unknown format with exit 2, naming the formats', async () => {
+    const { code, stdout, stderr } = await charts(['--format', 'png']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(
+      "argument 'png' is invalid. Allowed choices are mermaid, dot, scxml, svg, json.",
+    );
+  });
 
+  describe('refuses with TROUPE_CHARTS_INVALID and exit 2', () => {
     it('a module that exports no state machine', async () => {
       const { code, stderr } = await charts(['--module', join(fixtures, 'noMachines.mjs')]);
       expect(code).toBe(2);
@@ -185,6 +187,29 @@ describe('troupe charts', () => {
       expect(stderr).toContain('--export names exports of a module');
     });
   });
+
+  it.each([
+    [
+      ['diagram', 'nope'],
+      "'nope' is invalid for argument 'machine'. Allowed choices are email, thread, presence, choice.",
+    ],
+    [
+      ['diagram', 'email', '--format', 'svg'],
+      "'svg' is invalid. Allowed choices are mermaid, dot, scxml, json.",
+    ],
+  ])(
+    'troupe %j is refused with exit 2, naming the choices, and no unregistered code',
+    async (argv, expected) => {
+      let out = '';
+      let err = '';
+      const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, isTTY: false };
+      expect(await runCli(argv, io)).toBe(2);
+      expect(out).toBe('');
+      expect(err).toContain(expected);
+      for (const printed of err.match(/TROUPE_[A-Z_]+/g) ?? []) expect(troupeErrorCodes).toContain(printed);
+      expect(err).not.toContain('TROUPE_DIAGRAM_UNKNOWN');
+    },
+  );
 
   it('troupe diagram still prints one machine (and its new formats)', async () => {
     let out = '';

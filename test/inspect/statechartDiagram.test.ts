@@ -55,6 +55,8 @@ describe('statechart diagrams for design review', () => {
     expect(await runCli(['diagram', 'presence', '--format', 'dot'], io)).toBe(0);
     expect(out).toContain('digraph "avatarPresence"');
     expect(await runCli(['diagram', 'teapot'], io)).toBe(2);
-    expect(err).toContain('TROUPE_DIAGRAM_UNKNOWN');
+    expect(err).toContain(
+      "'teapot' is invalid for argument 'machine'. Allowed choices are email, thread, presence, choice.",
+    );
   });
 });

@@ -4,7 +4,7 @@
  * traffic:
  *
  *   compiled  `new ChannelFloor({ engine: 'compiled' })`, the production default: the presence and
- *             thread machines' own definitions run as plain step functions (src/machines/compiledMachine.ts);
+ *             thread machines' own definitions run as plain step functions (src/engine/compiledMachine.ts);
  *   xstate    `new ChannelFloor({ engine: 'xstate' })`: real XState snapshots stepped per event.
  *
  * (A hand-written plain-object floor, ported by hand after every behaviour change, was the third
@@ -24,7 +24,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
-import { ChannelFloor } from '../src/machines/channelFloor.js';
+import { ChannelFloor } from '../src/floor/channelFloor.js';
 import { type ColdMatcher, measureColdMatchers } from './support/cold.js';
 import { buildFloors, createStats, drive, type FloorFactory, type FloorLike } from './support/driver.js';
 import {

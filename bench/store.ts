@@ -33,9 +33,9 @@ import { CHANNELS, type ChannelDocument, WAKEUPS } from '../src/actors/channelPe
 import { createMemoryStore } from '../src/adapters/store/memory/memoryStore.js';
 import { openSqliteStore } from '../src/adapters/store/sqlite/sqliteStore.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../src/config/coordinationConfig.js';
-import { ChannelFloor } from '../src/machines/channelFloor.js';
-import { parseFloorSnapshotFast } from '../src/machines/floor/snapshotFastPath.js';
-import { floorSnapshotSchema } from '../src/machines/floorSnapshot.js';
+import { ChannelFloor } from '../src/floor/channelFloor.js';
+import { floorSnapshotSchema } from '../src/floor/floorSnapshotSchema.js';
+import { parseFloorSnapshotFast } from '../src/floor/snapshotFastPath.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { intArg } from './support/args.js';
 import { canMeasureHeap, settledHeap } from './support/heap.js';

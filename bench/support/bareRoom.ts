@@ -13,9 +13,9 @@ import { SimulatedClock } from '../../src/actors/clock.js';
 import { scriptedReply } from '../../src/adapters/llm/scriptedReplies.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
 import { clipText } from '../../src/delivery/clipText.js';
-import { ChannelFloor } from '../../src/machines/channelFloor.js';
-import { type DrivenFloor, FloorDriver } from '../../src/machines/floorDriver.js';
-import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
+import { ChannelFloor } from '../../src/floor/channelFloor.js';
+import { type DrivenFloor, FloorDriver } from '../../src/floor/floorDriver.js';
+import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/floor/floorTypes.js';
 import type { RoomEvent, RoomTraffic } from './roomTraffic.js';
 
 export interface BareStats {

@@ -9,8 +9,8 @@
  * timed windows); the first scans are measured as before, so the figures stay comparable.
  */
 
-import type { AvatarProfile } from '../../src/machines/floorTypes.js';
-import { createMentionMatcher, type MentionMatcher } from '../../src/machines/mentionMatcher.js';
+import type { AvatarProfile } from '../../src/floor/floorTypes.js';
+import { createMentionMatcher, type MentionMatcher } from '../../src/textRules/mentionMatcher.js';
 import { settledHeap } from './heap.js';
 import { castRoster } from './traffic.js';
 

@@ -13,15 +13,9 @@
 
 import { SimulatedClock } from '../../src/actors/clock.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
-import type { ChannelFloorOptions } from '../../src/machines/channelFloor.js';
-import { type DrivenFloor, FloorDriver } from '../../src/machines/floorDriver.js';
-import type {
-  AvatarProfile,
-  FloorEffect,
-  FloorEvent,
-  Rung,
-  TurnClaim,
-} from '../../src/machines/floorTypes.js';
+import type { ChannelFloorOptions } from '../../src/floor/channelFloor.js';
+import { type DrivenFloor, FloorDriver } from '../../src/floor/floorDriver.js';
+import type { AvatarProfile, FloorEffect, FloorEvent, Rung, TurnClaim } from '../../src/floor/floorTypes.js';
 import { hashString } from './prng.js';
 import { type ChannelSpec, type Inbound, scriptTurn, turnTiming } from './traffic.js';
 

@@ -5,8 +5,8 @@
 import { getHeapStatistics } from 'node:v8';
 import { createActor } from 'xstate';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
+import type { FloorEffect, TurnClaim } from '../../src/floor/floorTypes.js';
 import { avatarPresenceMachine } from '../../src/machines/avatarPresence.machine.js';
-import type { FloorEffect, TurnClaim } from '../../src/machines/floorTypes.js';
 import { buildFloors, type FloorFactory, type FloorLike } from './driver.js';
 import type { ChannelSpec } from './traffic.js';
 

@@ -13,8 +13,8 @@ import {
 import { nameKey } from '../../src/actors/avatarNames.js';
 import type { ChannelDocument } from '../../src/actors/channelPersistence.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
-import { ChannelFloor } from '../../src/machines/channelFloor.js';
-import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
+import { ChannelFloor } from '../../src/floor/channelFloor.js';
+import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/floor/floorTypes.js';
 import type { OutgoingResponse } from '../../src/ports/outgoingResponse.js';
 import { hashString, intIn, mulberry32, pick, type Rng } from './prng.js';
 import { avatarPool } from './traffic.js';

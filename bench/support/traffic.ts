@@ -5,7 +5,7 @@
  * in many channels) and gets its own PRNG stream seeded from (seed, channel index), so channel 7
  * sees the same traffic whether the run has 100 or 10,000 channels.
  */
-import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
+import type { AvatarProfile, FloorEvent, TurnClaim } from '../../src/floor/floorTypes.js';
 import { hashString, intIn, mulberry32, pick, type Rng } from './prng.js';
 
 /** 2025-11-13T12:00:00Z, the seed proposal's date (same origin as the simulator). */

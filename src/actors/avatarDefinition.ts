@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AvatarProfile } from '../machines/floorTypes.js';
+import type { AvatarProfile } from '../floor/floorTypes.js';
 import { ambiguousNames, avatarEmojiSchema, avatarNameSchema } from './avatarNames.js';
 
 const name = avatarNameSchema;

@@ -6,10 +6,10 @@ import {
   prepareOutgoingResponse,
   type VoicePolicy,
 } from '../delivery/preparation.js';
+import type { ChannelFloor, FloorView } from '../floor/channelFloor.js';
+import { FloorDriver, type FloorDriverHooks, type TurnRelease } from '../floor/floorDriver.js';
+import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../floor/floorTypes.js';
 import type { Logger } from '../logging/logger.js';
-import type { ChannelFloor, FloorView } from '../machines/channelFloor.js';
-import { FloorDriver, type FloorDriverHooks, type TurnRelease } from '../machines/floorDriver.js';
-import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
 import type { Clock } from '../ports/clock.js';
 import type { TroupeErrorCode } from '../ports/errorCodes.js';
 import type { TurnGenerationResult, TurnSituation } from '../ports/model.js';

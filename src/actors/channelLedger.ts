@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FloorDriver } from '../machines/floorDriver.js';
-import type { FloorEvent } from '../machines/floorTypes.js';
+import { FloorDriver } from '../floor/floorDriver.js';
+import type { FloorEvent } from '../floor/floorTypes.js';
 
 /**
  * A channel's turn ledger: the floor events applied since its stored snapshot, appended in small

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Subject } from 'rxjs';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { ChannelFloor } from '../floor/channelFloor.js';
+import { FloorSnapshotError } from '../floor/floorSnapshotSchema.js';
+import type { AvatarProfile } from '../floor/floorTypes.js';
 import type { Logger } from '../logging/logger.js';
-import { ChannelFloor } from '../machines/channelFloor.js';
-import { FloorSnapshotError } from '../machines/floorSnapshot.js';
-import type { AvatarProfile } from '../machines/floorTypes.js';
 import type { Clock } from '../ports/clock.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { DocumentStore } from '../ports/store.js';

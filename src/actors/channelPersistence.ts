@@ -1,6 +1,6 @@
+import type { FloorSnapshot } from '../floor/floorSnapshotSchema.js';
+import type { FloorEvent } from '../floor/floorTypes.js';
 import type { Logger } from '../logging/logger.js';
-import type { FloorSnapshot } from '../machines/floorSnapshot.js';
-import type { FloorEvent } from '../machines/floorTypes.js';
 import type { Clock, TimerHandle } from '../ports/clock.js';
 import type { DocumentOperation, DocumentStore, StoredDocument } from '../ports/store.js';
 import { TroupeError } from '../ports/troupeError.js';

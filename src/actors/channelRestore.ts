@@ -1,6 +1,6 @@
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { ChannelFloor } from '../machines/channelFloor.js';
-import type { AvatarProfile, FloorEvent } from '../machines/floorTypes.js';
+import { ChannelFloor } from '../floor/channelFloor.js';
+import type { AvatarProfile, FloorEvent } from '../floor/floorTypes.js';
 import type { DocumentStore } from '../ports/store.js';
 import { replayLedger } from './channelLedger.js';
 import {

@@ -1,4 +1,4 @@
-import type { FloorEffect } from '../machines/floorTypes.js';
+import type { FloorEffect } from '../floor/floorTypes.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Observable, Subscription } from 'rxjs';
 import { prepareOutgoingResponse } from '../delivery/preparation.js';
-import type { FloorView } from '../machines/channelFloor.js';
+import type { FloorView } from '../floor/channelFloor.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import { plainError } from '../ports/plainError.js';
 import { TroupeError } from '../ports/troupeError.js';

@@ -1,8 +1,8 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { ComposerConfigOptions } from '../composer/composerConfig.js';
 import type { CoordinationConfig, CoordinationConfigInput } from '../config/coordinationConfig.js';
+import type { FloorView } from '../floor/channelFloor.js';
 import type { Logger } from '../logging/logger.js';
-import type { FloorView } from '../machines/channelFloor.js';
 import type { Clock } from '../ports/clock.js';
 import type { HistoryStore } from '../ports/history.js';
 import type { LookupTool } from '../ports/lookupTool.js';

@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
 import { compose } from '../composer/compose.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import type { AvatarProfile } from '../floor/floorTypes.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import type { AvatarProfile } from '../machines/floorTypes.js';
 import type { Clock } from '../ports/clock.js';
 import type { TurnModel } from '../ports/model.js';
 import type { TroupeStore } from '../ports/store.js';

@@ -1,4 +1,4 @@
-import type { TurnClaim } from '../machines/floorTypes.js';
+import type { TurnClaim } from '../floor/floorTypes.js';
 import type { TurnBrief } from '../ports/model.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { buildTurnPrompt } from '../delivery/prompts.js';
-import type { AvatarProfile, TurnClaim } from '../machines/floorTypes.js';
+import type { AvatarProfile, TurnClaim } from '../floor/floorTypes.js';
 import { DEFAULT_HISTORY_WINDOW, type HistoryEntry, type HistoryStore } from '../ports/history.js';
 import type {
   TurnBrief,

@@ -4,9 +4,9 @@ import type { Runtime } from '../actors/runtimeOptions.js';
 import type { TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { formatDuration } from '../config/duration.js';
 import { terminalText } from '../delivery/terminalText.js';
-import type { FloorEffect, TurnClaim } from '../machines/floorTypes.js';
-import { moodOf } from '../machines/sentiment.js';
+import type { FloorEffect, TurnClaim } from '../floor/floorTypes.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
+import { moodOf } from '../textRules/sentiment.js';
 
 /** ANSI dim, only when colour is on. */
 export const dimmer = (color: boolean) => (text: string) => (color ? `\u001b[2m${text}\u001b[22m` : text);

@@ -5,7 +5,7 @@ import {
   readMachine,
   type StateNodeReading,
   type TransitionReading,
-} from '../machines/xstateInternals.js';
+} from '../engine/xstateInternals.js';
 
 /** The version of {@link StatechartJson}; it changes only when a field changes meaning or goes away. */
 export const STATECHART_JSON_VERSION = 1;

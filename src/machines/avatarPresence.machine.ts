@@ -1,6 +1,6 @@
 import { assign, setup } from 'xstate';
 import { type Attention, boostAttention } from './attention.js';
-import type { Rung } from './floorTypes.js';
+import type { Rung } from './rungOrder.js';
 
 /** The timing knobs a presence needs; shared by every presence of a channel. */
 export interface PresenceSettings {

@@ -1,6 +1,8 @@
 import { assign, setup } from 'xstate';
-import type { ThreadMode } from './floorTypes.js';
-import type { ThreadSentiment } from './sentiment.js';
+import type { ThreadSentiment } from '../textRules/sentiment.js';
+
+/** How a thread started. */
+export type ThreadMode = 'mention' | 'summon' | 'reply';
 
 /** What a thread is started with. */
 export interface ConversationThreadInput {

@@ -5,6 +5,18 @@
  * @packageDocumentation
  */
 
+export { createMachineStepper, type MachineStepper } from '../engine/machineStepper.js';
+export { ChannelFloor, type ChannelFloorOptions, type FloorView } from '../floor/channelFloor.js';
+export {
+  type DrivenFloor,
+  type FloorClock,
+  FloorDriver,
+  type FloorDriverHooks,
+  type FloorDriverOptions,
+  type TurnRelease,
+} from '../floor/floorDriver.js';
+export { type FloorSnapshot, FloorSnapshotError, floorSnapshotSchema } from '../floor/floorSnapshotSchema.js';
+export type * from '../floor/floorTypes.js';
 export {
   type ChartFormat,
   chartFormats,
@@ -18,6 +30,9 @@ export {
   type StatechartState,
   type StatechartTransition,
 } from '../inspect/statechartModel.js';
+export { isFarewell } from '../textRules/farewell.js';
+export { type InitiativeScore, initiativeScore, topicHits, wordsOf } from '../textRules/initiative.js';
+export { createMentionMatcher, type MentionMatcher } from '../textRules/mentionMatcher.js';
 export { type Attention, attentionAt, boostAttention } from './attention.js';
 export {
   type AvatarPresenceContext,
@@ -28,7 +43,6 @@ export {
   type PresenceSettings,
   type TurnClaimRef,
 } from './avatarPresence.machine.js';
-export { ChannelFloor, type ChannelFloorOptions, type FloorView } from './channelFloor.js';
 export {
   type ConversationThreadContext,
   type ConversationThreadEvent,
@@ -43,19 +57,5 @@ export {
   type EmailOutcome,
   emailLifecycleMachine,
 } from './emailLifecycle.machine.js';
-export { isFarewell } from './farewell.js';
-export {
-  type DrivenFloor,
-  type FloorClock,
-  FloorDriver,
-  type FloorDriverHooks,
-  type FloorDriverOptions,
-  type TurnRelease,
-} from './floorDriver.js';
-export { type FloorSnapshot, FloorSnapshotError, floorSnapshotSchema } from './floorSnapshot.js';
-export type * from './floorTypes.js';
-export { type InitiativeScore, initiativeScore, topicHits, wordsOf } from './initiative.js';
-export { createMachineStepper, type MachineStepper } from './machineStepper.js';
-export { createMentionMatcher, type MentionMatcher } from './mentionMatcher.js';
 export { pendingChoiceMachine } from './pendingChoice.machine.js';
 export { rungOrder, rungRanks, type ThreadPriority } from './rungOrder.js';

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { type OfferedChoice, resolveChoiceReply } from './choiceReply.js';
+import { type OfferedChoice, resolveChoiceReply } from '../textRules/choiceReply.js';
 
 /** What a pending choice is about: who was asked, what to re-run, and until when. */
 export interface PendingChoiceContext {

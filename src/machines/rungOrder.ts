@@ -1,4 +1,14 @@
-import type { Rung } from './floorTypes.js';
+/** The rungs of the response ladder plus the two scheduled summon turns. */
+export type Rung =
+  | 'reply'
+  | 'thread'
+  | 'summon'
+  | 'affinity'
+  | 'mention'
+  | 'round-robin'
+  | 'initiative'
+  | 'greeting'
+  | 'follow-up';
 
 /** Where the thread rung sits (THREAD_RESPONSE_PRIORITY). */
 export type ThreadPriority = 'high' | 'normal' | 'low';

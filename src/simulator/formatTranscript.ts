@@ -1,7 +1,7 @@
 import { clip } from '../adapters/llm/scriptedReplies.js';
 import { formatDuration, formatSimTime } from '../config/duration.js';
 import { terminalText } from '../delivery/terminalText.js';
-import { moodOf } from '../machines/sentiment.js';
+import { moodOf } from '../textRules/sentiment.js';
 import type { SimulationResult, TranscriptEntry } from './runScenario.js';
 
 /** A sentiment with its sign: +0.75, -1.2, 0. */

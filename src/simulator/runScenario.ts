@@ -1,6 +1,6 @@
 import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
-import type { ChannelFloor, ChannelFloorOptions, FloorView } from '../machines/channelFloor.js';
-import type { DrivenFloor } from '../machines/floorDriver.js';
+import type { ChannelFloor, ChannelFloorOptions, FloorView } from '../floor/channelFloor.js';
+import type { DrivenFloor } from '../floor/floorDriver.js';
 import type {
   BudgetLane,
   FloorEvent,
@@ -9,7 +9,7 @@ import type {
   ThreadMode,
   ThreadOutcome,
   TurnKind,
-} from '../machines/floorTypes.js';
+} from '../floor/floorTypes.js';
 import { type Scenario, type ScenarioFailure, scenarioConfigOverrides } from './scenario.js';
 import { ScenarioRun } from './scenarioRun.js';
 import type { SimulationSummary } from './summary.js';

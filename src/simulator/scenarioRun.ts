@@ -1,9 +1,9 @@
 import { SimulatedClock } from '../actors/clock.js';
 import { scriptedReply } from '../adapters/llm/scriptedReplies.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { ChannelFloor, type ChannelFloorOptions } from '../machines/channelFloor.js';
-import { FloorDriver } from '../machines/floorDriver.js';
-import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
+import { ChannelFloor, type ChannelFloorOptions } from '../floor/channelFloor.js';
+import { FloorDriver } from '../floor/floorDriver.js';
+import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../floor/floorTypes.js';
 import type { FloorLike, SimulationResult, TranscriptEntry } from './runScenario.js';
 import type { Scenario, ScenarioFailure, ScriptStep } from './scenario.js';
 import { buildSummary } from './summary.js';

@@ -1,4 +1,4 @@
-import type { Rung, SuppressionReason, ThreadMode, ThreadOutcome, TurnKind } from '../machines/floorTypes.js';
+import type { Rung, SuppressionReason, ThreadMode, ThreadOutcome, TurnKind } from '../floor/floorTypes.js';
 import type { AvatarMessageEntry, TranscriptEntry } from './runScenario.js';
 import type { Scenario } from './scenario.js';
 

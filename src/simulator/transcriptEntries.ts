@@ -1,4 +1,4 @@
-import type { FloorEffect, FloorEvent, TurnClaim } from '../machines/floorTypes.js';
+import type { FloorEffect, FloorEvent, TurnClaim } from '../floor/floorTypes.js';
 import type { TranscriptEntry } from './runScenario.js';
 
 /** What an effect's transcript line needs from the run: simulated times, and avatars' names. */

@@ -1,6 +1,6 @@
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
 import { channelKey } from '../actors/runtime.js';
-import type { FloorEffect } from '../machines/floorTypes.js';
+import type { FloorEffect } from '../floor/floorTypes.js';
 import type { StudioEvent } from './studioState.js';
 
 /** The studio id of an avatar's presence in a channel. */

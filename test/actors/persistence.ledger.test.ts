@@ -9,8 +9,8 @@ import {
 } from '../../src/actors/channelPersistence.js';
 import { SimulatedClock } from '../../src/actors/clock.js';
 import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
+import type { FloorSnapshot } from '../../src/floor/floorSnapshotSchema.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import type { FloorSnapshot } from '../../src/machines/floorSnapshot.js';
 import type { DocumentOperation, DocumentStore } from '../../src/ports/store.js';
 import { createTestRuntime } from '../../src/testing/index.js';
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
+import { createMachineStepper } from '../../src/engine/machineStepper.js';
+import type { Rung } from '../../src/floor/floorTypes.js';
 import { attentionAt } from '../../src/machines/attention.js';
 import {
   type AvatarPresenceEvent,
@@ -10,8 +12,6 @@ import {
   hasAffinity,
   type PresenceSettings,
 } from '../../src/machines/avatarPresence.machine.js';
-import type { Rung } from '../../src/machines/floorTypes.js';
-import { createMachineStepper } from '../../src/machines/machineStepper.js';
 import { fuzzRuns } from '../support/fuzzRuns.js';
 
 const stepper = createMachineStepper(avatarPresenceMachine);

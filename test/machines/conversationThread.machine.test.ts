@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
+import { createMachineStepper } from '../../src/engine/machineStepper.js';
 import {
   type ConversationThreadEvent,
   type ConversationThreadInput,
   conversationThreadMachine,
   threadDeadline,
 } from '../../src/machines/conversationThread.machine.js';
-import { createMachineStepper } from '../../src/machines/machineStepper.js';
 import { fuzzRuns } from '../support/fuzzRuns.js';
 
 const stepper = createMachineStepper(conversationThreadMachine);

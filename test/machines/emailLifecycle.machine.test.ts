@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
-import { compileMachine } from '../../src/machines/compiledMachine.js';
+import { compileMachine } from '../../src/engine/compiledMachine.js';
 import {
   type EmailLifecycleEvent,
   emailLifecycleMachine,

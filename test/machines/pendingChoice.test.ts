@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { resolveChoiceReply } from '../../src/machines/choiceReply.js';
 import { pendingChoiceMachine } from '../../src/machines/pendingChoice.machine.js';
+import { resolveChoiceReply } from '../../src/textRules/choiceReply.js';
 
 const choices = [
   { id: 42, label: 'Parts for Truck Inc' },

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { renderConfigTables, withConfigTables } from '../../scripts/configTables.js';
 import { renderReadmeTour, withTour } from '../../scripts/readmeTour.js';
 import { defaultCoordinationConfig } from '../../src/config/coordinationConfig.js';
-import { ChannelFloor } from '../../src/machines/channelFloor.js';
+import { ChannelFloor } from '../../src/floor/channelFloor.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

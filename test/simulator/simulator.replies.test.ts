@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AvatarProfile, TurnClaim } from '../../src/machines/floorTypes.js';
+import type { AvatarProfile, TurnClaim } from '../../src/floor/floorTypes.js';
 import { scriptedReply } from '../../src/simulator/index.js';
 
 const luna: AvatarProfile = {

@@ -7,10 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
+import type { StoredPresence } from '../../src/floor/floorSnapshotSchema.js';
+import type { FloorEffect, Rung } from '../../src/floor/floorTypes.js';
+import { restoredPresence } from '../../src/floor/storedMachines.js';
 import { guaranteedTurns } from '../../src/machines/avatarPresence.machine.js';
-import { restoredPresence } from '../../src/machines/floor/storedMachines.js';
-import type { StoredPresence } from '../../src/machines/floorSnapshot.js';
-import type { FloorEffect, Rung } from '../../src/machines/floorTypes.js';
 import {
   type AttemptLine,
   CRASH_CHANNELS,

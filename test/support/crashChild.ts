@@ -36,7 +36,7 @@ import { CHANNELS } from '../../src/actors/channelPersistence.js';
 import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
 import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
 import { createRuntime } from '../../src/createRuntime.js';
-import type { FloorView } from '../../src/machines/channelFloor.js';
+import type { FloorView } from '../../src/floor/channelFloor.js';
 import type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from '../../src/ports/model.js';
 import type {
   DocumentOperation,

@@ -6,7 +6,7 @@
 import type { AvatarDefinitionInput } from '../../src/actors/avatarDefinition.js';
 import type { PersistenceOptions } from '../../src/actors/runtimeOptions.js';
 import type { CoordinationConfig } from '../../src/config/coordinationConfig.js';
-import type { FloorEffect } from '../../src/machines/floorTypes.js';
+import type { FloorEffect } from '../../src/floor/floorTypes.js';
 
 /** The transport kind (and so the channel kind) of the crash test. */
 export const CRASH_KIND = 'crash';

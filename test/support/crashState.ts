@@ -6,8 +6,8 @@
 import { avatarListSchema, toProfile } from '../../src/actors/avatarDefinition.js';
 import { readChannelState } from '../../src/actors/channelRestore.js';
 import { resolveCoordinationConfig } from '../../src/config/coordinationFromEnv.js';
-import type { ChannelFloor } from '../../src/machines/channelFloor.js';
-import type { FloorSnapshot } from '../../src/machines/floorSnapshot.js';
+import type { ChannelFloor } from '../../src/floor/channelFloor.js';
+import type { FloorSnapshot } from '../../src/floor/floorSnapshotSchema.js';
 import type { DocumentStore } from '../../src/ports/store.js';
 import { CRASH_AVATARS, CRASH_CONFIG, type CrashMarker, MARKER_FIELD } from './crashScenario.js';
 

@@ -3,8 +3,8 @@
  * speak, avatars deliver or fail their turns, time is passed explicitly.
  */
 import { type CoordinationConfig, defaultCoordinationConfig } from '../../src/config/coordinationConfig.js';
-import { ChannelFloor } from '../../src/machines/channelFloor.js';
-import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../../src/machines/floorTypes.js';
+import { ChannelFloor } from '../../src/floor/channelFloor.js';
+import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../../src/floor/floorTypes.js';
 import { claimsIn, ofType } from './floorTraffic.js';
 
 export type Person = { kind: 'human'; id: string; name: string };

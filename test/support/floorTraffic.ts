@@ -13,15 +13,15 @@
 
 import fc from 'fast-check';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../../src/config/coordinationConfig.js';
-import { ChannelFloor, type ChannelFloorOptions, type FloorView } from '../../src/machines/channelFloor.js';
-import type { FloorEngineName } from '../../src/machines/floorEngine.js';
+import { ChannelFloor, type ChannelFloorOptions, type FloorView } from '../../src/floor/channelFloor.js';
+import type { FloorEngineName } from '../../src/floor/floorEngine.js';
 import type {
   Author,
   AvatarProfile,
   FloorEffect,
   FloorEvent,
   TurnClaim,
-} from '../../src/machines/floorTypes.js';
+} from '../../src/floor/floorTypes.js';
 
 // ------------------------------------------------------------------------------------------------
 // Small helpers shared by the floor tests

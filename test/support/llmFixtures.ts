@@ -1,7 +1,7 @@
 /** Shared fixtures for the language-model tests: an avatar, turns, requests and a log capture. */
 import { pino } from 'pino';
+import type { AvatarProfile, TurnClaim, TurnContext } from '../../src/floor/floorTypes.js';
 import type { Logger } from '../../src/logging/logger.js';
-import type { AvatarProfile, TurnClaim, TurnContext } from '../../src/machines/floorTypes.js';
 import type { Prompt, TurnGenerationRequest } from '../../src/ports/model.js';
 
 export const luna: AvatarProfile = {

@@ -1,8 +1,8 @@
 import type { ComposedReply } from '../../composer/composedReply.js';
 import type { ComposerConfigOptions } from '../../composer/composerConfig.js';
+import { createMachineStepper } from '../../engine/machineStepper.js';
+import type { TurnClaim } from '../../floor/floorTypes.js';
 import type { Logger } from '../../logging/logger.js';
-import type { TurnClaim } from '../../machines/floorTypes.js';
-import { createMachineStepper } from '../../machines/machineStepper.js';
 import { type PendingChoiceContext, pendingChoiceMachine } from '../../machines/pendingChoice.machine.js';
 import type { LookupTool } from '../../ports/lookupTool.js';
 import type { EventLog } from '../../ports/store.js';

@@ -11,8 +11,8 @@ import {
 import { filter, firstValueFrom, map, type Observable, race, Subject, timer } from 'rxjs';
 import { formatDuration } from '../../config/duration.js';
 import { clipText } from '../../delivery/clipText.js';
+import type { FloorView } from '../../floor/floorView.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import type { FloorView } from '../../machines/floor/floorView.js';
 import type { ChannelRef } from '../../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../ports/routingOutcome.js';
 import type { TroupeStore } from '../../ports/store.js';

@@ -9,7 +9,7 @@ import {
 } from 'discord.js';
 import { Observable } from 'rxjs';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import { createMentionMatcher, type MentionMatcher } from '../../machines/mentionMatcher.js';
+import { createMentionMatcher, type MentionMatcher } from '../../textRules/mentionMatcher.js';
 import type { DiscordMessageMemory } from './discordMessageMemory.js';
 import type { DiscordWebhooks } from './discordWebhooks.js';
 import { editEventId } from './editEventId.js';

@@ -43,6 +43,32 @@ function sharedRosterOf(profiles: readonly AvatarProfile[]): SharedRoster {
   return shared;
 }
 
+/** The presence settings and rung ranks of a configuration, shared by the floors built with it. */
+interface SharedConfig {
+  settings: PresenceSettings;
+  ranks: ReadonlyMap<Rung, number>;
+}
+
+const sharedConfigs = new WeakMap<CoordinationConfig, SharedConfig>();
+
+function sharedConfigOf(config: CoordinationConfig): SharedConfig {
+  let shared = sharedConfigs.get(config);
+  if (!shared) {
+    shared = {
+      settings: {
+        perAvatarCooldownMs: config.perAvatarCooldownMs,
+        recentSummonCooldownMs: config.recentSummonCooldownMs,
+        stickyAffinityTtlMs: config.stickyAffinityTtlMs,
+        attentionHalfLifeMs: config.attentionHalfLifeMs,
+        summonConversationDurationMs: config.summonConversationDurationMs,
+      },
+      ranks: rungRanks(config.threadResponsePriority),
+    };
+    sharedConfigs.set(config, shared);
+  }
+  return shared;
+}
+
 /** The setup for a floor with this configuration, roster (treated as immutable) and engine. */
 export function createFloorSetup(
   config: CoordinationConfig,
@@ -51,17 +77,13 @@ export function createFloorSetup(
 ): FloorSetup {
   // Floors built from the same roster array share its maps and mention matcher: a runtime with
   // thousands of channels builds them once, not per channel (restores and heap both gain).
+  // Likewise the presence settings and ranks of one configuration (configurations are not mutated).
   const shared = sharedRosterOf(roster);
+  const { settings, ranks } = sharedConfigOf(config);
   return {
     config,
-    settings: {
-      perAvatarCooldownMs: config.perAvatarCooldownMs,
-      recentSummonCooldownMs: config.recentSummonCooldownMs,
-      stickyAffinityTtlMs: config.stickyAffinityTtlMs,
-      attentionHalfLifeMs: config.attentionHalfLifeMs,
-      summonConversationDurationMs: config.summonConversationDurationMs,
-    },
-    ranks: rungRanks(config.threadResponsePriority),
+    settings,
+    ranks,
     engine: floorEngine(engine),
     roster: shared.roster,
     sharedRoster: true,

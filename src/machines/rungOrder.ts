@@ -25,7 +25,15 @@ export function rungOrder(threadPriority: ThreadPriority): readonly Rung[] {
   return ['greeting', 'follow-up', ...base];
 }
 
-/** Rank of each rung (lower is higher priority) for a given thread priority. */
+const ranksByPriority = new Map<ThreadPriority, ReadonlyMap<Rung, number>>();
+
+/** Rank of each rung (lower is higher priority) for a given thread priority; one shared map each. */
 export function rungRanks(threadPriority: ThreadPriority): ReadonlyMap<Rung, number> {
-  return new Map(rungOrder(threadPriority).map((r, i) => [r, i]));
+  // Every floor asks for its ranks when it is built or restored: three priorities, three maps.
+  let ranks = ranksByPriority.get(threadPriority);
+  if (!ranks) {
+    ranks = new Map(rungOrder(threadPriority).map((r, i) => [r, i]));
+    ranksByPriority.set(threadPriority, ranks);
+  }
+  return ranks;
 }

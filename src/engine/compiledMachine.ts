@@ -1,6 +1,7 @@
 import type { AnyStateMachine, ContextFrom, EventFromLogic, InputFrom, StateValue } from 'xstate';
 import { runtimeErrorCodes } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
+import { StateValueIndex } from './stateValueIndex.js';
 import {
   type ActionReading,
   type GuardReading,
@@ -379,7 +380,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
   });
 
   const contextFactory = reading.context;
-  const restored = new Map<string, Configuration>();
+  const restored = new StateValueIndex<Configuration>();
   return {
     machine,
     initial(input) {
@@ -396,8 +397,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     },
     restore(value, context) {
       // A record is restored on every step of it; the configuration of a value is worked out once.
-      const key = typeof value === 'string' ? value : JSON.stringify(value);
-      const known = restored.get(key);
+      const known = restored.get(value);
       if (known) return toState(known, context);
       const active = new Set<Node>();
       const walk = (node: Node, v: StateValue) => {
@@ -416,7 +416,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
       walk(root, value);
       const config = configurationOf(active);
       // Bounded by the machine's configurations; a value that names no state threw above.
-      restored.set(key, config);
+      restored.set(value, config);
       return toState(config, context);
     },
     step(state, event) {

@@ -13,6 +13,12 @@ import { readFloorSnapshot } from './readFloorSnapshot.js';
 
 export type { FloorView } from './floorView.js';
 
+/**
+ * The snapshot {@link ChannelFloor.restore} is building a floor from, handed to the constructor it
+ * calls (synchronously), so a restored floor builds its state once instead of an empty one first.
+ */
+let restoring: FloorSnapshot | undefined;
+
 /** How a channel floor is created. */
 export interface ChannelFloorOptions {
   channelId: string;
@@ -68,6 +74,12 @@ export class ChannelFloor {
     this.channelId = options.channelId;
     this.epoch = options.epoch ?? '0';
     this.setup = createFloorSetup(options.config, options.roster, options.engine);
+    const data = restoring;
+    restoring = undefined;
+    if (data) {
+      this.state = restoreFloorState(data, this.setup);
+      return;
+    }
     this.state = createFloorState(this.channelId, this.epoch, options.at ?? 0);
     for (const id of options.present ?? [])
       if (this.setup.roster.has(id)) ensurePresence(this.state, this.setup, id, this.state.now);
@@ -114,13 +126,14 @@ export class ChannelFloor {
     const data = readFloorSnapshot(snapshot, options.channelId);
     if (data.channelId !== options.channelId)
       throw new FloorSnapshotError(options.channelId, `it belongs to channel ${data.channelId}`);
-    const floor = new ChannelFloor({ ...options, at: data.now, epoch: data.epoch });
+    restoring = data;
     try {
-      floor.state = restoreFloorState(data, floor.setup);
+      return new ChannelFloor({ ...options, at: data.now, epoch: data.epoch });
     } catch (error) {
       throw new FloorSnapshotError(options.channelId, error instanceof Error ? error.message : String(error));
+    } finally {
+      restoring = undefined;
     }
-    return floor;
   }
 
   /** A read-only picture of the floor. */

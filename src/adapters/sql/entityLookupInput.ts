@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EnvelopeQuery } from '../../composer/envelope.js';
+import { zodIssues } from '../../config/zodIssues.js';
 import {
   type EntityMapping,
   type EntityRegistry,
@@ -80,13 +81,6 @@ export interface ParsedInput {
 
 export type Parsed = { ok: true; value: ParsedInput } | { ok: false; message: string; query: EnvelopeQuery };
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'input'}: ${issue.message}`)
-    .join('; ');
-}
-
 /** Validates a request and resolves its entity type; a problem comes back as a message a model can act on. */
 export function parseInput(raw: unknown, registry: EntityRegistry): Parsed {
   const rawType =
@@ -98,7 +92,7 @@ export function parseInput(raw: unknown, registry: EntityRegistry): Parsed {
   const fallbackQuery: EnvelopeQuery = { entity_type: rawType || 'unknown' };
   const checked = inputSchema.safeParse(raw);
   if (!checked.success)
-    return { ok: false, message: describeIssues(checked.error.issues), query: fallbackQuery };
+    return { ok: false, message: zodIssues(checked.error, 'input', { limit: 3 }), query: fallbackQuery };
   const input = checked.data;
   const type = registry.aliases.get(entityTypeKey(input.entity_type));
   const mapping = type === undefined ? undefined : registry.mappings.get(type);

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { Subject } from 'rxjs';
 import type { z } from 'zod';
+import { zodIssues } from '../config/zodIssues.js';
 import { MIN_SPLIT_LENGTH, splitText } from '../delivery/splitText.js';
 import { textWithUnsentFiles } from '../delivery/unsentFileNotes.js';
 import type { Logger } from '../logging/logger.js';
@@ -633,9 +634,7 @@ function unattempted(response: OutgoingResponse, at: number, error: Failure): Ro
 function invalidResponse(input: OutgoingResponse, error: z.ZodError, at: number): RoutingOutcome {
   return unattempted(input, at, {
     code: 'TROUPE_RESPONSE_INVALID',
-    message: `The response is not a valid OutgoingResponse: ${error.issues
-      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-      .join('; ')}`,
+    message: `The response is not a valid OutgoingResponse: ${zodIssues(error)}`,
     retryable: false,
   });
 }

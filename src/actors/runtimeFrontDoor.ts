@@ -1,4 +1,5 @@
 import type { Observable, Subscription } from 'rxjs';
+import { zodIssues } from '../config/zodIssues.js';
 import { prepareOutgoingResponse } from '../delivery/preparation.js';
 import type { FloorView } from '../floor/channelFloor.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
@@ -47,9 +48,7 @@ export class RuntimeFrontDoor {
       return this.reject(
         new TroupeError(
           'TROUPE_EVENT_INVALID',
-          `Rejected ${typeof type === 'string' ? `a "${type}"` : 'an'} event: ${parsed.error.issues
-            .map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`)
-            .join('; ')}`,
+          `Rejected ${typeof type === 'string' ? `a "${type}"` : 'an'} event: ${zodIssues(parsed.error, '(event)')}`,
           { details: { type } },
         ),
       );

@@ -1,6 +1,7 @@
 import { Subject } from 'rxjs';
 import { compose } from '../composer/compose.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { zodIssues } from '../config/zodIssues.js';
 import type { AvatarProfile } from '../floor/floorTypes.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
@@ -61,9 +62,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   if (!parsedAvatars.success) {
     throw new TroupeError(
       'TROUPE_AVATARS_INVALID',
-      `The avatar definitions are invalid: ${parsedAvatars.error.issues
-        .map((i) => `avatars.${i.path.join('.')}: ${i.message}`)
-        .join('; ')}`,
+      `The avatar definitions are invalid: ${zodIssues(parsedAvatars.error, 'avatars', { prefix: 'avatars.' })}`,
     );
   }
   const avatars = parsedAvatars.data;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zodIssues } from '../config/zodIssues.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import { configErrorCodes } from '../ports/errorCodes.js';
@@ -31,7 +32,7 @@ const flagsSchema = z.object({
 export async function runStudio(options: StudioCliOptions): Promise<number> {
   const parsed = flagsSchema.safeParse({ host: options.host, port: options.port });
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ');
+    const problems = zodIssues(parsed.error, '(flags)', { prefix: '--' });
     return fail(options.stderr, configErrorCodes.invalid, `${problems}`);
   }
   const { host, port } = parsed.data;

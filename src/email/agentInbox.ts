@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zodIssues } from '../config/zodIssues.js';
 import type { Email } from './emailInput.js';
 import { emailMarkdown, escapedText } from './emailMarkdown.js';
 import { memoryNamespaces } from './triagePreferences.js';
@@ -146,7 +147,7 @@ export function editedArgs<Schema extends z.ZodType>(
   if (!parsed.success)
     return {
       ok: false,
-      problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+      problem: zodIssues(parsed.error),
     };
   return { ok: true, args: parsed.data };
 }

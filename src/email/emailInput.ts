@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zodIssues } from '../config/zodIssues.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { cutText, htmlToText } from './htmlText.js';
 
@@ -136,7 +137,7 @@ function checkIds(parsed: ParsedEmail): ParsedEmail {
 
 function fromGmail(record: Record<string, unknown>): ParsedEmail {
   const parsed = gmailEmailInputSchema.safeParse(record);
-  if (!parsed.success) return invalid(`not a Gmail-shaped email: ${issues(parsed.error)}`);
+  if (!parsed.success) return invalid(`not a Gmail-shaped email: ${zodIssues(parsed.error)}`);
   const g = parsed.data;
   const references =
     g.references === undefined ? [] : Array.isArray(g.references) ? g.references : g.references.split(/\s+/u);
@@ -157,7 +158,7 @@ function fromGmail(record: Record<string, unknown>): ParsedEmail {
 
 function fromMock(record: Record<string, unknown>): ParsedEmail {
   const parsed = mockEmailInputSchema.safeParse(record);
-  if (!parsed.success) return invalid(`not a mock-shaped email: ${issues(parsed.error)}`);
+  if (!parsed.success) return invalid(`not a mock-shaped email: ${zodIssues(parsed.error)}`);
   const m = parsed.data;
   return withId(m.id, {
     references: [],
@@ -172,7 +173,7 @@ function fromMock(record: Record<string, unknown>): ParsedEmail {
 
 function fromChat(record: Record<string, unknown>): ParsedEmail {
   const parsed = chatEmailInputSchema.safeParse(record);
-  if (!parsed.success) return invalid(`not a chat message holding an email: ${issues(parsed.error)}`);
+  if (!parsed.success) return invalid(`not a chat message holding an email: ${zodIssues(parsed.error)}`);
   const content =
     'content' in parsed.data ? parsed.data.content : (parsed.data.messages.at(-1)?.content ?? '');
   const { headers, body } = splitHeaders(content);
@@ -292,10 +293,6 @@ function contentId(content: string): string {
     h3 = t3 & 0xffff;
   }
   return `email-${[h3, h2, h1, h0].map((h) => h.toString(16).padStart(4, '0')).join('')}`;
-}
-
-function issues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
 }
 
 function describeKeys(record: Record<string, unknown>): string {

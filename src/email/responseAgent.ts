@@ -1,3 +1,4 @@
+import { zodIssues } from '../config/zodIssues.js';
 import type { AgentModel, AgentTool } from '../ports/agentModel.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { type AgentTurn, agentMessages } from './agentHistory.js';
@@ -92,9 +93,7 @@ export async function nextToolCall(input: ResponseAgentInput, model?: AgentModel
   if (!parsed.success)
     throw new TroupeError(
       'TROUPE_MODEL_FAILED',
-      `Model ${model.id} called ${name} with arguments that do not fit: ${parsed.error.issues
-        .map((i) => `${i.path.join('.') || '(root)'} ${i.message}`)
-        .join('; ')}.`,
+      `Model ${model.id} called ${name} with arguments that do not fit: ${zodIssues(parsed.error)}.`,
       { retryable: false },
     );
   return { tool: name, args: parsed.data } as ResponseToolCall;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zodIssues } from '../config/zodIssues.js';
 import { type Email, parseEmail } from './emailInput.js';
 import { type TriageClassification, type TriageDecision, triageClassifications } from './triageDecision.js';
 
@@ -47,7 +48,7 @@ export function parseEvalSet(text: string): { emails: LabelledEmail[]; problems:
       if (!row.success) {
         problems.push({
           line,
-          message: row.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+          message: zodIssues(row.error),
         });
         return;
       }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { zodIssues } from '../config/zodIssues.js';
 import {
   FLOOR_SNAPSHOT_FORMAT,
   FLOOR_SNAPSHOT_VERSION,
@@ -36,8 +37,5 @@ export function readFloorSnapshot(input: unknown, channelId: string): FloorSnaps
 function parsed<T>(schema: z.ZodType<T>, input: unknown, channelId: string): T {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new FloorSnapshotError(
-    channelId,
-    result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-  );
+  throw new FloorSnapshotError(channelId, zodIssues(result.error));
 }

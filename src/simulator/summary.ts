@@ -75,6 +75,22 @@ function bump<K extends string>(record: Partial<Record<K, number>>, key: K): voi
   record[key] = (record[key] ?? 0) + 1;
 }
 
+/** The counts a pass over the transcript builds up. */
+interface Tally {
+  nameOf: (id: string) => string;
+  threads: Map<string, ThreadSummary>;
+  prompts: Map<string, PromptSummary>;
+  byRung: Partial<Record<Rung, number>>;
+  byKind: Partial<Record<TurnKind, number>>;
+  byAvatar: Record<string, number>;
+  byReason: Partial<Record<SuppressionReason, number>>;
+  messages: SimulationSummary['messages'];
+  turns: SimulationSummary['turns'];
+  suppressed: number;
+  rejected: number;
+  notes: number;
+}
+
 /** Summarises a transcript: threads and how they ended, answers per prompt, suppressions, rungs. */
 export function buildSummary(input: {
   scenario: Scenario;
@@ -84,140 +100,184 @@ export function buildSummary(input: {
   truncated?: string;
 }): SimulationSummary {
   const { scenario, transcript } = input;
-  const nameOf = (id: string) => scenario.avatars.find((a) => a.id === id)?.name ?? id;
-  const threads = new Map<string, ThreadSummary>();
-  const prompts = new Map<string, PromptSummary>();
-  const byRung: Partial<Record<Rung, number>> = {};
-  const byKind: Partial<Record<TurnKind, number>> = {};
-  const byAvatar: Record<string, number> = {};
-  const byReason: Partial<Record<SuppressionReason, number>> = {};
-  const messages = { human: 0, avatar: 0, offline: 0, scripted: 0 };
-  const turns = { claimed: 0, delivered: 0, failed: 0, released: 0 };
-  let suppressed = 0;
-  let rejected = 0;
-  let notes = 0;
-
-  const countAnswer = (entry: AvatarMessageEntry) => {
-    const prompt = entry.anchorMessageId !== undefined ? prompts.get(entry.anchorMessageId) : undefined;
-    if (!prompt) return;
-    prompt.responses += 1;
-    if (entry.lane === 'main' || entry.lane === 'cascade' || entry.lane === 'scheduled')
-      prompt[entry.lane] += 1;
-    if (!prompt.responders.includes(entry.avatarId)) prompt.responders.push(entry.avatarId);
+  const tally: Tally = {
+    nameOf: (id) => scenario.avatars.find((a) => a.id === id)?.name ?? id,
+    threads: new Map(),
+    prompts: new Map(),
+    byRung: {},
+    byKind: {},
+    byAvatar: {},
+    byReason: {},
+    messages: { human: 0, avatar: 0, offline: 0, scripted: 0 },
+    turns: { claimed: 0, delivered: 0, failed: 0, released: 0 },
+    suppressed: 0,
+    rejected: 0,
+    notes: 0,
   };
+  for (const entry of transcript) recordEntry(tally, entry);
+  finishOpenThreads(tally);
+  const list = [...tally.threads.values()];
+  return {
+    scenario: scenario.name,
+    durationMs: input.durationMs,
+    eventsProcessed: input.eventsProcessed,
+    ...(input.truncated ? { truncated: input.truncated } : {}),
+    messages: tally.messages,
+    avatarMessagesByRung: tally.byRung,
+    avatarMessagesByKind: tally.byKind,
+    avatarMessagesByAvatar: tally.byAvatar,
+    threads: list,
+    exits: exitsOf(list),
+    prompts: [...tally.prompts.values()],
+    suppressed: { total: tally.suppressed, byReason: tally.byReason },
+    turns: tally.turns,
+    rejected: tally.rejected,
+    notes: tally.notes,
+  };
+}
 
-  for (const entry of transcript) {
-    switch (entry.type) {
-      case 'human':
-        messages.human += 1;
-        prompts.set(entry.messageId, {
-          messageId: entry.messageId,
-          t: entry.t,
-          kind: 'message',
-          byId: entry.authorId,
-          byName: entry.name,
-          text: entry.text,
-          responses: 0,
-          main: 0,
-          cascade: 0,
-          scheduled: 0,
-          responders: [],
-        });
-        break;
-      case 'summon':
-        if (entry.messageId !== undefined) {
-          prompts.set(entry.messageId, {
-            messageId: entry.messageId,
-            t: entry.t,
-            kind: 'summon',
-            byId: entry.byId ?? '',
-            byName: entry.byName ?? '',
-            text: `summon ${entry.name}`,
-            responses: 0,
-            main: 0,
-            cascade: 0,
-            scheduled: 0,
-            responders: [],
-          });
-        }
-        break;
-      case 'avatar':
-        messages.avatar += 1;
-        byAvatar[entry.avatarId] = (byAvatar[entry.avatarId] ?? 0) + 1;
-        if (entry.source === 'script') {
-          messages.scripted += 1;
-          break;
-        }
-        messages.offline += 1;
-        turns.delivered += 1;
-        if (entry.rung) bump(byRung, entry.rung);
-        if (entry.kind) bump(byKind, entry.kind);
-        countAnswer(entry);
-        if (entry.threadId !== undefined) {
-          const thread = threads.get(entry.threadId);
-          if (thread) thread.speakers[entry.avatarId] = (thread.speakers[entry.avatarId] ?? 0) + 1;
-        }
-        break;
-      case 'thread.opened':
-        threads.set(entry.threadId, {
-          id: entry.threadId,
-          mode: entry.mode,
-          participants: [...entry.participants],
-          participantNames: entry.participants.map(nameOf),
-          openedAt: entry.t,
-          maxTurns: entry.maxTurns,
-          turns: 0,
-          outcome: 'active',
-          speakers: {},
-        });
-        break;
-      case 'thread.ended': {
-        const thread = threads.get(entry.threadId);
-        if (!thread) break;
-        thread.outcome = entry.outcome;
-        thread.detail = entry.detail;
-        thread.turns = entry.turns;
-        thread.endedAt = entry.t;
-        if (entry.sentiment !== undefined) thread.sentiment = entry.sentiment;
-        break;
+function recordEntry(tally: Tally, entry: TranscriptEntry): void {
+  switch (entry.type) {
+    case 'human':
+      tally.messages.human += 1;
+      tally.prompts.set(
+        entry.messageId,
+        newPrompt(entry.messageId, entry.t, 'message', entry.authorId, entry.name, entry.text),
+      );
+      break;
+    case 'summon':
+      if (entry.messageId !== undefined) {
+        tally.prompts.set(
+          entry.messageId,
+          newPrompt(
+            entry.messageId,
+            entry.t,
+            'summon',
+            entry.byId ?? '',
+            entry.byName ?? '',
+            `summon ${entry.name}`,
+          ),
+        );
       }
-      case 'claim':
-        turns.claimed += 1;
-        break;
-      case 'turn.failed':
-        turns.failed += 1;
-        break;
-      case 'turn.released':
-        turns.released += 1;
-        break;
-      case 'suppressed':
-        suppressed += 1;
-        bump(byReason, entry.reason);
-        break;
-      case 'rejected':
-        rejected += 1;
-        break;
-      case 'note':
-        notes += 1;
-        break;
-      default:
-        break;
+      break;
+    case 'avatar':
+      recordAvatarMessage(tally, entry);
+      break;
+    case 'thread.opened':
+      tally.threads.set(entry.threadId, {
+        id: entry.threadId,
+        mode: entry.mode,
+        participants: [...entry.participants],
+        participantNames: entry.participants.map(tally.nameOf),
+        openedAt: entry.t,
+        maxTurns: entry.maxTurns,
+        turns: 0,
+        outcome: 'active',
+        speakers: {},
+      });
+      break;
+    case 'thread.ended': {
+      const thread = tally.threads.get(entry.threadId);
+      if (!thread) break;
+      thread.outcome = entry.outcome;
+      thread.detail = entry.detail;
+      thread.turns = entry.turns;
+      thread.endedAt = entry.t;
+      if (entry.sentiment !== undefined) thread.sentiment = entry.sentiment;
+      break;
     }
+    case 'claim':
+      tally.turns.claimed += 1;
+      break;
+    case 'turn.failed':
+      tally.turns.failed += 1;
+      break;
+    case 'turn.released':
+      tally.turns.released += 1;
+      break;
+    case 'suppressed':
+      tally.suppressed += 1;
+      bump(tally.byReason, entry.reason);
+      break;
+    case 'rejected':
+      tally.rejected += 1;
+      break;
+    case 'note':
+      tally.notes += 1;
+      break;
+    default:
+      break;
   }
+}
 
-  // Threads still open at the end (only when a cap stopped the run): count what was delivered,
-  // and list everyone who spoke in them.
-  for (const thread of threads.values()) {
+function newPrompt(
+  messageId: string,
+  t: number,
+  kind: PromptSummary['kind'],
+  byId: string,
+  byName: string,
+  text: string,
+): PromptSummary {
+  return {
+    messageId,
+    t,
+    kind,
+    byId,
+    byName,
+    text,
+    responses: 0,
+    main: 0,
+    cascade: 0,
+    scheduled: 0,
+    responders: [],
+  };
+}
+
+function recordAvatarMessage(tally: Tally, entry: AvatarMessageEntry): void {
+  tally.messages.avatar += 1;
+  tally.byAvatar[entry.avatarId] = (tally.byAvatar[entry.avatarId] ?? 0) + 1;
+  if (entry.source === 'script') {
+    tally.messages.scripted += 1;
+    return;
+  }
+  tally.messages.offline += 1;
+  tally.turns.delivered += 1;
+  if (entry.rung) bump(tally.byRung, entry.rung);
+  if (entry.kind) bump(tally.byKind, entry.kind);
+  countAnswer(tally.prompts, entry);
+  if (entry.threadId !== undefined) {
+    const thread = tally.threads.get(entry.threadId);
+    if (thread) thread.speakers[entry.avatarId] = (thread.speakers[entry.avatarId] ?? 0) + 1;
+  }
+}
+
+/** Counts an avatar message against the prompt it answers, by lane. */
+function countAnswer(prompts: ReadonlyMap<string, PromptSummary>, entry: AvatarMessageEntry): void {
+  const prompt = entry.anchorMessageId !== undefined ? prompts.get(entry.anchorMessageId) : undefined;
+  if (!prompt) return;
+  prompt.responses += 1;
+  if (entry.lane === 'main' || entry.lane === 'cascade' || entry.lane === 'scheduled')
+    prompt[entry.lane] += 1;
+  if (!prompt.responders.includes(entry.avatarId)) prompt.responders.push(entry.avatarId);
+}
+
+/**
+ * Threads still open at the end (only when a cap stopped the run): count what was delivered, and
+ * list everyone who spoke in them.
+ */
+function finishOpenThreads(tally: Tally): void {
+  for (const thread of tally.threads.values()) {
     for (const id of Object.keys(thread.speakers)) {
       if (!thread.participants.includes(id)) {
         thread.participants.push(id);
-        thread.participantNames.push(nameOf(id));
+        thread.participantNames.push(tally.nameOf(id));
       }
     }
     if (thread.outcome === 'active') thread.turns = Object.values(thread.speakers).reduce((a, b) => a + b, 0);
   }
+}
 
-  const list = [...threads.values()];
+function exitsOf(list: readonly ThreadSummary[]): SimulationSummary['exits'] {
   const exits = {
     concluded: list.filter((t) => t.outcome === 'concluded').length,
     expired: list.filter((t) => t.outcome === 'expired').length,
@@ -227,22 +287,5 @@ export function buildSummary(input: {
   };
   const ended = exits.concluded + exits.expired + exits.exhausted;
   exits.naturalRate = ended > 0 ? Math.round((exits.concluded / ended) * 1000) / 1000 : null;
-
-  return {
-    scenario: scenario.name,
-    durationMs: input.durationMs,
-    eventsProcessed: input.eventsProcessed,
-    ...(input.truncated ? { truncated: input.truncated } : {}),
-    messages,
-    avatarMessagesByRung: byRung,
-    avatarMessagesByKind: byKind,
-    avatarMessagesByAvatar: byAvatar,
-    threads: list,
-    exits,
-    prompts: [...prompts.values()],
-    suppressed: { total: suppressed, byReason },
-    turns,
-    rejected,
-    notes,
-  };
+  return exits;
 }

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { timeout } from 'hono/timeout';
 import type { z } from 'zod';
+import { zodIssues } from '../config/zodIssues.js';
 import { studioErrorCodes } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { bodyFailure, type StudioEnv, studioFailure } from './studioHttp.js';
@@ -84,7 +85,7 @@ export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
   if (parsed.success) return parsed.data;
   throw studioFailure(
     studioErrorCodes.badRequest,
-    `The body is not right: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}.`,
+    `The body is not right: ${zodIssues(parsed.error, '(body)')}.`,
     400,
   );
 }

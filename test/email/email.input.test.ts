@@ -158,11 +158,11 @@ describe('input that is not an email', () => {
 
   it('names the shape it looks like and each field wrong; the root when it is not an object', () => {
     expect(problem({ ...gmail, to: '  ', subject: 7 })).toBe(
-      'This email cannot be read: not a Gmail-shaped email: to is empty; subject Invalid input: expected string, received number.',
+      'This email cannot be read: not a Gmail-shaped email: to: is empty; subject: Invalid input: expected string, received number.',
     );
-    expect(problem({ ...gmail, body: undefined })).toMatch(/body is missing \(give body, or html\)/u);
+    expect(problem({ ...gmail, body: undefined })).toMatch(/body: is missing \(give body, or html\)/u);
     expect(problem({ author: 'a@x', to: 'b@x' })).toMatch(
-      /^This email cannot be read: not a mock-shaped email: email_thread /u,
+      /^This email cannot be read: not a mock-shaped email: email_thread: /u,
     );
     expect(problem({ messages: [] })).toMatch(
       /^This email cannot be read: not a chat message holding an email: /u,

@@ -90,10 +90,10 @@ describe('the reply agent with a model that answers badly', () => {
     expect(error.message).toMatch(
       /^Model test:agent called schedule_meeting_tool with arguments that do not fit: /u,
     );
-    expect(error.message).toContain('attendees.0 ');
-    expect(error.message).toContain('; subject ');
+    expect(error.message).toContain('attendees.0: ');
+    expect(error.message).toContain('; subject: ');
     const root = await failureOf(answering('Done', 'yes'));
-    expect(root.message).toMatch(/fit: \(root\) /u);
+    expect(root.message).toMatch(/fit: \(root\): /u);
   });
 });
 

@@ -1,4 +1,5 @@
 import { type Observable, Subject } from 'rxjs';
+import { zodIssues } from '../../config/zodIssues.js';
 import {
   disallowed,
   editedArgs,
@@ -295,10 +296,7 @@ export class EmailAssistant {
       );
     const parsed = humanResponseSchema.safeParse(raw);
     if (!parsed.success)
-      throw new TroupeError(
-        'TROUPE_INBOX_INVALID',
-        `Not an Agent Inbox answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}.`,
-      );
+      throw new TroupeError('TROUPE_INBOX_INVALID', `Not an Agent Inbox answer: ${zodIssues(parsed.error)}.`);
     // An accept or ignore carries nothing the assistant reads (Agent Inbox sends the call back
     // with an accept): kept without it, so a client cannot park what it likes in the record.
     let answer: HumanResponse =

@@ -2,6 +2,7 @@ import { access, readFile } from 'node:fs/promises';
 import { type Credentials, OAuth2Client } from 'google-auth-library';
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/configError.js';
+import { zodIssues } from '../../config/zodIssues.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
 import { describe } from '../../ports/troupeError.js';
 import type { GmailSettings } from './gmailSettings.js';
@@ -75,7 +76,7 @@ export async function readGmailCredentials(settings: GmailSettings): Promise<Gma
         problems.push({
           variable: file.variable,
           value: file.path,
-          expected: `a JSON token file as google-auth-library or \`troupe gmail auth\` writes it (${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')})`,
+          expected: `a JSON token file as google-auth-library or \`troupe gmail auth\` writes it (${zodIssues(parsed.error)})`,
         });
     } catch (error) {
       problems.push({

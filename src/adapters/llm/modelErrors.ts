@@ -59,12 +59,8 @@ function isAbortLike(error: unknown): error is Error {
 export function toModelError(error: unknown, context: ModelErrorContext): TroupeError {
   if (isTroupeError(error)) return error;
   const model = context.modelId;
-  const make = (
-    code: ModelErrorCode,
-    message: string,
-    retryable: boolean,
-    details: Record<string, unknown> = {},
-  ) => new TroupeError(code, message, { retryable, cause: error, details: { model, ...details } });
+  const make: MakeModelError = (code, message, retryable, details = {}) =>
+    new TroupeError(code, message, { retryable, cause: error, details: { model, ...details } });
 
   const timeoutText = context.timeoutMs !== undefined ? ` within ${seconds(context.timeoutMs)}` : ' in time';
   if (context.aborted)
@@ -84,64 +80,7 @@ export function toModelError(error: unknown, context: ModelErrorContext): Troupe
     last = error.lastError;
   }
 
-  if (APICallError.isInstance(last)) {
-    const status = last.statusCode;
-    const details = { attempts, ...(status !== undefined ? { statusCode: status } : {}) };
-    const key = context.apiKeyVariable ?? 'the API key setting';
-    if (status === 401) {
-      return make(
-        modelErrorCodes.auth,
-        `Model ${model} rejected the API key (HTTP 401). Check ${key}.`,
-        false,
-        details,
-      );
-    }
-    if (status === 403) {
-      return make(
-        modelErrorCodes.auth,
-        `Model ${model} refused access (HTTP 403). Check ${key} and that the key may use this model.`,
-        false,
-        details,
-      );
-    }
-    if (status === 429) {
-      const retryAfter = last.responseHeaders?.['retry-after'];
-      const wait = retryAfter ? ` and asked to wait ${retryAfter}s` : '';
-      return make(
-        modelErrorCodes.rateLimited,
-        `Model ${model} is rate-limited (HTTP 429)${wait}. Try again later, or lower TROUPE_MODEL_CONCURRENCY.`,
-        true,
-        details,
-      );
-    }
-    if (status === 408) {
-      return make(
-        modelErrorCodes.timeout,
-        `Model ${model} timed out on the provider's side (HTTP 408). Try again later.`,
-        true,
-        details,
-      );
-    }
-    if (status === undefined || status >= 500) {
-      const host = hostOf(last.url);
-      const where = host ? ` at ${host}` : '';
-      const what =
-        status === undefined
-          ? `could not be reached${where}: ${brief(last.message)}. Check that the server is running and TROUPE_MODEL_BASE_URL is right.`
-          : `is unavailable${where} (HTTP ${status}). The provider may be down or overloaded; try again later.`;
-      return make(modelErrorCodes.unavailable, `Model ${model} ${what}`, true, details);
-    }
-    const hint =
-      status === 404
-        ? ' Check the model name (TROUPE_MODEL) and the server URL (TROUPE_MODEL_BASE_URL).'
-        : '';
-    return make(
-      modelErrorCodes.failed,
-      `Model ${model} refused the request (HTTP ${status}): ${brief(last.message)}.${hint}`,
-      false,
-      details,
-    );
-  }
+  if (APICallError.isInstance(last)) return httpModelError(last, attempts, context, make);
 
   if (LoadAPIKeyError.isInstance(last)) {
     const key = context.apiKeyVariable ?? 'the API key setting';
@@ -162,4 +101,76 @@ export function toModelError(error: unknown, context: ModelErrorContext): Troupe
   }
   const message = last instanceof Error ? brief(last.message) : brief(String(last));
   return make(modelErrorCodes.failed, `The call to model ${model} failed: ${message}`, false, { attempts });
+}
+
+/** Builds the {@link TroupeError} for one failed call: its code, message, retryability and details. */
+type MakeModelError = (
+  code: ModelErrorCode,
+  message: string,
+  retryable: boolean,
+  details?: Record<string, unknown>,
+) => TroupeError;
+
+/** A provider's HTTP answer (or no answer at all) as a model error, by status. */
+function httpModelError(
+  last: APICallError,
+  attempts: number,
+  context: ModelErrorContext,
+  make: MakeModelError,
+): TroupeError {
+  const model = context.modelId;
+  const status = last.statusCode;
+  const details = { attempts, ...(status !== undefined ? { statusCode: status } : {}) };
+  const key = context.apiKeyVariable ?? 'the API key setting';
+  if (status === 401) {
+    return make(
+      modelErrorCodes.auth,
+      `Model ${model} rejected the API key (HTTP 401). Check ${key}.`,
+      false,
+      details,
+    );
+  }
+  if (status === 403) {
+    return make(
+      modelErrorCodes.auth,
+      `Model ${model} refused access (HTTP 403). Check ${key} and that the key may use this model.`,
+      false,
+      details,
+    );
+  }
+  if (status === 429) {
+    const retryAfter = last.responseHeaders?.['retry-after'];
+    const wait = retryAfter ? ` and asked to wait ${retryAfter}s` : '';
+    return make(
+      modelErrorCodes.rateLimited,
+      `Model ${model} is rate-limited (HTTP 429)${wait}. Try again later, or lower TROUPE_MODEL_CONCURRENCY.`,
+      true,
+      details,
+    );
+  }
+  if (status === 408) {
+    return make(
+      modelErrorCodes.timeout,
+      `Model ${model} timed out on the provider's side (HTTP 408). Try again later.`,
+      true,
+      details,
+    );
+  }
+  if (status === undefined || status >= 500) {
+    const host = hostOf(last.url);
+    const where = host ? ` at ${host}` : '';
+    const what =
+      status === undefined
+        ? `could not be reached${where}: ${brief(last.message)}. Check that the server is running and TROUPE_MODEL_BASE_URL is right.`
+        : `is unavailable${where} (HTTP ${status}). The provider may be down or overloaded; try again later.`;
+    return make(modelErrorCodes.unavailable, `Model ${model} ${what}`, true, details);
+  }
+  const hint =
+    status === 404 ? ' Check the model name (TROUPE_MODEL) and the server URL (TROUPE_MODEL_BASE_URL).' : '';
+  return make(
+    modelErrorCodes.failed,
+    `Model ${model} refused the request (HTTP ${status}): ${brief(last.message)}.${hint}`,
+    false,
+    details,
+  );
 }

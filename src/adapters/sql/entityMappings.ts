@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zodIssues } from '../../config/zodIssues.js';
 import { TroupeError } from '../../ports/troupeError.js';
 
 /**
@@ -145,7 +146,7 @@ export function buildEntityRegistry(overrides: Readonly<Record<string, EntityMap
     const checked = mappingSchema.safeParse(mapping);
     if (!checked.success) {
       for (const issue of checked.error.issues)
-        problems.push(`${type}.${issue.path.join('.')}: ${issue.message}`);
+        problems.push(zodIssues({ issues: [issue] }, type, { prefix: `${type}.` }));
       continue;
     }
     const canonical = entityTypeKey(type);

@@ -42,9 +42,15 @@ function find<T>(at: Step<T> | undefined, value: StateValue): Step<T> | undefine
 }
 
 function place<T>(at: Step<T>, value: StateValue): Step<T> {
-  if (typeof value === 'string') return childOf((at.leaves ??= new Map()), value);
+  if (typeof value === 'string') {
+    at.leaves ??= new Map();
+    return childOf(at.leaves, value);
+  }
   let node = at;
-  for (const key in value) node = place(childOf((node.keys ??= new Map()), key), value[key] as StateValue);
+  for (const key in value) {
+    node.keys ??= new Map();
+    node = place(childOf(node.keys, key), value[key] as StateValue);
+  }
   node.end ??= step();
   return node.end;
 }

@@ -38,6 +38,25 @@ export interface DiscordCommandOptions {
 
 const SNOWFLAKE = /^\d{17,20}$/u;
 
+/** What `troupe discord` read from its surroundings before it connects. */
+interface DiscordSetup {
+  settings: DiscordSettings;
+  avatars: AvatarDefinition[];
+  logger: ReturnType<typeof createLogger>;
+  model: ReturnType<typeof modelFromEnv>;
+  replies: ReturnType<typeof replyFromEnv>;
+  store: TroupeStore;
+  email: OpenedEmailAssistant | undefined;
+}
+
+/** The parts of a running `troupe discord`. */
+interface DiscordSession extends DiscordSetup {
+  client: ReturnType<typeof createDiscordClient>;
+  transport: DiscordTransport;
+  lookupTool: ReturnType<typeof lazyEntityLookup>;
+  runtime: ReturnType<typeof createRuntime>;
+}
+
 /**
  * `troupe discord`: the avatars of a file on Discord, on the real runtime with the store, model
  * and speech settings of the environment. Runs until SIGINT or SIGTERM, then stops cleanly: no
@@ -46,7 +65,32 @@ const SNOWFLAKE = /^\d{17,20}$/u;
  * configuration the operator must fix).
  */
 export async function runDiscord(options: DiscordCommandOptions): Promise<number> {
-  const { stdout, stderr, env } = options;
+  const setup = await readDiscordSetup(options);
+  if (typeof setup === 'number') return setup;
+  const session = wireDiscordSession(options, setup);
+  let bot: Awaited<ReturnType<typeof startDiscordBot>>;
+  try {
+    bot = await startBot(options, session);
+  } catch (error) {
+    await session.runtime.stop({ deadlineMs: 0 });
+    await session.store.close();
+    await session.lookupTool.close();
+    if (isTroupeError(error)) return fail(options.stderr, error.code, error.message);
+    throw error;
+  }
+  options.stdout(welcome(options, session, bot));
+  const signal = await options.stopSignal;
+  options.stdout(`Stopping (${signal}): finishing replies in flight…\n`);
+  const left = await stopDiscordSession(options, session, bot);
+  options.stdout(
+    left > 0 ? `Stopped; ${left} reply(ies) left in the outbox for the next start.\n` : 'Stopped.\n',
+  );
+  return 0;
+}
+
+/** The settings, avatars, store and email inbox, or the exit code of what the operator must fix. */
+async function readDiscordSetup(options: DiscordCommandOptions): Promise<DiscordSetup | number> {
+  const { stderr, env } = options;
   const badGuild = options.guildIds.find((g) => !SNOWFLAKE.test(g));
   if (badGuild !== undefined)
     return fail(
@@ -54,8 +98,6 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
       'TROUPE_CONFIG_INVALID',
       `--guild ${JSON.stringify(badGuild)} is not a Discord server id (17 to 20 digits).`,
     );
-  let settings: DiscordSettings;
-  let avatars: AvatarDefinition[];
   let level: LogLevel;
   try {
     level = logLevelFromEnv(env, 'info');
@@ -64,6 +106,7 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     return fail(stderr, error.code, error.message);
   }
   const logger = createLogger({ level });
+  let settings: DiscordSettings;
   let model: ReturnType<typeof modelFromEnv>;
   let replies: ReturnType<typeof replyFromEnv>;
   try {
@@ -74,6 +117,19 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     if (!ConfigError.isInstance(error)) throw error;
     return fail(stderr, error.code, error.message);
   }
+  const opened = await openAvatarsAndStore(options, logger, settings);
+  if (typeof opened === 'number') return opened;
+  return { settings, logger, model, replies, ...opened };
+}
+
+/** The avatars file, the store and (when asked for) the email inbox on that store. */
+async function openAvatarsAndStore(
+  options: DiscordCommandOptions,
+  logger: ReturnType<typeof createLogger>,
+  settings: DiscordSettings,
+): Promise<Pick<DiscordSetup, 'avatars' | 'store' | 'email'> | number> {
+  const { stderr, env } = options;
+  let avatars: AvatarDefinition[];
   try {
     avatars = await loadAvatarsFile(options.avatarsFile);
   } catch (error) {
@@ -87,7 +143,6 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     if (isTroupeError(error)) return fail(stderr, error.code, error.message);
     throw error;
   }
-
   // The email inbox, when asked for, on the runtime's store: `troupe email` and `troupe inbox`
   // in other processes see the same interrupts.
   let email: OpenedEmailAssistant | undefined;
@@ -100,29 +155,66 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
       return fail(stderr, error.code, error.message);
     }
   }
+  return { avatars, store, email };
+}
 
+/** The Discord client, its transport and the runtime on them. */
+function wireDiscordSession(options: DiscordCommandOptions, setup: DiscordSetup): DiscordSession {
+  const { settings, logger } = setup;
   const client = createDiscordClient({
     directMessages: settings.directMessages,
     ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
   });
   const transport = new DiscordTransport({ client, logger });
-  const lookupTool = lazyEntityLookup(env, { logger });
+  const lookupTool = lazyEntityLookup(options.env, { logger });
   const runtime = createRuntime({
-    avatars,
+    avatars: setup.avatars,
     config: options.config,
-    model: model.model,
-    maxReplyChars: replies.maxReplyChars,
+    model: setup.model.model,
+    maxReplyChars: setup.replies.maxReplyChars,
     transports: [transport],
-    store,
+    store: setup.store,
     logger,
-    lookup: { tool: lookupTool, composer: { env } },
+    lookup: { tool: lookupTool, composer: { env: options.env } },
   });
-  // Only the first shard registers commands (they are per application, not per shard).
+  return { ...setup, client, transport, lookupTool, runtime };
+}
+
+/** Logs the bot in and registers its commands (only the first shard: they are per application). */
+function startBot(options: DiscordCommandOptions, session: DiscordSession) {
+  const { settings, client, email } = session;
   const shardIds = client.shard?.ids ?? [0];
-  const describeConfig = (): Record<string, string> => ({
-    store: store.kind,
-    model: model.model.id,
-    'max reply chars': String(replies.maxReplyChars),
+  return startDiscordBot({
+    token: settings.token,
+    client,
+    transport: session.transport,
+    runtime: session.runtime,
+    avatars: session.runtime.avatars,
+    store: session.store,
+    commandGuildIds: options.guildIds,
+    registerCommands: shardIds.includes(0),
+    ...(settings.applicationId ? { applicationId: settings.applicationId } : {}),
+    allowBots: settings.allowBots,
+    directMessages: settings.directMessages,
+    summon: { roles: settings.summonRoles, perDay: settings.summonsPerDay },
+    ...(settings.inbox && email
+      ? { inbox: { assistant: email.assistant, target: settings.inbox, roles: settings.inboxRoles } }
+      : {}),
+    describeConfig: () => describeDiscordConfig(options, session),
+    logger: session.logger,
+  });
+}
+
+/** What `/troupe config` shows: the settings in force, credentials redacted. */
+function describeDiscordConfig(
+  options: DiscordCommandOptions,
+  session: DiscordSession,
+): Record<string, string> {
+  const { settings, client } = session;
+  return {
+    store: session.store.kind,
+    model: session.model.model.id,
+    'max reply chars': String(session.replies.maxReplyChars),
     'direct messages': String(settings.directMessages),
     'allowed bots': settings.allowBots === 'all' ? 'all' : settings.allowBots.join(', ') || 'none',
     'summon roles': settings.summonRoles.join(', ') || 'everyone',
@@ -132,61 +224,44 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     'REST API': redactCredentials(settings.apiUrl ?? 'https://discord.com/api'),
     shards: client.shard ? `${client.shard.ids.join(',')} of ${client.shard.count}` : 'one process',
     ...Object.fromEntries(Object.entries(options.config).map(([k, v]) => [k, String(v)])),
-  });
+  };
+}
 
-  let bot: Awaited<ReturnType<typeof startDiscordBot>>;
-  try {
-    bot = await startDiscordBot({
-      token: settings.token,
-      client,
-      transport,
-      runtime,
-      avatars: runtime.avatars,
-      store,
-      commandGuildIds: options.guildIds,
-      registerCommands: shardIds.includes(0),
-      ...(settings.applicationId ? { applicationId: settings.applicationId } : {}),
-      allowBots: settings.allowBots,
-      directMessages: settings.directMessages,
-      summon: { roles: settings.summonRoles, perDay: settings.summonsPerDay },
-      ...(settings.inbox && email
-        ? { inbox: { assistant: email.assistant, target: settings.inbox, roles: settings.inboxRoles } }
-        : {}),
-      describeConfig,
-      logger,
-    });
-  } catch (error) {
-    await runtime.stop({ deadlineMs: 0 });
-    await store.close();
-    await lookupTool.close();
-    if (isTroupeError(error)) return fail(stderr, error.code, error.message);
-    throw error;
-  }
-
+/** What the operator reads once the bot is on: where it is, its commands, how to invite it. */
+function welcome(
+  options: DiscordCommandOptions,
+  session: DiscordSession,
+  bot: Awaited<ReturnType<typeof startDiscordBot>>,
+): string {
+  const { runtime, email, settings } = session;
   const names = runtime.avatars.map((a) => (a.emoji ? `${a.emoji} ${a.name}` : a.name)).join(', ');
-  stdout(
-    `Troupe is on Discord as ${terminalText(bot.user.username)} in ${client.guilds.cache.size} server(s) — avatars: ${terminalText(names)}.\n` +
-      `Slash commands: /summon, /dismiss, /avatars, /troupe config (${options.guildIds.length > 0 ? `registered in ${options.guildIds.join(', ')}` : 'registered globally; Discord may take up to an hour to show them'}).\n` +
-      `Store: ${store.kind}; model: ${model.model.id}. Ctrl-C stops cleanly.\n` +
-      (email ? `Email inbox: interrupts go to ${inboxWhere(settings)} (model: ${email.model}).\n` : '') +
-      `Invite it to another server: ${discordInviteUrl(bot.applicationId)}\n`,
+  return (
+    `Troupe is on Discord as ${terminalText(bot.user.username)} in ${session.client.guilds.cache.size} server(s) — avatars: ${terminalText(names)}.\n` +
+    `Slash commands: /summon, /dismiss, /avatars, /troupe config (${options.guildIds.length > 0 ? `registered in ${options.guildIds.join(', ')}` : 'registered globally; Discord may take up to an hour to show them'}).\n` +
+    `Store: ${session.store.kind}; model: ${session.model.model.id}. Ctrl-C stops cleanly.\n` +
+    (email ? `Email inbox: interrupts go to ${inboxWhere(settings)} (model: ${email.model}).\n` : '') +
+    `Invite it to another server: ${discordInviteUrl(bot.applicationId)}\n`
   );
+}
 
-  const signal = await options.stopSignal;
-  stdout(`Stopping (${signal}): finishing replies in flight…\n`);
+/** Stops taking work, lets replies in flight finish, closes everything; the replies left over. */
+async function stopDiscordSession(
+  options: DiscordCommandOptions,
+  session: DiscordSession,
+  bot: Awaited<ReturnType<typeof startDiscordBot>>,
+): Promise<number> {
   bot.stopListening();
   await bot.whenCommandsIdle();
-  await runtime.stop({ deadlineMs: options.stopDeadlineMs ?? 10_000 });
-  const left = await store.outbox.unsettled().then(
+  await session.runtime.stop({ deadlineMs: options.stopDeadlineMs ?? 10_000 });
+  const left = await session.store.outbox.unsettled().then(
     (entries) => entries.length,
     () => 0,
   );
   await bot.close();
-  await email?.close();
-  await store.close();
-  await lookupTool.close();
-  stdout(left > 0 ? `Stopped; ${left} reply(ies) left in the outbox for the next start.\n` : 'Stopped.\n');
-  return 0;
+  await session.email?.close();
+  await session.store.close();
+  await session.lookupTool.close();
+  return left;
 }
 
 /** Where the email inbox posts, for people. */

@@ -117,30 +117,8 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
       logger: log,
     }),
   );
-  const handler = new DiscordCommandHandler({
-    client,
-    runtime,
-    avatars: options.avatars,
-    store: options.store,
-    transport,
-    summon: { roles: options.summon?.roles ?? [], perDay: options.summon?.perDay ?? DEFAULT_SUMMONS_PER_DAY },
-    ...(options.describeConfig ? { describeConfig: options.describeConfig } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.greetingTimeoutMs !== undefined ? { greetingTimeoutMs: options.greetingTimeoutMs } : {}),
-    logger: log,
-  });
-  const inbox = options.inbox
-    ? new DiscordInbox({
-        client,
-        assistant: options.inbox.assistant,
-        store: options.store,
-        target: options.inbox.target,
-        ...(options.inbox.roles ? { roles: options.inbox.roles } : {}),
-        ...(options.inbox.pollMs !== undefined ? { pollMs: options.inbox.pollMs } : {}),
-        ...(options.now ? { now: options.now } : {}),
-        logger: log,
-      })
-    : undefined;
+  const handler = commandHandlerFor(options, log);
+  const inbox = inboxFor(options, log);
   const answering = new Set<Promise<void>>();
   let listening = true;
   const onInteraction = (interaction: Interaction) => {
@@ -167,6 +145,70 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
     client.off(Events.InteractionCreate, onInteraction);
   };
 
+  const { user, applicationId } = await loginAs(options, stopListening);
+  log.info({ user: user.username, applicationId, guilds: client.guilds.cache.size }, 'connected to Discord');
+  client.on(Events.ShardDisconnect, onLost);
+  if (options.registerCommands !== false) await registerSlashCommands(options, applicationId, log);
+
+  inbox?.start();
+
+  return {
+    user: { id: user.id, username: user.username },
+    applicationId,
+    ...(inbox ? { inbox } : {}),
+    stopListening,
+    async whenCommandsIdle() {
+      while (answering.size > 0) await Promise.allSettled([...answering]);
+      await inbox?.whenIdle();
+    },
+    async close() {
+      stopListening();
+      await inbox?.whenIdle();
+      await client.destroy();
+    },
+  };
+}
+
+/** The slash commands' handler: summon, dismiss, avatars, config. */
+function commandHandlerFor(options: DiscordBotOptions, log: Logger): DiscordCommandHandler {
+  return new DiscordCommandHandler({
+    client: options.client,
+    runtime: options.runtime,
+    avatars: options.avatars,
+    store: options.store,
+    transport: options.transport,
+    summon: { roles: options.summon?.roles ?? [], perDay: options.summon?.perDay ?? DEFAULT_SUMMONS_PER_DAY },
+    ...(options.describeConfig ? { describeConfig: options.describeConfig } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.greetingTimeoutMs !== undefined ? { greetingTimeoutMs: options.greetingTimeoutMs } : {}),
+    logger: log,
+  });
+}
+
+/** The email inbox on Discord, when one was asked for. */
+function inboxFor(options: DiscordBotOptions, log: Logger): DiscordInbox | undefined {
+  if (!options.inbox) return undefined;
+  return new DiscordInbox({
+    client: options.client,
+    assistant: options.inbox.assistant,
+    store: options.store,
+    target: options.inbox.target,
+    ...(options.inbox.roles ? { roles: options.inbox.roles } : {}),
+    ...(options.inbox.pollMs !== undefined ? { pollMs: options.inbox.pollMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    logger: log,
+  });
+}
+
+/**
+ * Logs in and says who the bot is; on failure stops listening and destroys the client first.
+ * @throws TroupeError as {@link startDiscordBot} says.
+ */
+async function loginAs(
+  options: DiscordBotOptions,
+  stopListening: () => void,
+): Promise<{ user: { id: string; username: string }; applicationId: string }> {
+  const { client } = options;
   try {
     await login(client, options.token, options.loginTimeoutMs ?? 30_000);
   } catch (error) {
@@ -189,40 +231,25 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
       `DISCORD_APPLICATION_ID is ${options.applicationId}, but the token belongs to application ${applicationId}. Use the Application ID shown on the same app's General Information page, or leave it unset.`,
     );
   }
-  log.info({ user: user.username, applicationId, guilds: client.guilds.cache.size }, 'connected to Discord');
-  client.on(Events.ShardDisconnect, onLost);
+  return { user, applicationId };
+}
 
-  if (options.registerCommands !== false) {
-    const guilds = options.commandGuildIds ?? [];
-    try {
-      await registerCommands(client.rest, applicationId, guilds);
-      log.info({ scope: guilds.length > 0 ? guilds : 'global' }, 'slash commands registered');
-    } catch (error) {
-      // The bot still talks; only the commands are missing, and the log says how to fix it.
-      log.error(
-        { err: error, status: error instanceof DiscordAPIError ? error.status : undefined },
-        'could not register the slash commands: invite the bot with the applications.commands scope (see the README), and check --guild ids',
-      );
-    }
+/** Registers the slash commands; a failure is logged with its fix, and the bot still talks. */
+async function registerSlashCommands(
+  options: DiscordBotOptions,
+  applicationId: string,
+  log: Logger,
+): Promise<void> {
+  const guilds = options.commandGuildIds ?? [];
+  try {
+    await registerCommands(options.client.rest, applicationId, guilds);
+    log.info({ scope: guilds.length > 0 ? guilds : 'global' }, 'slash commands registered');
+  } catch (error) {
+    log.error(
+      { err: error, status: error instanceof DiscordAPIError ? error.status : undefined },
+      'could not register the slash commands: invite the bot with the applications.commands scope (see the README), and check --guild ids',
+    );
   }
-
-  inbox?.start();
-
-  return {
-    user: { id: user.id, username: user.username },
-    applicationId,
-    ...(inbox ? { inbox } : {}),
-    stopListening,
-    async whenCommandsIdle() {
-      while (answering.size > 0) await Promise.allSettled([...answering]);
-      await inbox?.whenIdle();
-    },
-    async close() {
-      stopListening();
-      await inbox?.whenIdle();
-      await client.destroy();
-    },
-  };
 }
 
 /**

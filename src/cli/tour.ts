@@ -8,7 +8,7 @@ import { silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { TurnModel } from '../ports/model.js';
 import { type Scenario, scenarioConfigOverrides } from '../simulator/scenario.js';
-import { createTestRuntime } from '../testing/createTestRuntime.js';
+import { createTestRuntime, type TestRuntime } from '../testing/createTestRuntime.js';
 import {
   attachConversationPrinter,
   bolder,
@@ -136,40 +136,73 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
     } else if ('join' in step) {
       note(`${step.join} would join here; the runtime has no join event (summon, or make it resident)`);
     } else {
-      const replyTo = replyTarget(step.replyTo);
-      const isHuman = 'human' in step;
-      const authorId = isHuman ? step.human : step.avatar;
-      const avatar = scenario.avatars.find((a) => a.id === authorId);
-      const message = transport.recordInbound({
-        channelId: channel.id,
-        author: isHuman
-          ? { kind: 'human', id: authorId, name: humans.get(authorId)?.name ?? authorId }
-          : {
-              kind: 'avatar',
-              id: authorId,
-              name: avatar?.name ?? authorId,
-              ...(avatar?.emoji !== undefined ? { emoji: avatar.emoji } : {}),
-            },
-        text: step.say,
-        ...(replyTo ? { replyTo: { messageId: replyTo.messageId } } : {}),
-      });
-      if (step.label !== undefined) labels.set(step.label, message);
-      const result = t.runtime.send({
-        type: 'channel.message',
-        channel,
-        messageId: message.messageId,
-        author: isHuman
-          ? { kind: 'human', id: authorId, name: message.author.name }
-          : { kind: 'avatar', id: authorId },
-        text: step.say,
-        ...(step.mentions ? { mentions: step.mentions } : {}),
-        ...(replyTo ? { replyTo } : {}),
-      });
+      const message = postScriptedMessage(step, { scenario, transport, humans, channel, replyTarget });
+      if (step.label !== undefined) labels.set(step.label, message.posted);
+      const result = t.runtime.send(message.event);
       if (result.accepted) await t.settle();
     }
   }
 
-  // Let what the script set going run out: follow-ups, threads winding down or expiring.
+  const lastActivity = await runOutAfterScript(t);
+  await t.stop();
+  await lookupTool?.close();
+  printer.detach();
+  return { stats: printer.stats, durationMs: Math.max(time, lastActivity() - start) };
+}
+
+/** What posting one scripted message needs. */
+interface ScriptedPost {
+  scenario: Scenario;
+  transport: TerminalTransport;
+  humans: ReadonlyMap<string, { id: string; name: string }>;
+  channel: { kind: string; id: string };
+  replyTarget: (ref: string | undefined) => { messageId: string; avatarId?: string } | undefined;
+}
+
+type MessageStep = Extract<Scenario['script'][number], { say: string }>;
+
+/** A scripted message shown in the terminal channel, and the runtime event it becomes. */
+function postScriptedMessage(
+  step: MessageStep,
+  post: ScriptedPost,
+): { posted: TerminalMessage; event: Parameters<TestRuntime['runtime']['send']>[0] } {
+  const { scenario, transport, humans, channel } = post;
+  const replyTo = post.replyTarget(step.replyTo);
+  const isHuman = 'human' in step;
+  const authorId = isHuman ? step.human : step.avatar;
+  const avatar = scenario.avatars.find((a) => a.id === authorId);
+  const posted = transport.recordInbound({
+    channelId: channel.id,
+    author: isHuman
+      ? { kind: 'human', id: authorId, name: humans.get(authorId)?.name ?? authorId }
+      : {
+          kind: 'avatar',
+          id: authorId,
+          name: avatar?.name ?? authorId,
+          ...(avatar?.emoji !== undefined ? { emoji: avatar.emoji } : {}),
+        },
+    text: step.say,
+    ...(replyTo ? { replyTo: { messageId: replyTo.messageId } } : {}),
+  });
+  const event = {
+    type: 'channel.message' as const,
+    channel,
+    messageId: posted.messageId,
+    author: isHuman
+      ? { kind: 'human' as const, id: authorId, name: posted.author.name }
+      : { kind: 'avatar' as const, id: authorId },
+    text: step.say,
+    ...(step.mentions ? { mentions: step.mentions } : {}),
+    ...(replyTo ? { replyTo } : {}),
+  };
+  return { posted, event };
+}
+
+/**
+ * Lets what the script set going run out (follow-ups, threads winding down or expiring), up to
+ * {@link SETTLE_AFTER_SCRIPT_MS}; returns when the last activity was.
+ */
+async function runOutAfterScript(t: TestRuntime): Promise<() => number> {
   const limit = t.clock.now() + SETTLE_AFTER_SCRIPT_MS;
   let lastActivity = t.clock.now();
   const activity = t.runtime.inspection$.subscribe((e) => {
@@ -179,10 +212,7 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
     await t.advance(Math.max(0, due - t.clock.now()));
   }
   activity.unsubscribe();
-  await t.stop();
-  await lookupTool?.close();
-  printer.detach();
-  return { stats: printer.stats, durationMs: Math.max(time, lastActivity - start) };
+  return () => lastActivity;
 }
 
 /** The summary block after a played scenario. */

@@ -1,14 +1,16 @@
 import { createScriptedModel } from '../adapters/llm/scriptedModel.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
+import { MemoryHistory } from '../adapters/store/memory/memoryHistory.js';
+import { MemoryOutbox } from '../adapters/store/memory/memoryOutbox.js';
 import { type TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { scenarioAvatars } from '../app/scenarioAvatars.js';
+import { createSimulatedRuntime, type SimulatedRuntime } from '../app/simulatedRuntime.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { formatDuration, formatSimTime } from '../config/duration.js';
 import { silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { TurnModel } from '../ports/model.js';
 import { type Scenario, scenarioConfigOverrides } from '../simulator/scenario.js';
-import { createTestRuntime, type TestRuntime } from '../testing/createTestRuntime.js';
 import {
   attachConversationPrinter,
   bolder,
@@ -73,12 +75,12 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
   const humans = new Map(scenario.humans.map((h) => [h.id, h]));
   const transport = new TerminalTransport();
   let clock: Clock | undefined;
-  const t = createTestRuntime({
+  const t = createSimulatedRuntime({
     avatars,
     config: { ...options.config, ...scenarioConfigOverrides(scenario) },
     model: withLatency(createScriptedModel(), () => clock, scenario.generationLatency),
     transports: [transport],
-    channel,
+    store: { outbox: new MemoryOutbox(), history: new MemoryHistory() },
     logger: silentLogger(),
     ...(lookupTool ? { lookup: { tool: lookupTool } } : {}),
   });
@@ -118,6 +120,7 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
   }
 
   let time = 0;
+  let summons = 0;
   for (const step of scenario.script) {
     if ('wait' in step) {
       time += step.wait;
@@ -130,9 +133,17 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
       printer.write(`📣 ${step.narrate}`);
     } else if ('summon' in step) {
       const by = humans.get(step.by) ?? { id: step.by, name: step.by };
-      await t.summon(step.summon, { id: by.id, name: by.name });
+      sendOrThrow(t, {
+        type: 'avatar.summon',
+        channel,
+        avatarId: step.summon,
+        by: { id: by.id, name: by.name },
+        messageId: `s${++summons}`,
+      });
+      await t.settle();
     } else if ('dismiss' in step) {
-      await t.dismiss(step.dismiss);
+      sendOrThrow(t, { type: 'avatar.dismiss', channel, avatarId: step.dismiss });
+      await t.settle();
     } else if ('join' in step) {
       note(`${step.join} would join here; the runtime has no join event (summon, or make it resident)`);
     } else {
@@ -150,6 +161,12 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
   return { stats: printer.stats, durationMs: Math.max(time, lastActivity() - start) };
 }
 
+/** A summon or dismissal the script asks for: refused, it stops the tour with the runtime's error. */
+function sendOrThrow(t: SimulatedRuntime, event: Parameters<SimulatedRuntime['runtime']['send']>[0]): void {
+  const result = t.runtime.send(event);
+  if (!result.accepted) throw result.error;
+}
+
 /** What posting one scripted message needs. */
 interface ScriptedPost {
   scenario: Scenario;
@@ -165,7 +182,7 @@ type MessageStep = Extract<Scenario['script'][number], { say: string }>;
 function postScriptedMessage(
   step: MessageStep,
   post: ScriptedPost,
-): { posted: TerminalMessage; event: Parameters<TestRuntime['runtime']['send']>[0] } {
+): { posted: TerminalMessage; event: Parameters<SimulatedRuntime['runtime']['send']>[0] } {
   const { scenario, transport, humans, channel } = post;
   const replyTo = post.replyTarget(step.replyTo);
   const isHuman = 'human' in step;
@@ -202,7 +219,7 @@ function postScriptedMessage(
  * Lets what the script set going run out (follow-ups, threads winding down or expiring), up to
  * {@link SETTLE_AFTER_SCRIPT_MS}; returns when the last activity was.
  */
-async function runOutAfterScript(t: TestRuntime): Promise<() => number> {
+async function runOutAfterScript(t: SimulatedRuntime): Promise<() => number> {
   const limit = t.clock.now() + SETTLE_AFTER_SCRIPT_MS;
   let lastActivity = t.clock.now();
   const activity = t.runtime.inspection$.subscribe((e) => {

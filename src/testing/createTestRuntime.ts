@@ -1,14 +1,13 @@
 import type { AvatarDefinitionInput } from '../actors/avatarDefinition.js';
-import { SimulatedClock } from '../actors/clock.js';
+import type { SimulatedClock } from '../actors/clock.js';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
 import type { RetryPolicy } from '../actors/routingActor.js';
 import type { PersistenceOptions, Runtime, RuntimeOptions } from '../actors/runtimeOptions.js';
-import { advanceOnClock, DEFAULT_SETTLE_LIMIT_MS, settleOnClock } from '../actors/settleOnClock.js';
 import { MemoryHistory } from '../adapters/store/memory/memoryHistory.js';
 import { MemoryOutbox } from '../adapters/store/memory/memoryOutbox.js';
+import { createSimulatedRuntime } from '../app/simulatedRuntime.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
-import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { TurnModel } from '../ports/model.js';
 import type { Outbox } from '../ports/outbox.js';
@@ -144,7 +143,6 @@ export const testAvatars: AvatarDefinitionInput[] = [
  * ```
  */
 export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
-  const clock = new SimulatedClock(options.startAt);
   const retain = options.retain;
   if (retain !== undefined && !(Number.isInteger(retain) && retain >= 0))
     throw new ConfigError([
@@ -157,8 +155,9 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
       : (options.history ?? new MemoryHistory());
   const outbox = options.store?.outbox ?? options.outbox ?? new MemoryOutbox();
   const channel = options.channel ?? { kind: 'test', id: 'room' };
-  const settleOptions = { limitMs: options.settleLimitMs ?? DEFAULT_SETTLE_LIMIT_MS };
-  const runtime = createRuntime({
+  const simulated = createSimulatedRuntime({
+    ...(options.startAt !== undefined ? { startAt: options.startAt } : {}),
+    ...(options.settleLimitMs !== undefined ? { settleLimitMs: options.settleLimitMs } : {}),
     avatars: options.avatars ?? testAvatars,
     ...(options.config ? { config: options.config } : {}),
     ...(options.model ? { model: options.model } : {}),
@@ -168,12 +167,12 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     ...(options.persistence ? { persistence: options.persistence } : {}),
     ...(options.lookup ? { lookup: options.lookup } : {}),
     logger: options.logger ?? silentLogger(),
-    clock,
     ...(options.retry ? { retry: options.retry } : {}),
     ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
     ...(options.stopDeadlineMs !== undefined ? { stopDeadlineMs: options.stopDeadlineMs } : {}),
     ...(options.recoverOnStart !== undefined ? { recoverOnStart: options.recoverOnStart } : {}),
   });
+  const { runtime, clock, settle } = simulated;
   const outcomes: RoutingOutcome[] = [];
   const inspection: InspectionEvent[] = [];
   const errors: TroupeError[] = [];
@@ -187,8 +186,6 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
   // Subscribing makes the runtime build inspection events: not when none are kept.
   if (retain !== 0) runtime.inspection$.subscribe((e) => keep(inspection, e));
   runtime.errors$.subscribe((e) => keep(errors, e));
-
-  const settle = () => settleOnClock(runtime, clock, settleOptions);
 
   let messageSeq = 0;
   const send = (event: unknown) => {
@@ -230,10 +227,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
       await settle();
     },
     settle,
-    advance: (ms) => advanceOnClock(runtime, clock, ms, settleOptions),
-    async stop() {
-      await settle();
-      await runtime.stop();
-    },
+    advance: simulated.advance,
+    stop: simulated.stop,
   };
 }

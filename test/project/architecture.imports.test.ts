@@ -23,7 +23,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['actors', 'adapters'],
   ['.'],
   ['simulator'],
-  ['testing', 'app'],
+  ['app'],
+  ['testing'],
   ['studio'],
   ['cli'],
 ];

@@ -179,11 +179,12 @@ const pendingFollowUp: z.ZodType<PendingFollowUp> = z.object({
 });
 
 // The budget's anchor is left out before the first human message.
-const budget: z.ZodType<Omit<Budget, 'anchorMessageId'> & { anchorMessageId?: string | undefined }> = z.object({
-  anchorMessageId: z.string().optional(),
-  main: z.number(),
-  cascade: z.number(),
-});
+const budget: z.ZodType<Omit<Budget, 'anchorMessageId'> & { anchorMessageId?: string | undefined }> =
+  z.object({
+    anchorMessageId: z.string().optional(),
+    main: z.number(),
+    cascade: z.number(),
+  });
 
 /** An arrival as stored: when, and who reacted to it. */
 const arrival = z.object({

@@ -39,7 +39,7 @@ export interface RuntimeOptions {
   /** One transport per channel kind. */
   transports?: readonly Transport[];
   /** Text to speech for voice replies; without it, voice requests fall back to text. */
-  speech?: SpeechSynthesizer;
+  speech?: SpeechSynthesizer | undefined;
   /**
    * Where state lives: a {@link TroupeStore} (SQLite, MongoDB, memory), or just an outbox and
    * history over an in-memory store. Default: in memory.

@@ -68,7 +68,7 @@ async function connect(
   env: Env,
   store: TroupeStore,
   logger: Logger,
-): Promise<{ account?: GmailAccount; problem?: string; configured: boolean }> {
+): Promise<{ account?: GmailAccount | undefined; problem?: string; configured: boolean }> {
   const { gmailConfigured } = await import('../adapters/gmail/gmailSettings.js');
   if (!gmailConfigured(env)) return { configured: false };
   try {

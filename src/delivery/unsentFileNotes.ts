@@ -5,7 +5,7 @@ export interface NotedAttachment {
   /** Its media type. */
   mediaType: string;
   /** A link to it, when it has one. */
-  url?: string;
+  url?: string | undefined;
 }
 
 /**

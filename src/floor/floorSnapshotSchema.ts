@@ -67,19 +67,19 @@ export const INITIAL_PRESENCE_STATE_JSON = '{"present":{"mode":"ambient","turn":
  */
 export interface StoredPresence {
   /** Absent while the presence is in its initial state (see {@link INITIAL_PRESENCE_STATE_JSON}). */
-  state?: StateValue;
+  state?: StateValue | undefined;
   now: number;
   attention: AvatarPresenceContext['attention'];
-  summonTurns?: number;
-  grantedAt?: number;
-  conversingUntil?: number;
-  lastSpokeAt?: number;
-  cooldownUntil?: number;
-  lastMentionAt?: number;
-  lastMentionBy?: string;
-  affinity?: Record<string, number>;
-  claim?: NonNullable<AvatarPresenceContext['claim']>;
-  delivered?: number;
+  summonTurns?: number | undefined;
+  grantedAt?: number | undefined;
+  conversingUntil?: number | undefined;
+  lastSpokeAt?: number | undefined;
+  cooldownUntil?: number | undefined;
+  lastMentionAt?: number | undefined;
+  lastMentionBy?: string | undefined;
+  affinity?: Record<string, number> | undefined;
+  claim?: NonNullable<AvatarPresenceContext['claim']> | undefined;
+  delivered?: number | undefined;
 }
 
 /** A thread as stored: its state and its context but for the map key (thread id) and channel id. */
@@ -179,11 +179,12 @@ const pendingFollowUp: z.ZodType<PendingFollowUp> = z.object({
 });
 
 // The budget's anchor is left out before the first human message.
-const budget: z.ZodType<Omit<Budget, 'anchorMessageId'> & { anchorMessageId?: string }> = z.object({
-  anchorMessageId: z.string().optional(),
-  main: z.number(),
-  cascade: z.number(),
-});
+const budget: z.ZodType<Omit<Budget, 'anchorMessageId'> & { anchorMessageId?: string | undefined }> =
+  z.object({
+    anchorMessageId: z.string().optional(),
+    main: z.number(),
+    cascade: z.number(),
+  });
 
 /** An arrival as stored: when, and who reacted to it. */
 const arrival = z.object({

@@ -16,8 +16,10 @@ export const FLOOR_SNAPSHOT_V1 = 1;
 const { stateValue, rung, turnKind, budgetLane, threadMode, turnContext, arrival, backoff } = SNAPSHOT_PARTS;
 
 /** A version-1 thread: `extensionMs` and `sentiment` are absent in threads stored before they existed. */
-export type ThreadContextV1 = Omit<ConversationThreadContext, 'extensionMs' | 'sentiment'> &
-  Partial<Pick<ConversationThreadContext, 'extensionMs' | 'sentiment'>>;
+export type ThreadContextV1 = Omit<ConversationThreadContext, 'extensionMs' | 'sentiment'> & {
+  extensionMs?: ConversationThreadContext['extensionMs'] | undefined;
+  sentiment?: ConversationThreadContext['sentiment'] | undefined;
+};
 
 const presenceContextV1: z.ZodType<AvatarPresenceContext> = z.object({
   channelId: z.string(),

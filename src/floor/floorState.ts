@@ -29,13 +29,13 @@ export interface PendingFollowUp {
   anchorMessageId: string;
   summonerName: string;
   /** Set on the second follow-up. */
-  second?: true;
+  second?: true | undefined;
 }
 
 /** A summoned avatar's arrival, and who reacted to it since (for its second follow-up). */
 export interface Arrival {
   at: number;
-  reactedBy?: { id: string; name: string };
+  reactedBy?: { id: string; name: string } | undefined;
 }
 
 /** Everything a turn is claimed with; the claim itself adds its id, time and context. */
@@ -46,12 +46,12 @@ export interface ClaimSpec {
   reason: string;
   lane: BudgetLane;
   anchorMessageId: string;
-  triggerMessageId?: string;
-  triggerText?: string;
-  threadId?: string;
-  addressedBy?: { id: string; name: string };
+  triggerMessageId?: string | undefined;
+  triggerText?: string | undefined;
+  threadId?: string | undefined;
+  addressedBy?: { id: string; name: string } | undefined;
   /** A greeting for an avatar summoned while already present. */
-  alreadyPresent?: true;
+  alreadyPresent?: true | undefined;
 }
 
 /** How long a pair of avatars waits before another thread together. */

@@ -15,13 +15,13 @@ export interface AvatarProfile {
   /** Display name; matched as whole words, case-insensitively. */
   name: string;
   /** Optional emoji that also addresses the avatar. */
-  emoji?: string;
+  emoji?: string | undefined;
   /** Other names the avatar answers to (whole-word matches too). */
-  aliases?: string[];
+  aliases?: string[] | undefined;
   /** A sentence or two of persona; offline replies and prompts draw on it. */
-  persona?: string;
+  persona?: string | undefined;
   /** Topics the avatar cares about; the initiative rung matches message words against them. */
-  topics?: string[];
+  topics?: string[] | undefined;
 }
 
 /** Who wrote a message. Only a human message opens a new response budget. */
@@ -77,7 +77,7 @@ export type FloorEvent =
       /** Avatar ids the platform says were mentioned (Discord `<@id>`), checked before names. */
       mentions?: string[];
       /** The message this one replies to, and the avatar that wrote it, if any. */
-      replyTo?: { messageId: string; avatarId?: string };
+      replyTo?: { messageId: string; avatarId?: string | undefined };
     }
   | { type: 'summon'; at: number; avatarId: string; by: { id: string; name: string }; messageId?: string }
   | { type: 'dismiss'; at: number; avatarId: string }
@@ -91,7 +91,7 @@ export type FloorEvent =
       messageId: string;
       text: string;
       mentions?: string[];
-      replyTo?: { messageId: string; avatarId?: string };
+      replyTo?: { messageId: string; avatarId?: string | undefined };
     }
   | { type: 'turn.failed'; at: number; turnId: string; reason: string }
   | { type: 'turn.aborted'; at: number; turnId: string; reason: string };
@@ -110,9 +110,9 @@ export interface TurnClaim {
   /** The human message whose budget this turn draws on. */
   anchorMessageId: string;
   /** The message being answered, if any (absent for scheduled summon turns). */
-  triggerMessageId?: string;
+  triggerMessageId?: string | undefined;
   /** The thread this turn belongs to, if any. */
-  threadId?: string;
+  threadId?: string | undefined;
   claimedAt: number;
   /** Context a generator can use: who addressed the avatar, who else is present. */
   context: TurnContext;
@@ -120,31 +120,31 @@ export interface TurnClaim {
 
 /** What a generator needs to know about the moment a turn was granted. */
 export interface TurnContext {
-  triggerText?: string;
+  triggerText?: string | undefined;
   /** Name of whoever wrote the message being answered. */
-  addressedByName?: string;
-  addressedById?: string;
+  addressedByName?: string | undefined;
+  addressedById?: string | undefined;
   /** Other avatars present in the channel (names). */
   presentNames: string[];
   /** Other participants of the thread (names), if the turn is in a thread. */
   threadPartnerNames: string[];
   /** 1-based turn number within the thread once delivered, and the thread's limit. */
-  threadTurn?: number;
-  threadMaxTurns?: number;
+  threadTurn?: number | undefined;
+  threadMaxTurns?: number | undefined;
   /**
    * True when this is the last turn the budget or the thread allows: a generator should wrap up
    * (and may say goodbye) rather than ask a question nobody will be allowed to answer.
    */
   closing: boolean;
   /** Longest text this turn may deliver (set for greetings: GREETING_MAX_CHARS). */
-  maxChars?: number;
+  maxChars?: number | undefined;
   /** The thread's mood so far (mean sentiment per turn), when it has scored turns. */
-  threadMood?: 'warm' | 'tense' | 'neutral';
+  threadMood?: 'warm' | 'tense' | 'neutral' | undefined;
   /**
    * Set on the greeting of an avatar summoned while already present: it acknowledges being
    * called rather than greeting as if it had just arrived.
    */
-  alreadyPresent?: true;
+  alreadyPresent?: true | undefined;
 }
 
 /** Outputs of a channel floor, in the order they happened. */

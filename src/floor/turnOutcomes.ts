@@ -51,14 +51,15 @@ export function turnDelivered(
     turnId: claim.turnId,
   });
   const left = state.presences.get(claim.avatarId)?.context.summonTurns ?? 0;
-  const threadStillOpen = claim.threadId !== undefined && state.threads.has(claim.threadId);
+  const { threadId } = claim;
+  const threadStillOpen = threadId !== undefined && state.threads.has(threadId);
   const consumed: Extract<FloorEffect, { type: 'turn.consumed' }> = {
     type: 'turn.consumed',
     at: event.at,
     turnId: claim.turnId,
     avatarId: claim.avatarId,
     rung: claim.rung,
-    ...(threadStillOpen ? { threadId: claim.threadId } : {}),
+    ...(threadStillOpen ? { threadId } : {}),
     messageId: event.messageId,
   };
   if (left < held) consumed.summonTurnsLeft = left;

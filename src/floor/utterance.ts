@@ -7,7 +7,7 @@ export interface Utterance {
   author: Author;
   text: string;
   mentions?: readonly string[];
-  replyTo?: { messageId: string; avatarId?: string };
+  replyTo?: { messageId: string; avatarId?: string | undefined };
   /** The thread the utterance was spoken in, when it was an avatar's turn in one. */
   threadId?: string;
   /** A greeting: it invites answers only from those it addresses (the follow-up comes next). */

@@ -10,8 +10,8 @@ export interface LookupTool {
   readonly local?: boolean;
   lookup(input: {
     entity_type: string;
-    entity_name?: string;
-    order_number?: string;
+    entity_name?: string | undefined;
+    order_number?: string | undefined;
     id?: string | number;
   }): Promise<unknown>;
 }

@@ -7,13 +7,13 @@ export interface ModelPersona {
   id: string;
   /** Display name. */
   name: string;
-  emoji?: string;
+  emoji?: string | undefined;
   /** Other names the avatar answers to. */
-  aliases?: string[];
+  aliases?: string[] | undefined;
   /** A sentence or two of persona. */
-  persona?: string;
+  persona?: string | undefined;
   /** Topics the avatar cares about. */
-  topics?: string[];
+  topics?: string[] | undefined;
 }
 
 /** What kind of utterance a turn is: an answer, a summon greeting, or a summon follow-up. */
@@ -26,25 +26,25 @@ export type TurnKindBrief = 'response' | 'greeting' | 'follow-up';
  */
 export interface TurnBriefContext {
   /** The words being answered, if any. */
-  triggerText?: string;
+  triggerText?: string | undefined;
   /** Name of whoever wrote the message being answered. */
-  addressedByName?: string;
-  addressedById?: string;
+  addressedByName?: string | undefined;
+  addressedById?: string | undefined;
   /** Other avatars present in the channel (names). */
   presentNames: string[];
   /** Other participants of the thread (names), if the turn is in a thread. */
   threadPartnerNames: string[];
   /** 1-based turn number within the thread once delivered, and the thread's limit. */
-  threadTurn?: number;
-  threadMaxTurns?: number;
+  threadTurn?: number | undefined;
+  threadMaxTurns?: number | undefined;
   /** True when this is the last turn the budget or thread allows: wrap up rather than ask. */
   closing: boolean;
   /** Longest text this turn may deliver (greetings). */
-  maxChars?: number;
+  maxChars?: number | undefined;
   /** A greeting of an avatar that was already present when summoned: acknowledge being called. */
-  alreadyPresent?: true;
+  alreadyPresent?: true | undefined;
   /** The thread's mood so far, from a light sentiment estimate of its turns. */
-  threadMood?: 'warm' | 'tense' | 'neutral';
+  threadMood?: 'warm' | 'tense' | 'neutral' | undefined;
 }
 
 /** One turn as a model sees it. */
@@ -53,9 +53,9 @@ export interface TurnBrief {
   turnId: string;
   kind: TurnKindBrief;
   /** The thread this turn belongs to, if any. */
-  threadId?: string;
+  threadId?: string | undefined;
   /** The message being answered, if any (to tell whether the history already holds it). */
-  triggerMessageId?: string;
+  triggerMessageId?: string | undefined;
   context: TurnBriefContext;
 }
 
@@ -106,7 +106,7 @@ export interface TurnGenerationRequest {
   situation: TurnSituation;
   /** Tools for this turn (models that cannot call tools ignore them). */
   tools?: Readonly<Record<string, TurnTool>>;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Token counts, when the model reports them. */

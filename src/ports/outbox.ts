@@ -38,7 +38,7 @@ export interface Outbox {
   unsettled(limit?: number): Promise<OutboxEntry[]>;
   get(key: string): Promise<OutboxEntry | undefined>;
   /** The same writes, answered at once, when the store can (see {@link ImmediateOutboxWrites}). */
-  readonly immediate?: ImmediateOutboxWrites;
+  readonly immediate?: ImmediateOutboxWrites | undefined;
 }
 
 /**

@@ -17,7 +17,7 @@ export interface DocumentWrite<T = unknown> {
   key: string;
   value: T;
   /** Compare-and-set: the write applies only if the stored version is this (0: must not exist). */
-  expectedVersion?: number;
+  expectedVersion?: number | undefined;
 }
 
 /**
@@ -26,8 +26,8 @@ export interface DocumentWrite<T = unknown> {
  * `expectedVersion`, as in {@link DocumentStore.delete}).
  */
 export type DocumentOperation<T = unknown> =
-  | { op: 'put'; collection: string; key: string; value: T; expectedVersion?: number }
-  | { op: 'delete'; collection: string; key: string; expectedVersion?: number };
+  | { op: 'put'; collection: string; key: string; value: T; expectedVersion?: number | undefined }
+  | { op: 'delete'; collection: string; key: string; expectedVersion?: number | undefined };
 
 /**
  * Documents by collection and key. Values are JSON (objects, arrays, strings, numbers, booleans,

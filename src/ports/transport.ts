@@ -10,7 +10,7 @@ export interface TransportMessage {
   /** Audio or files for this part. */
   attachments?: { name: string; mediaType: string; data?: Uint8Array; url?: string }[];
   /** Who speaks (a transport that can, shows this name and picture). */
-  speaker?: { avatarId: string; name: string; emoji?: string; pictureUrl?: string };
+  speaker?: { avatarId: string; name: string; emoji?: string | undefined; pictureUrl?: string | undefined };
   replyTo?: { messageId: string };
   /**
    * Set when the part belongs to a response an earlier run recorded (the record's time, epoch ms)

@@ -2,8 +2,8 @@
 export interface AddressableAvatar {
   id: string;
   name: string;
-  emoji?: string;
-  aliases?: string[];
+  emoji?: string | undefined;
+  aliases?: string[] | undefined;
 }
 
 /** Finds which avatars a message addresses. */

@@ -325,7 +325,11 @@ describe('the outbox across a crash', () => {
     // The process recorded the response and the transport took it, then the process died before
     // noting the part or settling.
     await outbox.record(response, 0);
-    await transport.send({ idempotencyKey: 'before-crash#0', channelId: 'room', text: response.text });
+    await transport.send({
+      idempotencyKey: 'before-crash#0',
+      channelId: 'room',
+      text: response.text as string,
+    });
 
     const t = createTestRuntime({ outbox, transports: [transport] });
     await t.settle();

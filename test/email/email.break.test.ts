@@ -99,8 +99,8 @@ describe('troupe email after a process died between storing an answer and acting
     const answered: AnsweredInterrupt = {
       n: 1,
       action: stored?.value.request.action_request.action as string,
-      args: stored?.value.request.action_request.args,
-      step: record?.value.steps.length,
+      args: stored?.value.request.action_request.args as Record<string, unknown>,
+      step: record?.value.steps.length as number,
       answer: { type: 'accept' },
       createdAt: stored?.value.createdAt as number,
       answeredAt: START - 120_000,

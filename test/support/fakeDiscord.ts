@@ -80,7 +80,7 @@ export interface FakeMessage {
   type: number;
   webhook_id?: string;
   application_id?: string;
-  message_reference?: { message_id: string; channel_id: string; guild_id?: string };
+  message_reference?: { message_id: string; channel_id: string; guild_id?: string | undefined };
   referenced_message?: FakeMessage | null;
   nonce?: string;
   [key: string]: unknown;
@@ -252,7 +252,7 @@ export interface FakeDiscord {
     content: string;
     mentions?: FakeUser[];
     mentionRoles?: string[];
-    replyTo?: string;
+    replyTo?: string | undefined;
     /** For a reply: whether the reply pings the replied-to author (Discord's default: true). */
     replyPing?: boolean;
     attachments?: { filename: string; size: number; content_type?: string }[];

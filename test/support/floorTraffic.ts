@@ -119,7 +119,7 @@ export interface MessageSpec {
   /** Platform mentions: avatar indices into {@link trafficRoster}, or -1 for an unknown id. */
   platformMentions: number[];
   /** Reply to a message: an index into the history so far (modulo), or -1 for the message a turn answers. */
-  replyTo?: number;
+  replyTo?: number | undefined;
 }
 
 export type TrafficStep =

@@ -34,13 +34,13 @@ export interface EmailRecord {
   /** Calls carried out, with their results. */
   steps: AgentStep[];
   /** The call proposed and not yet carried out (waiting for review, or about to run). */
-  proposed?: ResponseToolCall;
+  proposed?: ResponseToolCall | undefined;
   /** The interrupt waiting for the human, if any. */
-  interruptId?: string;
+  interruptId?: string | undefined;
   /** Interrupts raised for this email so far (each gets the next number in its id). */
   asked?: number;
   /** When the interrupt it waits on was raised. */
-  askedAt?: number;
+  askedAt?: number | undefined;
   /** Model steps the agent took on this email since it was received or retried (see the bounds). */
   agentSteps?: number;
   /** Calls of tools that need no review carried out since it was received or retried. */
@@ -67,7 +67,7 @@ export interface EmailRecord {
    * The interrupt raised since the record was read, written with it (never stored in it): the
    * two are written together or not at all.
    */
-  raising?: InboxItem;
+  raising?: InboxItem | undefined;
 }
 
 /** Model steps the agent may take per email by default (`TROUPE_EMAIL_MAX_STEPS`). */

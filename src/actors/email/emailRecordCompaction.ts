@@ -116,8 +116,14 @@ export function readRecord(value: EmailRecord, version: number): EmailRecord {
   return record;
 }
 
+/** A record as written: its version and the interrupt it raises are left out or left undefined. */
+type WrittenEmailRecord = Partial<Omit<EmailRecord, 'stored' | 'raising'>> & {
+  stored?: undefined;
+  raising?: undefined;
+};
+
 /** A record as written: without its version and the interrupt it raises; a finished one compacted. */
-export function storedRecord(record: EmailRecord): Partial<EmailRecord> {
+export function storedRecord(record: EmailRecord): WrittenEmailRecord {
   // Left undefined, not left out: JSON leaves them out, and a copy without them costs more.
   if (!record.compacted) return { ...record, stored: undefined, raising: undefined };
   const { stored: _version, raising: _raising, ...written } = record;
@@ -125,7 +131,7 @@ export function storedRecord(record: EmailRecord): Partial<EmailRecord> {
   // flag itself (finished is compacted), no steps, the classification again in `decision`, and
   // the memory namespace the answer's table names.
   const { compacted: _flag, steps, decision, answered, ...rest } = written;
-  const out: Partial<EmailRecord> = {
+  const out: WrittenEmailRecord = {
     ...rest,
     email: storedEmail(written.email) as Email,
     state: {

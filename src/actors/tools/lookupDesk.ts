@@ -83,7 +83,12 @@ export class LookupDesk {
   private async run(
     key: string,
     turn: TurnClaim,
-    query: { entity_type: string; entity_name?: string; order_number?: string; id?: string | number },
+    query: {
+      entity_type: string;
+      entity_name?: string | undefined;
+      order_number?: string | undefined;
+      id?: string | number;
+    },
   ): Promise<ComposedReply> {
     const { tool, compose, events, logger } = this.options;
     let envelope: unknown;

@@ -1,8 +1,8 @@
 /** A lookup the offline model recognised in a plain request. */
 export interface LookupIntent {
   entity_type: 'vendor' | 'customer' | 'part' | 'purchase_order';
-  entity_name?: string;
-  order_number?: string;
+  entity_name?: string | undefined;
+  order_number?: string | undefined;
 }
 
 const ORDER = /\b(PO[-\s]?\d{2,})\b/iu;

@@ -17,7 +17,7 @@ export interface InboxEmail {
   steps: readonly { call: { tool: string; args: unknown }; result?: unknown }[];
   state: { value: unknown };
   /** The interrupt the email waits on now, if any (a new one after feedback). */
-  interruptId?: string;
+  interruptId?: string | undefined;
 }
 
 /**

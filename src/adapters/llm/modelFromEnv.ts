@@ -38,12 +38,12 @@ export interface ModelFromEnv {
 }
 
 type Parsed = {
-  provider?: ModelProvider;
-  modelId?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  openAiApiKey?: string;
-  anthropicApiKey?: string;
+  provider?: ModelProvider | undefined;
+  modelId?: string | undefined;
+  baseUrl?: string | undefined;
+  apiKey?: string | undefined;
+  openAiApiKey?: string | undefined;
+  anthropicApiKey?: string | undefined;
   timeoutMs: number;
   maxRetries: number;
   concurrency: number;
@@ -128,14 +128,14 @@ export function modelFromEnv(env: EnvRecord, options: { logger?: Logger } = {}):
     modelId = parsed.modelId ?? defaultModelIds.openai;
     apiKeyVariable = 'OPENAI_API_KEY';
     languageModel = createOpenAI({
-      apiKey: parsed.openAiApiKey,
+      ...(parsed.openAiApiKey !== undefined ? { apiKey: parsed.openAiApiKey } : {}),
       ...(baseURL !== undefined ? { baseURL } : {}),
     }).chat(modelId);
   } else if (provider === 'anthropic') {
     modelId = parsed.modelId ?? defaultModelIds.anthropic;
     apiKeyVariable = 'ANTHROPIC_API_KEY';
     languageModel = createAnthropic({
-      apiKey: parsed.anthropicApiKey,
+      ...(parsed.anthropicApiKey !== undefined ? { apiKey: parsed.anthropicApiKey } : {}),
       ...(baseURL !== undefined ? { baseURL } : {}),
     })(modelId);
   } else {

@@ -19,9 +19,9 @@ export interface EntityLookupInput {
   /** `vendor`, `customer`, `part`, `purchase_order` or an alias (`supplier`, `po`…). */
   entity_type: string;
   /** A name to find: matched exactly (any case), then word by word. */
-  entity_name?: string | null;
+  entity_name?: string | null | undefined;
   /** An order number, matched exactly after normalising (`po-1001` → `PO-1001`). */
-  order_number?: string | null;
+  order_number?: string | null | undefined;
   /** Equality filters on whitelisted fields: `[{ field, value }]` or `{ field: value }`. */
   filters?: LookupFilter[] | Record<string, string | number | boolean> | null;
   /** The record's id (a disambiguation candidate's `id`): matched exactly on the id column. */

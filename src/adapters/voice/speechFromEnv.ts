@@ -66,7 +66,7 @@ export function speechFromEnv(
     case 'openai': {
       return {
         speech: createAiSdkSynthesizer({
-          model: createOpenAI({ apiKey: openAiApiKey }).speech(modelId),
+          model: createOpenAI(openAiApiKey !== undefined ? { apiKey: openAiApiKey } : {}).speech(modelId),
           ...(voice ? { voice } : {}),
           ...(logger ? { logger } : {}),
         }),

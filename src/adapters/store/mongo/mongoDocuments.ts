@@ -270,7 +270,7 @@ export class MongoDocuments implements DocumentStore {
     keys: string[],
     session?: ClientSession,
   ): Promise<Map<string, DocumentRow>> {
-    const rows = await this.rows.find({ collection, key: { $in: keys } }, { session }).toArray();
+    const rows = await this.rows.find({ collection, key: { $in: keys } }, inSession(session)).toArray();
     return new Map(rows.map((row) => [row.key, row]));
   }
 
@@ -284,7 +284,7 @@ export class MongoDocuments implements DocumentStore {
     const filter = {
       $or: [...keys].map(([collection, set]) => ({ collection, key: { $in: [...set] } })),
     };
-    const rows = await this.rows.find(filter, { session }).toArray();
+    const rows = await this.rows.find(filter, inSession(session)).toArray();
     return new Map(rows.map((row) => [`${row.collection}\0${row.key}`, row]));
   }
 
@@ -325,7 +325,7 @@ export class MongoDocuments implements DocumentStore {
     if (!step.deletes) return this.apply(step.collection, step, updatedAt, session);
     if (!step.before) return;
     const { collection, key } = step;
-    const result = await this.rows.deleteOne({ collection, key, version: step.version }, { session });
+    const result = await this.rows.deleteOne({ collection, key, version: step.version }, inSession(session));
     if (result.deletedCount !== 1)
       throw conflict(
         'documents',
@@ -388,7 +388,7 @@ export class MongoDocuments implements DocumentStore {
       );
     if (step.version === 1) {
       try {
-        await this.rows.insertOne({ collection, key: step.key, ...fields }, { session });
+        await this.rows.insertOne({ collection, key: step.key, ...fields }, inSession(session));
       } catch (error) {
         throw isDuplicateKey(error) ? await lost() : error;
       }
@@ -397,7 +397,7 @@ export class MongoDocuments implements DocumentStore {
     const result = await this.rows.updateOne(
       { collection, key: step.key, version: step.version - 1 },
       { $set: fields },
-      { session },
+      inSession(session),
     );
     if (result.matchedCount !== 1) throw await lost();
   }
@@ -451,12 +451,8 @@ export class MongoDocuments implements DocumentStore {
       const filter = { collection, key: step.key, version: step.version };
       try {
         const before = step.before;
-        const restore = { json: before?.json, updatedAt: before?.updatedAt, version: before?.version };
-        const update = before?.expiresAt
-          ? { $set: { ...restore, expiresAt: before.expiresAt } }
-          : { $set: restore, $unset: { expiresAt: '' as const } };
         const undone = before
-          ? (await this.rows.updateOne(filter, update)).matchedCount
+          ? (await this.rows.updateOne(filter, restoreUpdate(before))).matchedCount
           : (await this.rows.deleteOne(filter)).deletedCount;
         if (undone !== 1) stuck.push(step.key);
       } catch {
@@ -465,6 +461,19 @@ export class MongoDocuments implements DocumentStore {
     }
     return stuck;
   }
+}
+
+/** A session option only when there is a session (the driver reads a missing one and an undefined one alike). */
+function inSession(session: ClientSession | undefined): { session?: ClientSession } {
+  return session !== undefined ? { session } : {};
+}
+
+/** The update that puts a row back as it was before a step. */
+function restoreUpdate(before: DocumentRow) {
+  const restore = { json: before.json, updatedAt: before.updatedAt, version: before.version };
+  return before.expiresAt
+    ? { $set: { ...restore, expiresAt: before.expiresAt } }
+    : { $set: restore, $unset: { expiresAt: '' as const } };
 }
 
 function toDocument<T>(row: DocumentRow): StoredDocument<T> {

@@ -9,7 +9,6 @@ import { createMemoryStore } from '../adapters/store/memory/memoryStore.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { createLocalEmailAssistant } from '../app/localEmailAssistant.js';
 import { scenarioAvatars } from '../app/scenarioAvatars.js';
-import { postTerminalMessage } from '../app/terminalChannel.js';
 import type { CoordinationConfigInput } from '../config/coordinationConfig.js';
 import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';

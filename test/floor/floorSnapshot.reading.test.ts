@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { defaultCoordinationConfig } from '../../src/config/coordinationConfig.js';
+import { ChannelFloor } from '../../src/floor/channelFloor.js';
 import { FloorSnapshotError } from '../../src/floor/floorSnapshotSchema.js';
 import { floorSnapshotV1Schema } from '../../src/floor/floorSnapshotV1.js';
 import { readFloorSnapshot } from '../../src/floor/readFloorSnapshot.js';
@@ -60,6 +62,22 @@ describe('reading a stored floor', () => {
     const error = thrownBy(() => readFloorSnapshot(doc, 'general'));
     expect(FloorSnapshotError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/\(turnSeq: [^;)]+\)/);
+  });
+
+  it('refuses a presence in a state its machine lacks, and the next floor built is a fresh one', () => {
+    const options = {
+      channelId: 'ch',
+      config: defaultCoordinationConfig,
+      roster: [{ id: 'luna', name: 'Luna' }],
+    };
+    const stored = JSON.parse(JSON.stringify(new ChannelFloor({ ...options, present: ['luna'] }).snapshot()));
+    stored.presences[0][1].state = { present: { mode: 'flying', turn: 'ready' } };
+    const error = thrownBy(() => ChannelFloor.restore(stored, options));
+    expect(FloorSnapshotError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('flying');
+    const fresh = new ChannelFloor({ ...options, at: 5 });
+    expect(fresh.snapshot().presences).toEqual([]);
+    expect(fresh.snapshotTime()).toBe(5);
   });
 
   it('tells its own error from anything else', () => {

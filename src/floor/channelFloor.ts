@@ -71,11 +71,11 @@ export class ChannelFloor {
   private state: FloorState;
 
   constructor(options: ChannelFloorOptions) {
-    this.channelId = options.channelId;
-    this.epoch = options.epoch ?? '0';
-    this.setup = createFloorSetup(options.config, options.roster, options.engine);
     const data = restoring;
     restoring = undefined;
+    this.channelId = options.channelId;
+    this.epoch = data ? data.epoch : (options.epoch ?? '0');
+    this.setup = createFloorSetup(options.config, options.roster, options.engine);
     if (data) {
       this.state = restoreFloorState(data, this.setup);
       return;
@@ -128,7 +128,8 @@ export class ChannelFloor {
       throw new FloorSnapshotError(options.channelId, `it belongs to channel ${data.channelId}`);
     restoring = data;
     try {
-      return new ChannelFloor({ ...options, at: data.now, epoch: data.epoch });
+      // The constructor takes the state, epoch and time from `restoring`, not from options.
+      return new ChannelFloor(options);
     } catch (error) {
       throw new FloorSnapshotError(options.channelId, error instanceof Error ? error.message : String(error));
     } finally {

@@ -1,6 +1,7 @@
 import type { FloorSetup } from './floorSetup.js';
 import { FLOOR_SNAPSHOT_FORMAT, FLOOR_SNAPSHOT_VERSION, type FloorSnapshot } from './floorSnapshotSchema.js';
-import { createFloorState, type FloorState } from './floorState.js';
+import { type ClaimSpec, createFloorState, type FloorState } from './floorState.js';
+import type { TurnContext } from './floorTypes.js';
 import { restoredPresence, restoredThread, storedPresence, storedThread } from './storedMachines.js';
 
 function entry<K, V>(key: K, value: V): [K, V] {
@@ -40,7 +41,8 @@ export function snapshotOf(state: FloorState): FloorSnapshot {
 /**
  * The floor state of a validated snapshot, stepped by `setup`'s engine. Avatars no longer in the
  * roster are dropped with their turns; presences take the current configuration's settings, and
- * ids and channel ids come from the keys and the snapshot.
+ * ids and channel ids come from the keys and the snapshot. The state shares no object with `data`
+ * (a snapshot stays its caller's: the fast reader hands over the input itself).
  * Throws when a machine state names a state its machine does not have.
  */
 export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): FloorState {
@@ -61,19 +63,39 @@ export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): Floor
   for (const stored of data.inFlight) {
     if (!known(stored.avatarId)) continue;
     const { turnId, ...rest } = stored;
-    state.inFlight.set(turnId, { turnId, channelId: data.channelId, ...rest });
+    state.inFlight.set(turnId, {
+      turnId,
+      channelId: data.channelId,
+      ...rest,
+      context: contextCopy(rest.context),
+    });
   }
   for (const [id, n] of data.threadReservations) state.threadReservations.set(id, n);
   for (const f of data.followUps) if (known(f.avatarId)) state.followUps.push({ ...f });
-  for (const [id, d] of data.deferred) if (known(id)) state.deferred.set(id, d);
-  for (const [id, spec] of data.pendingGreetings) if (known(id)) state.pendingGreetings.set(id, spec);
+  for (const [id, d] of data.deferred)
+    if (known(id)) state.deferred.set(id, { spec: specCopy(d.spec), messageId: d.messageId });
+  for (const [id, spec] of data.pendingGreetings)
+    if (known(id)) state.pendingGreetings.set(id, specCopy(spec));
   for (const [id, at] of data.departed) if (known(id)) state.departed.set(id, at);
   for (const [pair, b] of data.threadBackoff) state.threadBackoff.set(pair, { ...b });
-  for (const [id, a] of data.arrivals) if (known(id)) state.arrivals.set(id, { ...a });
+  for (const [id, a] of data.arrivals)
+    if (known(id)) state.arrivals.set(id, a.reactedBy ? { ...a, reactedBy: { ...a.reactedBy } } : { ...a });
   state.budget = {
     anchorMessageId: data.budget.anchorMessageId,
     main: data.budget.main,
     cascade: data.budget.cascade,
   };
   return state;
+}
+
+function contextCopy(context: TurnContext): TurnContext {
+  return {
+    ...context,
+    presentNames: [...context.presentNames],
+    threadPartnerNames: [...context.threadPartnerNames],
+  };
+}
+
+function specCopy(spec: ClaimSpec): ClaimSpec {
+  return spec.addressedBy ? { ...spec, addressedBy: { ...spec.addressedBy } } : { ...spec };
 }

@@ -1,150 +1,230 @@
+import { FLOOR_SNAPSHOT_FORMAT, FLOOR_SNAPSHOT_VERSION, type FloorSnapshot } from './floorSnapshotSchema.js';
 import {
-  FLOOR_SNAPSHOT_FORMAT,
-  FLOOR_SNAPSHOT_VERSION,
-  type FloorSnapshot,
-  type StoredPresence,
-  type StoredThread,
-  type StoredTurnClaim,
-} from './floorSnapshotSchema.js';
+  exactKeys,
+  listOf,
+  optionalKey,
+  pairsOf,
+  plainObject,
+  recordOf,
+  stateValueIn,
+} from './snapshotChecks.js';
 import {
-  arrival,
-  backoff,
   bool,
   budgetLane,
-  claimSpec,
   count,
-  deferredAnswer,
   fail,
   id,
   int,
-  list,
   num,
   numOrNull,
   type Obj,
-  obj,
-  optional,
-  pairs,
-  pendingFollowUp,
   readFast,
-  record,
   rung,
-  stateValue,
   str,
   strOrNull,
   threadMode,
+  threadMood,
   threadOutcome,
-  turnContext,
   turnKind,
+  yes,
 } from './snapshotReading.js';
 
 /**
- * What `floorSnapshotSchema.safeParse(input).data` is for a snapshot that plainly fits the schema,
- * read by hand; `undefined` for anything else, and the schema then decides and says what is wrong.
+ * The input itself, typed, when it is exactly what `floorSnapshotSchema.safeParse(input).data`
+ * would be; `undefined` for anything else, and the schema then decides and says what is wrong.
  *
  * Restoring many channels is mostly schema work (a floor's presences and threads are a few hundred
- * fields), and the generic parser spends most of it on bookkeeping. This reads the same shape with
- * the same rules — finite numbers, safe integers, non-empty ids, the same enumerations, tuples of
- * exactly two, optional keys kept when present, unknown keys dropped — and builds fresh objects with
- * their keys in the schema's order, as the parser does. Where its rules and the parser's could part
- * (an object that is not plain where a record is read, symbol keys, a `__proto__` key), it gives up
- * rather than guess. A test holds the two to the same answer on valid and damaged snapshots.
+ * fields), and the generic parser spends most of it copying. A snapshot read from JSON already is
+ * the parser's output when every field fits and no object holds a key the schema does not know, so
+ * this checks that in place, with the schema's rules (finite numbers, safe integers, non-empty ids,
+ * the same enumerations, tuples of exactly two), and copies nothing: the floor copies what it keeps.
+ * Where its rules and the parser's could part (an object that is not plain, an unknown key, symbol
+ * keys in a record, a `__proto__` key), it gives up rather than guess. A test holds the two to the
+ * same answer on valid and damaged snapshots.
  */
 export function parseFloorSnapshotFast(input: unknown): FloorSnapshot | undefined {
   return readFast(input, floorSnapshot);
 }
 
-function presence(v: unknown): StoredPresence {
-  const o = obj(v);
-  // Built key by key: an optional key sits where the schema has it.
-  const out: Obj = {};
-  optional(out, o, 'state', stateValue);
-  out.now = num(o.now);
-  const attention = obj(o.attention);
-  out.attention = { value: num(attention.value), at: num(attention.at) };
-  optional(out, o, 'summonTurns', num);
-  optional(out, o, 'grantedAt', num);
-  optional(out, o, 'conversingUntil', num);
-  optional(out, o, 'lastSpokeAt', num);
-  optional(out, o, 'cooldownUntil', num);
-  optional(out, o, 'lastMentionAt', num);
-  optional(out, o, 'lastMentionBy', str);
-  optional(out, o, 'affinity', (x) => record(x, num));
-  optional(out, o, 'claim', (x) => {
-    const c = obj(x);
-    return { turnId: str(c.turnId), rung: rung(c.rung), claimedAt: num(c.claimedAt) };
-  });
-  optional(out, o, 'delivered', num);
-  return out as unknown as StoredPresence;
+const numbers = (v: unknown) => recordOf(v, num);
+
+function attention(v: unknown): void {
+  const o = plainObject(v);
+  num(o.value);
+  num(o.at);
+  exactKeys(o, 2);
 }
 
-function thread(v: unknown): StoredThread {
-  const o = obj(v);
-  const sentiment = obj(o.sentiment);
-  return {
-    state: stateValue(o.state),
-    mode: threadMode(o.mode),
-    participants: list(o.participants, str),
-    departed: list(o.departed, str),
-    maxTurns: num(o.maxTurns),
-    ttlMs: num(o.ttlMs),
-    quietMs: num(o.quietMs),
-    extendOnActivity: bool(o.extendOnActivity),
-    extensionMs: num(o.extensionMs),
-    turnCount: num(o.turnCount),
-    startedAt: num(o.startedAt),
-    now: num(o.now),
-    lastActivityAt: num(o.lastActivityAt),
-    expiresAt: num(o.expiresAt),
-    quietDeadline: numOrNull(o.quietDeadline),
-    lastSpeakerId: strOrNull(o.lastSpeakerId),
-    detail: strOrNull(o.detail),
-    sentiment: { sum: num(sentiment.sum), turns: num(sentiment.turns) },
-  };
+function presenceClaim(v: unknown): void {
+  const o = plainObject(v);
+  str(o.turnId);
+  rung(o.rung);
+  num(o.claimedAt);
+  exactKeys(o, 3);
 }
 
-function turnClaim(v: unknown): StoredTurnClaim {
-  const o = obj(v);
-  const out: Obj = {};
-  out.turnId = str(o.turnId);
-  out.avatarId = str(o.avatarId);
-  out.kind = turnKind(o.kind);
-  out.rung = rung(o.rung);
-  out.reason = str(o.reason);
-  out.lane = budgetLane(o.lane);
-  out.anchorMessageId = str(o.anchorMessageId);
-  optional(out, o, 'triggerMessageId', str);
-  optional(out, o, 'threadId', str);
-  out.claimedAt = num(o.claimedAt);
-  out.context = turnContext(o.context);
-  return out as unknown as StoredTurnClaim;
+function presence(v: unknown): void {
+  const o = plainObject(v);
+  num(o.now);
+  attention(o.attention);
+  const optional =
+    optionalKey(o, 'state', stateValueIn) +
+    optionalKey(o, 'summonTurns', num) +
+    optionalKey(o, 'grantedAt', num) +
+    optionalKey(o, 'conversingUntil', num) +
+    optionalKey(o, 'lastSpokeAt', num) +
+    optionalKey(o, 'cooldownUntil', num) +
+    optionalKey(o, 'lastMentionAt', num) +
+    optionalKey(o, 'lastMentionBy', str) +
+    optionalKey(o, 'affinity', numbers) +
+    optionalKey(o, 'claim', presenceClaim) +
+    optionalKey(o, 'delivered', num);
+  exactKeys(o, 2 + optional);
+}
+
+function sentiment(v: unknown): void {
+  const o = plainObject(v);
+  num(o.sum);
+  num(o.turns);
+  exactKeys(o, 2);
+}
+
+function thread(v: unknown): void {
+  const o = plainObject(v);
+  stateValueIn(o.state);
+  threadMode(o.mode);
+  listOf(o.participants, str);
+  listOf(o.departed, str);
+  for (const key of THREAD_NUMBERS) num(o[key]);
+  bool(o.extendOnActivity);
+  numOrNull(o.quietDeadline);
+  strOrNull(o.lastSpeakerId);
+  strOrNull(o.detail);
+  sentiment(o.sentiment);
+  exactKeys(o, 9 + THREAD_NUMBERS.length);
+}
+
+const THREAD_NUMBERS = [
+  'maxTurns',
+  'ttlMs',
+  'quietMs',
+  'extensionMs',
+  'turnCount',
+  'startedAt',
+  'now',
+  'lastActivityAt',
+  'expiresAt',
+] as const;
+
+function turnContext(v: unknown): void {
+  const o = plainObject(v);
+  listOf(o.presentNames, str);
+  listOf(o.threadPartnerNames, str);
+  bool(o.closing);
+  const optional =
+    optionalKey(o, 'triggerText', str) +
+    optionalKey(o, 'addressedByName', str) +
+    optionalKey(o, 'addressedById', str) +
+    optionalKey(o, 'threadTurn', num) +
+    optionalKey(o, 'threadMaxTurns', num) +
+    optionalKey(o, 'maxChars', num) +
+    optionalKey(o, 'alreadyPresent', yes) +
+    optionalKey(o, 'threadMood', threadMood);
+  exactKeys(o, 3 + optional);
+}
+
+/** The fields a granted turn and a turn the floor owes have in common; how many keys they are. */
+function turnSpec(o: Obj): number {
+  str(o.avatarId);
+  turnKind(o.kind);
+  rung(o.rung);
+  str(o.reason);
+  budgetLane(o.lane);
+  str(o.anchorMessageId);
+  return 6 + optionalKey(o, 'triggerMessageId', str) + optionalKey(o, 'threadId', str);
+}
+
+function turnClaim(v: unknown): void {
+  const o = plainObject(v);
+  str(o.turnId);
+  num(o.claimedAt);
+  turnContext(o.context);
+  exactKeys(o, 3 + turnSpec(o));
+}
+
+function person(v: unknown): void {
+  const o = plainObject(v);
+  str(o.id);
+  str(o.name);
+  exactKeys(o, 2);
+}
+
+function claimSpec(v: unknown): void {
+  const o = plainObject(v);
+  const optional =
+    optionalKey(o, 'triggerText', str) +
+    optionalKey(o, 'addressedBy', person) +
+    optionalKey(o, 'alreadyPresent', yes);
+  exactKeys(o, turnSpec(o) + optional);
+}
+
+function deferredAnswer(v: unknown): void {
+  const o = plainObject(v);
+  claimSpec(o.spec);
+  str(o.messageId);
+  exactKeys(o, 2);
+}
+
+function followUp(v: unknown): void {
+  const o = plainObject(v);
+  str(o.avatarId);
+  num(o.dueAt);
+  str(o.anchorMessageId);
+  str(o.summonerName);
+  exactKeys(o, 4 + optionalKey(o, 'second', yes));
+}
+
+function arrival(v: unknown): void {
+  const o = plainObject(v);
+  num(o.at);
+  exactKeys(o, 1 + optionalKey(o, 'reactedBy', person));
+}
+
+function backoff(v: unknown): void {
+  const o = plainObject(v);
+  num(o.endedAt);
+  num(o.level);
+  num(o.until);
+  exactKeys(o, 3);
+}
+
+function budget(v: unknown): void {
+  const o = plainObject(v);
+  num(o.main);
+  num(o.cascade);
+  exactKeys(o, 2 + optionalKey(o, 'anchorMessageId', str));
 }
 
 function floorSnapshot(v: unknown): FloorSnapshot {
-  const o = obj(v);
-  const b = obj(o.budget);
-  const budget: Obj = {};
-  optional(budget, b, 'anchorMessageId', str);
-  budget.main = num(b.main);
-  budget.cascade = num(b.cascade);
-  return {
-    format: o.format === FLOOR_SNAPSHOT_FORMAT ? o.format : fail(),
-    version: o.version === FLOOR_SNAPSHOT_VERSION ? o.version : fail(),
-    channelId: id(o.channelId),
-    epoch: id(o.epoch),
-    now: num(o.now),
-    turnSeq: count(o.turnSeq),
-    threadSeq: count(o.threadSeq),
-    presences: pairs(o.presences, presence),
-    threads: pairs(o.threads, thread),
-    endedThreads: pairs(o.endedThreads, threadOutcome),
-    inFlight: list(o.inFlight, turnClaim),
-    threadReservations: pairs(o.threadReservations, int),
-    followUps: list(o.followUps, pendingFollowUp),
-    deferred: pairs(o.deferred, deferredAnswer),
-    pendingGreetings: pairs(o.pendingGreetings, claimSpec),
-    departed: pairs(o.departed, num),
-    arrivals: pairs(o.arrivals, arrival),
-    threadBackoff: pairs(o.threadBackoff, backoff),
-    budget: budget as FloorSnapshot['budget'],
-  };
+  const o = plainObject(v);
+  if (o.format !== FLOOR_SNAPSHOT_FORMAT || o.version !== FLOOR_SNAPSHOT_VERSION) fail();
+  id(o.channelId);
+  id(o.epoch);
+  num(o.now);
+  count(o.turnSeq);
+  count(o.threadSeq);
+  pairsOf(o.presences, presence);
+  pairsOf(o.threads, thread);
+  pairsOf(o.endedThreads, threadOutcome);
+  listOf(o.inFlight, turnClaim);
+  pairsOf(o.threadReservations, int);
+  listOf(o.followUps, followUp);
+  pairsOf(o.deferred, deferredAnswer);
+  pairsOf(o.pendingGreetings, claimSpec);
+  pairsOf(o.departed, num);
+  pairsOf(o.arrivals, arrival);
+  pairsOf(o.threadBackoff, backoff);
+  budget(o.budget);
+  exactKeys(o, 19);
+  return o as unknown as FloorSnapshot;
 }

@@ -30,7 +30,10 @@ export function storedPresence(value: StateValue, c: AvatarPresenceContext): Sto
   return out;
 }
 
-/** The state value and context of a stored presence, in `channelId` with the floor's `settings`. */
+/**
+ * The state value and context of a stored presence, in `channelId` with the floor's `settings`. The
+ * context shares no object with `stored` (the snapshot stays its caller's).
+ */
 export function restoredPresence(
   stored: StoredPresence,
   avatarId: string,
@@ -49,11 +52,11 @@ export function restoredPresence(
       conversingUntil: stored.conversingUntil ?? 0,
       lastSpokeAt: stored.lastSpokeAt ?? null,
       cooldownUntil: stored.cooldownUntil ?? 0,
-      attention: stored.attention,
+      attention: { value: stored.attention.value, at: stored.attention.at },
       lastMentionAt: stored.lastMentionAt ?? null,
       lastMentionBy: stored.lastMentionBy ?? null,
-      affinity: stored.affinity ?? {},
-      claim: stored.claim ?? null,
+      affinity: stored.affinity ? recordCopy(stored.affinity) : {},
+      claim: stored.claim ? { ...stored.claim } : null,
       delivered: stored.delivered ?? 0,
     },
   };
@@ -65,12 +68,29 @@ export function storedThread(value: StateValue, c: ConversationThreadContext): S
   return { state: value, ...rest };
 }
 
-/** The state value and context of a stored thread `id` in `channelId`. */
+/** The state value and context of a stored thread `id` in `channelId`, sharing no object with `stored`. */
 export function restoredThread(
   stored: StoredThread,
   id: string,
   channelId: string,
 ): { value: StateValue; context: ConversationThreadContext } {
   const { state, ...rest } = stored;
-  return { value: state, context: { id, channelId, ...rest } };
+  return {
+    value: state,
+    context: {
+      id,
+      channelId,
+      ...rest,
+      participants: [...rest.participants],
+      departed: [...rest.departed],
+      sentiment: { sum: rest.sentiment.sum, turns: rest.sentiment.turns },
+    },
+  };
+}
+
+/** A copy of a record of numbers (a loop: a spread of objects whose keys vary goes the slow way). */
+function recordCopy(record: Record<string, number>): Record<string, number> {
+  const copy: Record<string, number> = {};
+  for (const key in record) copy[key] = record[key] as number;
+  return copy;
 }

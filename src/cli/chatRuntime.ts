@@ -1,0 +1,75 @@
+import { systemClock } from '../actors/clock.js';
+import type { Runtime } from '../actors/runtimeOptions.js';
+import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
+import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
+import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import { createRuntime } from '../createRuntime.js';
+import type { TroupeStore } from '../ports/store.js';
+import { TroupeError } from '../ports/troupeError.js';
+import { attachStudioProjection, type StudioProjection } from '../studio/studioProjection.js';
+import { createStudioStore, type StudioStore } from '../studio/studioStore.js';
+import type { ChatOptions } from './chatOptions.js';
+import type { ChatSettings } from './chatSettings.js';
+import { fail } from './fail.js';
+
+/** The runtime a chat runs on, with what it opened and must close. */
+export interface ChatRuntime {
+  runtime: Runtime;
+  transport: TerminalTransport;
+  store: TroupeStore;
+  lookupTool: ReturnType<typeof lazyEntityLookup>;
+  /** The studio's view of the runtime, which `/who` reads. */
+  studioStore: StudioStore;
+  projection: StudioProjection;
+}
+
+/**
+ * Opens the store the environment names, then builds the runtime on it with a terminal transport
+ * and attaches the studio's projection. Returns the exit code when the store cannot be opened.
+ */
+export async function openChatRuntime(
+  options: ChatOptions,
+  settings: ChatSettings,
+): Promise<ChatRuntime | number> {
+  const { env } = options;
+  const { avatars, logger, model, replies } = settings;
+  let store: TroupeStore;
+  try {
+    store = await openDefaultStore(env, { logger });
+  } catch (error) {
+    if (TroupeError.isInstance(error)) return fail(options.stderr, error.code, error.message);
+    throw error;
+  }
+  const lookupTool = lazyEntityLookup(env, { logger });
+  // Ids stay unique across sessions: the store keeps the floor, which remembers message ids.
+  const transport = new TerminalTransport({ idPrefix: `${Date.now().toString(36)}-` });
+  const runtime = createRuntime({
+    avatars,
+    config: options.config,
+    model: model.model,
+    maxReplyChars: replies.maxReplyChars,
+    transports: [transport],
+    store,
+    logger,
+    lookup: { tool: lookupTool, composer: { env } },
+  });
+
+  // The studio's projection of this runtime: /who reads it, as the studio's page would.
+  const studioStore = createStudioStore({
+    now: Date.now(),
+    avatarNames: new Map(avatars.map((a) => [a.id, a.name])),
+  });
+  const projection = attachStudioProjection({ store: studioStore, runtime, clock: systemClock, logger });
+  return { runtime, transport, store, lookupTool, studioStore, projection };
+}
+
+/**
+ * Lets whatever is on its way be delivered (pending timers, such as a follow-up not due yet, are
+ * dropped), then stops the runtime and closes the store and the lookup.
+ */
+export async function closeChatRuntime(chat: ChatRuntime): Promise<void> {
+  await chat.runtime.whenIdle();
+  await chat.runtime.stop();
+  await chat.store.close();
+  await chat.lookupTool.close();
+}

@@ -1,0 +1,83 @@
+import type { AvatarDefinition } from '../actors/avatarDefinition.js';
+import { nameProblem } from '../actors/avatarNames.js';
+import { type ModelFromEnv, modelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { ConfigError } from '../config/configError.js';
+import { type ReplyConfig, replyFromEnv } from '../config/replySettings.js';
+import { terminalText } from '../delivery/terminalText.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
+import { isTroupeError } from '../ports/troupeError.js';
+import { loadAvatarsFile } from './avatarsFile.js';
+import type { ChatOptions } from './chatOptions.js';
+import { fail } from './fail.js';
+
+/** What `troupe chat` reads from its options and the environment before it opens anything. */
+export interface ChatSettings {
+  /** The person's display name, trimmed. */
+  name: string;
+  avatars: AvatarDefinition[];
+  logger: Logger;
+  model: ModelFromEnv;
+  replies: ReplyConfig;
+}
+
+const CHANNEL_ID = /^[\w.-]{1,100}$/u;
+
+/**
+ * Checks the channel id and the name, reads the avatars file, the log level, the model and the
+ * reply settings, in that order. Returns the exit code after writing the first problem found.
+ */
+export async function readChatSettings(options: ChatOptions): Promise<ChatSettings | number> {
+  const { stderr, env } = options;
+  const name = checkChannelAndName(options);
+  if (typeof name === 'number') return name;
+  let avatars: AvatarDefinition[];
+  try {
+    avatars = await loadAvatarsFile(options.avatarsFile);
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    return fail(stderr, error.code, error.message);
+  }
+  let level: LogLevel;
+  try {
+    level = logLevelFromEnv(env, 'warn');
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    return fail(stderr, error.code, error.message);
+  }
+  const logger = createLogger({ level });
+  let model: ModelFromEnv;
+  let replies: ReplyConfig;
+  try {
+    model = modelFromEnv(env, { logger });
+    replies = replyFromEnv(env);
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    return fail(stderr, error.code, error.message);
+  }
+  return { name, avatars, logger, model, replies };
+}
+
+/** The trimmed name, or the exit code when the channel id or the name is refused. */
+function checkChannelAndName(options: ChatOptions): string | number {
+  const { stderr } = options;
+  if (!CHANNEL_ID.test(options.channel)) {
+    return fail(
+      stderr,
+      'TROUPE_CHANNEL_INVALID',
+      `"${options.channel}" is not a channel id: use letters, digits, "_", "-" or ".".`,
+    );
+  }
+  const name = options.name.trim();
+  if (name === '' || name.length > 100) {
+    return fail(stderr, 'TROUPE_NAME_INVALID', 'Your --name must have 1 to 100 characters.');
+  }
+  const nameIssue = nameProblem(name);
+  if (nameIssue)
+    return fail(
+      stderr,
+      'TROUPE_NAME_INVALID',
+      `Your --name ${terminalText(JSON.stringify(name))} ${nameIssue}.`,
+    );
+  return name;
+}

@@ -5,7 +5,8 @@ import type { ChatRoom } from './chatRoom.js';
 import { closeChatRuntime, openChatRuntime } from './chatRuntime.js';
 import { readChatSettings } from './chatSettings.js';
 import { createChatTerminal } from './chatTerminal.js';
-import { attachConversationPrinter, bolder, dimmer } from './conversationPrinter.js';
+import { attachConversationPrinter } from './conversationPrinter.js';
+import { bolder, dimmer } from './conversationStyle.js';
 
 export type { ChatOptions } from './chatOptions.js';
 

@@ -3,7 +3,7 @@ import { formatDuration } from '../config/duration.js';
 import type { FloorView } from '../floor/channelFloor.js';
 import { avatarLabel } from './chatAvatars.js';
 import { type ChatRoom, livesHere } from './chatRoom.js';
-import { shortThreadId } from './conversationPrinter.js';
+import { shortThreadId } from './conversationStyle.js';
 
 type PresenceView = FloorView['present'][number];
 type ThreadView = FloorView['threads'][number];

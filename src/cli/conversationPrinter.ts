@@ -6,8 +6,6 @@ import { printFloorEffect } from './conversationEffects.js';
 import { printInbound, printOutcome } from './conversationMessages.js';
 import { createPrinterState, safe } from './conversationPrinterState.js';
 
-export { bolder, dimmer, shortThreadId } from './conversationStyle.js';
-
 /** What a printer is attached to and how it writes. */
 export interface ConversationPrinterOptions {
   runtime: Runtime;

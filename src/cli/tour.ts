@@ -11,13 +11,8 @@ import { silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { TurnModel } from '../ports/model.js';
 import { type Scenario, scenarioConfigOverrides } from '../simulator/scenario.js';
-import {
-  attachConversationPrinter,
-  bolder,
-  type ConversationStats,
-  dimmer,
-  formatCounts,
-} from './conversationPrinter.js';
+import { attachConversationPrinter, type ConversationStats, formatCounts } from './conversationPrinter.js';
+import { bolder, dimmer } from './conversationStyle.js';
 
 /** How a scenario is played through the runtime. */
 export interface PlayOptions {

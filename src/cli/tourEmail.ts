@@ -5,7 +5,7 @@ import { createMemoryStore } from '../adapters/store/memory/memoryStore.js';
 import { createLocalEmailAssistant } from '../app/localEmailAssistant.js';
 import { memoryNamespaces, PREFERENCES_KEY } from '../email/triagePreferences.js';
 import { isTroupeError } from '../ports/troupeError.js';
-import { bolder, dimmer } from './conversationPrinter.js';
+import { bolder, dimmer } from './conversationStyle.js';
 
 /** How the tour's email act is played. */
 export interface EmailActOptions {

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { bolder, dimmer } from '../conversationPrinter.js';
+import { bolder, dimmer } from '../conversationStyle.js';
 import { formatPlaySummary, playScenario } from '../tour.js';
 import { playEmailAct } from '../tourEmail.js';
 import type { CliContext } from './cliContext.js';

@@ -251,3 +251,20 @@ describe('a restored floor and the snapshot it came from', () => {
       expect(fields.has(f), f).toBe(true);
   });
 });
+
+describe('a snapshot with keys this version does not know', () => {
+  it('is restored through the schema, which drops them: the same floor as without them', () => {
+    const options = { channelId: 'ch', config: defaultCoordinationConfig, roster: [...trafficRoster] };
+    for (const stored of storedFloors().slice(0, 12)) {
+      const channel = { ...options, channelId: (stored as { channelId: string }).channelId };
+      const extra = structuredClone(stored) as Record<string, unknown> & { presences: [string, object][] };
+      extra.writtenBy = 'a later Troupe';
+      for (const entry of extra.presences) entry[1] = { ...entry[1], mood: 'curious' };
+      expect(parseFloorSnapshotFast(extra)).toBeUndefined();
+      // Equal as data (the order of keys follows the path the snapshot took).
+      expect(ChannelFloor.restore(extra, channel).snapshot()).toStrictEqual(
+        ChannelFloor.restore(stored, channel).snapshot(),
+      );
+    }
+  });
+});

@@ -334,7 +334,7 @@ interface RestoreRun {
 }
 
 /** Passes of the restore figure: the fastest counts (the others show how much the machine got in the way). */
-const RESTORE_PASSES = 2;
+const RESTORE_PASSES = 4;
 
 async function restoreBest(store: TroupeStore): Promise<RestoreRun> {
   const runs: RestoreRun[] = [];

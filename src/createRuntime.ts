@@ -6,7 +6,9 @@ import { createMemoryStore } from './adapters/store/memory/memoryStore.js';
 import { ConfigError } from './config/configError.js';
 import { resolveCoordinationConfig } from './config/coordinationFromEnv.js';
 import { DEFAULT_HISTORY_WINDOW } from './ports/history.js';
+import type { TurnModel } from './ports/model.js';
 import type { TroupeStore } from './ports/store.js';
+import { TroupeError } from './ports/troupeError.js';
 
 /**
  * Creates a runtime: one actor per channel in a registry, a routing actor over the transports,
@@ -22,7 +24,9 @@ import type { TroupeStore } from './ports/store.js';
  *   author: { kind: 'human', id: 'u1', name: 'Ada' }, text: 'Hello @Nova' });
  * await runtime.stop();
  * ```
- * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
+ * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate, and
+ *   `TROUPE_AVATAR_MODEL_INVALID` naming the avatar when its `model:` is one `models` cannot build
+ *   (without `models`, anything but `offline` or the default model's id).
  * @throws ConfigError `TROUPE_CONFIG_INVALID` when `config` names an unknown setting or a bad value,
  *   or a timeout, deadline, retry or persistence option is not a finite number in range, or
  *   `historyLimit` reads more lines than the given store's history keeps per channel.
@@ -33,8 +37,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...options,
     config: resolveCoordinationConfig(options.config ?? {}),
     model: options.model ?? createScriptedModel(),
+    models: options.models ?? offlineOnly,
     store: resolveStore(options.store, options.historyLimit),
   });
+}
+
+/** The resolver when none is given: the offline model is the one model the runtime builds itself. */
+function offlineOnly(choice: string): TurnModel {
+  if (choice === 'offline' || choice === 'offline:scripted') return createScriptedModel();
+  throw new TroupeError(
+    'TROUPE_AVATAR_MODEL_INVALID',
+    'no model resolver was given to build it; pass `models` to createRuntime (e.g. `modelFromEnv(process.env).models` from troupe/ai-sdk).',
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { modelChoiceSchema } from '../config/modelChoice.js';
 import type { AvatarProfile } from '../floor/floorTypes.js';
 import { ambiguousNames, avatarEmojiSchema, avatarNameSchema } from './avatarNames.js';
 
@@ -27,6 +28,12 @@ export const avatarDefinitionSchema = z.object({
   voice: z.enum(['off', 'on-request', 'always']).default('on-request'),
   /** Tools the avatar may use: `entity_lookup` answers questions from the business database. */
   tools: z.array(z.enum(['entity_lookup'])).default([]),
+  /**
+   * The model for this avatar's turns: `provider:model` (`openai:gpt-4o-mini`), `offline`, the
+   * name of a profile from `TROUPE_MODEL_PROFILES`, or `{ provider, id }`. Absent: the runtime's
+   * model. Checked when the runtime starts.
+   */
+  model: modelChoiceSchema.optional(),
   /** Channels the avatar lives in from the start (residents), as `kind:id`, e.g. `terminal:lobby`. */
   residentIn: z
     .array(z.string().regex(/^[^:\s]+:\S+$/u, 'a channel as kind:id, e.g. terminal:lobby'))

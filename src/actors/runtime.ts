@@ -17,7 +17,8 @@ export { channelFromKey, channelKey } from './channelKey.js';
  * (runtimeWiring.ts), the channels' lifecycle (channelLifecycle.ts), the front door that events
  * enter by (runtimeFrontDoor.ts) and the shutdown (runtimeShutdown.ts).
  *
- * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
+ * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate, and
+ *   `TROUPE_AVATAR_MODEL_INVALID` when an avatar's `model:` cannot be built.
  */
 export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
   const wiring = wireRuntime(options);
@@ -35,6 +36,7 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     errors$: wiring.errors$.asObservable(),
     avatars: wiring.avatars,
     model: wiring.model,
+    modelOf: (avatarId) => wiring.executor.modelFor(avatarId),
     store: wiring.store,
     view: (channel) => registry.get(channelKey(channel))?.view(),
     open: (channel) => frontDoor.open(channel),

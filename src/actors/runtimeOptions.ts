@@ -6,7 +6,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { HistoryStore } from '../ports/history.js';
 import type { LookupTool } from '../ports/lookupTool.js';
-import type { TurnModel } from '../ports/model.js';
+import type { TurnModel, TurnModelResolver } from '../ports/model.js';
 import type { Outbox } from '../ports/outbox.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
@@ -36,6 +36,13 @@ export interface RuntimeOptions {
   config?: CoordinationConfigInput;
   /** The language model. Default: the offline scripted model (the runtime logs once that it is offline). */
   model?: TurnModel;
+  /**
+   * Builds the models avatars name with `model:`, once per distinct choice, when the runtime
+   * starts (e.g. `modelFromEnv(process.env).models` from `troupe/ai-sdk`: providers, keys and
+   * profiles from the environment). A choice equal to `model`'s id is `model` itself. Default:
+   * only `offline` is known; any other choice is refused as `TROUPE_AVATAR_MODEL_INVALID`.
+   */
+  models?: TurnModelResolver;
   /** One transport per channel kind. */
   transports?: readonly Transport[];
   /** Text to speech for voice replies; without it, voice requests fall back to text. */
@@ -137,8 +144,10 @@ export interface Runtime {
   readonly errors$: Observable<TroupeError>;
   /** The avatars, validated. */
   readonly avatars: readonly AvatarDefinition[];
-  /** The model turns are written with. */
+  /** The model turns are written with, for avatars that name no model of their own. */
   readonly model: TurnModel;
+  /** The model an avatar's turns are written with: its own (`model:`), else {@link Runtime.model}. */
+  modelOf(avatarId: string): TurnModel;
   /** The store in use. */
   readonly store: TroupeStore;
   /** A picture of a channel's floor, if its actor is active. */
@@ -177,8 +186,9 @@ export interface Runtime {
  * What the runtime core runs on once the entry point has chosen every default: a model, a whole
  * store and a validated coordination config.
  */
-export type ResolvedRuntimeOptions = Omit<RuntimeOptions, 'model' | 'store' | 'config'> & {
+export type ResolvedRuntimeOptions = Omit<RuntimeOptions, 'model' | 'models' | 'store' | 'config'> & {
   model: TurnModel;
+  models: TurnModelResolver;
   store: TroupeStore;
   config: CoordinationConfig;
 };

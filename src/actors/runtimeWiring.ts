@@ -10,6 +10,7 @@ import type { TroupeStore } from '../ports/store.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { ActorRegistry } from './actorRegistry.js';
 import { type AvatarDefinition, avatarListSchema, toProfile } from './avatarDefinition.js';
+import { resolveAvatarModels } from './avatarModels.js';
 import type { ChannelActor } from './channelActor.js';
 import { channelFromKey } from './channelKey.js';
 import { systemClock } from './clock.js';
@@ -55,7 +56,8 @@ export interface RuntimeWiring {
  * Validates the avatars and builds the runtime's shared parts (routing, relationships, the turn
  * executor and its lookup desk, the work tracker, the streams) from resolved options.
  *
- * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate.
+ * @throws TroupeError `TROUPE_AVATARS_INVALID` when the avatar list does not validate, and
+ *   `TROUPE_AVATAR_MODEL_INVALID` when an avatar's `model:` cannot be built.
  */
 export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   const parsedAvatars = avatarListSchema.safeParse(options.avatars);
@@ -68,6 +70,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   const avatars = parsedAvatars.data;
   const roster = avatars.map(toProfile);
   const { config, model, store } = options;
+  const avatarModels = resolveAvatarModels(avatars, model, options.models);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger();
   const durable = options.persistence?.durable ?? store.kind !== 'memory';
@@ -82,6 +85,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     ...lookupDeskOf(options, logger),
     toolUsers: new Set(avatars.filter((a) => a.tools.includes('entity_lookup')).map((a) => a.id)),
     model,
+    avatarModels,
     history: store.history,
     relationships,
     avatars: new Map(roster.map((a) => [a.id, a])),
@@ -95,6 +99,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   } else {
     logger.info({ model: model.id }, 'language model configured');
   }
+  for (const [avatar, own] of avatarModels) logger.info({ avatar, model: own.id }, 'avatar model configured');
   return {
     options,
     avatars,
@@ -106,7 +111,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     clock,
     logger,
     durable,
-    tracker: new WorkTracker(externalWaits(options)),
+    tracker: new WorkTracker(externalWaits(options, [model, ...avatarModels.values()])),
     registry: new ActorRegistry<ChannelActor>(),
     inspection$,
     errors$: new Subject<TroupeError>(),
@@ -151,9 +156,9 @@ function lookupDeskOf(options: ResolvedRuntimeOptions, logger: Logger): { lookup
  * Which waits leave the process, from the ports in use: the runtime knows its own (the offline
  * model; memory and SQLite stores); any other port counts as external unless it says it is `local`.
  */
-function externalWaits(options: ResolvedRuntimeOptions): ExternalWait {
-  const { model, store } = options;
-  const modelLocal = model.local ?? model.offline;
+function externalWaits(options: ResolvedRuntimeOptions, models: readonly TurnModel[]): ExternalWait {
+  const { store } = options;
+  const modelLocal = models.every((model) => model.local ?? model.offline);
   const storeLocal = store.local ?? (store.kind === 'memory' || store.kind === 'sqlite');
   const localKinds = new Set((options.transports ?? []).filter((t) => t.local === true).map((t) => t.kind));
   const allTransportsLocal = (options.transports ?? []).every((t) => t.local === true);

@@ -16,7 +16,10 @@ import type { WorkUnit } from './workTracker.js';
 
 /** What the turn executor needs. */
 export interface TurnExecutorOptions {
+  /** The model of every avatar without one of its own. */
   model: TurnModel;
+  /** Avatars' own models (`model:` in their definitions), by avatar id. */
+  avatarModels?: ReadonlyMap<string, TurnModel>;
   history: HistoryStore;
   /** How many recent channel messages a prompt carries (default {@link DEFAULT_HISTORY_WINDOW}). */
   historyLimit?: number;
@@ -88,24 +91,31 @@ export class TurnExecutor {
     this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_WINDOW;
   }
 
-  /** The model turns are written with. */
+  /** The model of avatars without one of their own. */
   get model(): TurnModel {
     return this.options.model;
+  }
+
+  /** The model an avatar's turns are written with: its own, else the default. */
+  modelFor(avatarId: string): TurnModel {
+    return this.options.avatarModels?.get(avatarId) ?? this.options.model;
   }
 
   /** Writes one turn: the prompt carries persona, recent history, the thread and who is present. */
   generate(input: GenerationInput): Promise<TurnGenerationResult> {
     const desk = this.options.lookupDesk;
     const usesTools = desk !== undefined && (this.options.toolUsers?.has(input.avatar.id) ?? false);
-    if (!usesTools && this.options.model.readsPrompt === false) {
+    const model = this.modelFor(input.avatar.id);
+    if (!usesTools && model.readsPrompt === false) {
       // A model that never reads the prompt is not worth the history read and prompt building.
-      return this.options.model.generateTurn(new UnreadPromptRequest(input));
+      return model.generateTurn(new UnreadPromptRequest(input));
     }
-    return this.generateWithPrompt(input, usesTools ? desk : undefined);
+    return this.generateWithPrompt(input, model, usesTools ? desk : undefined);
   }
 
   private async generateWithPrompt(
     input: GenerationInput,
+    model: TurnModel,
     desk: LookupDesk | undefined,
   ): Promise<TurnGenerationResult> {
     const usesTools = desk !== undefined;
@@ -116,16 +126,15 @@ export class TurnExecutor {
       const reply = await desk.answer({
         channelKey: input.channelKey,
         turn: input.turn,
-        recognise: this.options.model.readsPrompt === false,
+        recognise: model.readsPrompt === false,
         names: [input.avatar.name, ...(input.avatar.aliases ?? [])],
       });
-      if (reply)
-        return { text: reply.text, mentions: [], model: `tool:entity_lookup+${this.options.model.id}` };
+      if (reply) return { text: reply.text, mentions: [], model: `tool:entity_lookup+${model.id}` };
     }
-    if (this.options.model.readsPrompt === false) {
+    if (model.readsPrompt === false) {
       unit?.waitOn('model');
       // A model that never reads the prompt is not worth the history read and prompt building.
-      return this.options.model.generateTurn(new UnreadPromptRequest(input));
+      return model.generateTurn(new UnreadPromptRequest(input));
     }
     unit?.waitOn('store');
     const history = await this.options.history.recent(input.channelKey, this.historyLimit);
@@ -159,7 +168,7 @@ export class TurnExecutor {
         : undefined;
     unit?.waitOn('model');
     try {
-      const result = await this.options.model.generateTurn({
+      const result = await model.generateTurn({
         channelKey: input.channelKey,
         avatar: input.avatar,
         turn: turnBrief(input.turn),
@@ -170,7 +179,7 @@ export class TurnExecutor {
       });
       return composed !== undefined ? { ...result, text: composed, mentions: [] } : result;
     } catch (error) {
-      if (composed !== undefined) return { text: composed, mentions: [], model: this.options.model.id };
+      if (composed !== undefined) return { text: composed, mentions: [], model: model.id };
       throw error;
     }
   }

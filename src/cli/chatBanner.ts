@@ -59,4 +59,9 @@ function printModel(room: ChatRoom, model: ModelFromEnv): void {
   } else {
     say(`Model: ${terminalText(model.description)}`);
   }
+  const ownModels = room.avatars.filter((a) => room.runtime.modelOf(a.id) !== model.model);
+  if (ownModels.length > 0)
+    say(
+      `Own models: ${ownModels.map((a) => `${avatarLabel(a)} ${terminalText(room.runtime.modelOf(a.id).id)}`).join(', ')}`,
+    );
 }

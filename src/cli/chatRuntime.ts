@@ -47,6 +47,7 @@ export async function openChatRuntime(
     avatars,
     config: options.config,
     model: model.model,
+    models: model.models,
     maxReplyChars: replies.maxReplyChars,
     transports: [transport],
     store,

@@ -7,6 +7,7 @@ import { terminalText } from '../delivery/terminalText.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
 import { isTroupeError } from '../ports/troupeError.js';
+import { avatarModelProblem } from './avatarModelCheck.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import type { ChatOptions } from './chatOptions.js';
 import { fail } from './fail.js';
@@ -55,6 +56,8 @@ export async function readChatSettings(options: ChatOptions): Promise<ChatSettin
     if (!ConfigError.isInstance(error)) throw error;
     return fail(stderr, error.code, error.message);
   }
+  const modelProblem = avatarModelProblem(avatars, model);
+  if (modelProblem) return fail(stderr, modelProblem.code, modelProblem.message);
   return { name, avatars, logger, model, replies };
 }
 

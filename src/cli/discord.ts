@@ -4,7 +4,7 @@ import { createDiscordClient } from '../adapters/discord/discordClient.js';
 import { discordInviteUrl } from '../adapters/discord/discordInvite.js';
 import { type DiscordSettings, discordFromEnv } from '../adapters/discord/discordSettings.js';
 import { DiscordTransport } from '../adapters/discord/discordTransport.js';
-import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { type ModelFromEnv, modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { ConfigError } from '../config/configError.js';
@@ -17,6 +17,7 @@ import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
 import { redactCredentials } from '../ports/redactCredentials.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
+import { avatarModelProblem } from './avatarModelCheck.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { fail } from './fail.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
@@ -117,7 +118,7 @@ async function readDiscordSetup(options: DiscordCommandOptions): Promise<Discord
     if (!ConfigError.isInstance(error)) throw error;
     return fail(stderr, error.code, error.message);
   }
-  const opened = await openAvatarsAndStore(options, logger, settings);
+  const opened = await openAvatarsAndStore(options, logger, settings, model);
   if (typeof opened === 'number') return opened;
   return { settings, logger, model, replies, ...opened };
 }
@@ -127,6 +128,7 @@ async function openAvatarsAndStore(
   options: DiscordCommandOptions,
   logger: ReturnType<typeof createLogger>,
   settings: DiscordSettings,
+  model: ModelFromEnv,
 ): Promise<Pick<DiscordSetup, 'avatars' | 'store' | 'email'> | number> {
   const { stderr, env } = options;
   let avatars: AvatarDefinition[];
@@ -136,6 +138,8 @@ async function openAvatarsAndStore(
     if (!isTroupeError(error)) throw error;
     return fail(stderr, error.code, error.message);
   }
+  const modelProblem = avatarModelProblem(avatars, model);
+  if (modelProblem) return fail(stderr, modelProblem.code, modelProblem.message);
   let store: TroupeStore;
   try {
     store = await openDefaultStore(env, { logger });
@@ -171,6 +175,7 @@ function wireDiscordSession(options: DiscordCommandOptions, setup: DiscordSetup)
     avatars: setup.avatars,
     config: options.config,
     model: setup.model.model,
+    models: setup.model.models,
     maxReplyChars: setup.replies.maxReplyChars,
     transports: [transport],
     store: setup.store,
@@ -214,6 +219,11 @@ function describeDiscordConfig(
   return {
     store: session.store.kind,
     model: session.model.model.id,
+    'avatar models':
+      session.runtime.avatars
+        .filter((a) => session.runtime.modelOf(a.id) !== session.model.model)
+        .map((a) => `${a.name}: ${session.runtime.modelOf(a.id).id}`)
+        .join(', ') || 'none (all use the model)',
     'max reply chars': String(session.replies.maxReplyChars),
     'direct messages': String(settings.directMessages),
     'allowed bots': settings.allowBots === 'all' ? 'all' : settings.allowBots.join(', ') || 'none',

@@ -13,6 +13,11 @@ export const runtimeErrorCodes = {
   avatarsNotFound: 'TROUPE_AVATARS_NOT_FOUND',
   /** An avatars file could not be read or parsed. */
   avatarsUnreadable: 'TROUPE_AVATARS_UNREADABLE',
+  /**
+   * An avatar's `model:` names a provider or profile nobody configured, or a provider without its
+   * key; the message names the avatar and the value. Raised when the runtime starts.
+   */
+  avatarModelInvalid: 'TROUPE_AVATAR_MODEL_INVALID',
   /** An event names an avatar id nobody defined. */
   avatarUnknown: 'TROUPE_AVATAR_UNKNOWN',
   /** The runtime is stopping and accepts nothing more. */

@@ -26,6 +26,7 @@ export type {
   TurnGenerationResult,
   TurnKindBrief,
   TurnModel,
+  TurnModelResolver,
   TurnSituation,
   TurnTool,
 } from './model.js';

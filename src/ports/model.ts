@@ -151,3 +151,11 @@ export interface TurnModel {
   readonly readsPrompt?: boolean;
   generateTurn(request: TurnGenerationRequest): Promise<TurnGenerationResult>;
 }
+
+/**
+ * Builds the model an avatar's `model:` names (`provider:model`, `offline` or a profile name),
+ * once per distinct choice when the runtime starts. Throws a `TroupeError` saying what is wrong
+ * with the choice (an unknown provider or profile, a provider without its key); the runtime
+ * names the avatar.
+ */
+export type TurnModelResolver = (choice: string) => TurnModel;

@@ -9,7 +9,7 @@ import { createSimulatedRuntime } from '../app/simulatedRuntime.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
-import type { TurnModel } from '../ports/model.js';
+import type { TurnModel, TurnModelResolver } from '../ports/model.js';
 import type { Outbox } from '../ports/outbox.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../ports/speech.js';
@@ -24,6 +24,8 @@ export interface TestRuntimeOptions {
   config?: Partial<CoordinationConfig>;
   /** Default: the offline scripted model. */
   model?: TurnModel;
+  /** Builds the models avatars name with `model:` (see `RuntimeOptions.models`). Default: only `offline`. */
+  models?: TurnModelResolver;
   /** Default: one {@link RecordingTransport} of kind `test`. */
   transports?: readonly Transport[];
   speech?: SpeechSynthesizer;
@@ -161,6 +163,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     avatars: options.avatars ?? testAvatars,
     ...(options.config ? { config: options.config } : {}),
     ...(options.model ? { model: options.model } : {}),
+    ...(options.models ? { models: options.models } : {}),
     transports: options.transports ?? [transport],
     ...(options.speech ? { speech: options.speech } : {}),
     store: options.store ?? { outbox, history },

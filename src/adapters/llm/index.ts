@@ -19,6 +19,8 @@ export { type ConcurrencyLimit, createConcurrencyLimit } from './concurrencyLimi
 export { type ModelCallOptions, type ModelCallOutcome, runModelCall } from './modelCall.js';
 export { type ModelErrorCode, type ModelErrorContext, modelErrorCodes, toModelError } from './modelErrors.js';
 export { type ModelConfig, type ModelFromEnv, modelFromEnv } from './modelFromEnv.js';
+export { type ModelProfile, modelProfileSchema } from './modelProfiles.js';
+export { createModelResolver, type DefaultModelRef, type ModelResolverOptions } from './modelResolver.js';
 export { defaultModelIds, type ModelProvider, type ModelVariable, modelSettings } from './modelSettings.js';
 export { createScriptedModel, SCRIPTED_MODEL_ID } from './scriptedModel.js';
 export { type GenerateStructuredOptions, generateStructured } from './structuredOutput.js';

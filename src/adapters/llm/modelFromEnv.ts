@@ -1,14 +1,14 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { formatDuration } from '../../config/duration.js';
 import { type EnvRecord, readSettings, throwIfProblems } from '../../config/settings.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import type { TurnModel } from '../../ports/model.js';
+import type { TurnModel, TurnModelResolver } from '../../ports/model.js';
 import { createAiSdkTurnModel } from './aiSdkModel.js';
 import { type ConcurrencyLimit, createConcurrencyLimit } from './concurrencyLimit.js';
+import type { ModelProfile } from './modelProfiles.js';
+import { createModelResolver } from './modelResolver.js';
 import { defaultModelIds, type ModelProvider, type ModelVariable, modelSettings } from './modelSettings.js';
+import { createProviderLanguageModel } from './providerModel.js';
 import { createScriptedModel } from './scriptedModel.js';
 
 /** The model settings read from the environment, resolved (provider inferred) and without keys. */
@@ -35,6 +35,12 @@ export interface ModelFromEnv {
   languageModel?: LanguageModel;
   /** The concurrency limit `model` uses, to share with other calls to the same provider. */
   limit?: ConcurrencyLimit;
+  /**
+   * Builds the models avatars name with `model:` (`provider:model`, `offline`, or a profile of
+   * `TROUPE_MODEL_PROFILES`) with this environment's keys and settings; hand it to
+   * `createRuntime({ models })`. Models of one provider share one concurrency limit with `model`.
+   */
+  models: TurnModelResolver;
 }
 
 type Parsed = {
@@ -44,6 +50,7 @@ type Parsed = {
   apiKey?: string | undefined;
   openAiApiKey?: string | undefined;
   anthropicApiKey?: string | undefined;
+  profiles?: Record<string, ModelProfile> | undefined;
   timeoutMs: number;
   maxRetries: number;
   concurrency: number;
@@ -113,43 +120,33 @@ export function modelFromEnv(env: EnvRecord, options: { logger?: Logger } = {}):
       (env.TROUPE_MODEL_PROVIDER ?? '').trim() !== ''
         ? 'TROUPE_MODEL_PROVIDER=offline'
         : 'no model configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY or TROUPE_MODEL_BASE_URL to use one';
+    const model = createScriptedModel();
     return {
-      model: createScriptedModel(),
+      model,
       description: `offline scripted replies (${why})`,
       config: { provider, timeoutMs, maxRetries, concurrency },
+      models: resolverFor(parsed, { model, provider }, options.logger),
     };
   }
 
-  let languageModel: LanguageModel;
-  let modelId: string;
-  let apiKeyVariable: ModelVariable | undefined;
   const baseURL = parsed.baseUrl;
-  if (provider === 'openai') {
-    modelId = parsed.modelId ?? defaultModelIds.openai;
-    apiKeyVariable = 'OPENAI_API_KEY';
-    languageModel = createOpenAI({
-      ...(parsed.openAiApiKey !== undefined ? { apiKey: parsed.openAiApiKey } : {}),
-      ...(baseURL !== undefined ? { baseURL } : {}),
-    }).chat(modelId);
-  } else if (provider === 'anthropic') {
-    modelId = parsed.modelId ?? defaultModelIds.anthropic;
-    apiKeyVariable = 'ANTHROPIC_API_KEY';
-    languageModel = createAnthropic({
-      ...(parsed.anthropicApiKey !== undefined ? { apiKey: parsed.anthropicApiKey } : {}),
-      ...(baseURL !== undefined ? { baseURL } : {}),
-    })(modelId);
-  } else {
-    // parseEnv made sure both are set for this provider.
-    modelId = parsed.modelId as string;
-    apiKeyVariable = parsed.apiKey !== undefined ? 'TROUPE_MODEL_API_KEY' : undefined;
-    languageModel = createOpenAICompatible({
-      name: 'openai-compatible',
-      baseURL: baseURL as string,
-      ...(parsed.apiKey !== undefined ? { apiKey: parsed.apiKey } : {}),
-      supportsStructuredOutputs: true,
-    }).chatModel(modelId);
-  }
-
+  // parseEnv made sure an openai-compatible server and model are named.
+  const modelId =
+    provider === 'openai-compatible'
+      ? (parsed.modelId as string)
+      : (parsed.modelId ?? defaultModelIds[provider]);
+  const apiKeyVariable = keyVariableOf(provider, parsed);
+  const languageModel = createProviderLanguageModel({
+    provider,
+    modelId,
+    baseUrl: baseURL,
+    apiKey:
+      provider === 'openai'
+        ? parsed.openAiApiKey
+        : provider === 'anthropic'
+          ? parsed.anthropicApiKey
+          : parsed.apiKey,
+  });
   const limit = createConcurrencyLimit(concurrency);
   const model = createAiSdkTurnModel({
     model: languageModel,
@@ -176,5 +173,29 @@ export function modelFromEnv(env: EnvRecord, options: { logger?: Logger } = {}):
     },
     languageModel,
     limit,
+    models: resolverFor(parsed, { model, provider, modelId, baseUrl: baseURL, limit }, options.logger),
   };
+}
+
+/** The variable the provider's key comes from, if it has one. */
+function keyVariableOf(provider: ModelProvider, parsed: Parsed): ModelVariable | undefined {
+  if (provider === 'openai') return 'OPENAI_API_KEY';
+  if (provider === 'anthropic') return 'ANTHROPIC_API_KEY';
+  return parsed.apiKey !== undefined ? 'TROUPE_MODEL_API_KEY' : undefined;
+}
+
+function resolverFor(
+  parsed: Parsed,
+  defaultModel: Parameters<typeof createModelResolver>[0]['defaultModel'],
+  logger: Logger | undefined,
+): TurnModelResolver {
+  return createModelResolver({
+    defaultModel,
+    keys: { openai: parsed.openAiApiKey, anthropic: parsed.anthropicApiKey, compatible: parsed.apiKey },
+    profiles: parsed.profiles,
+    timeoutMs: parsed.timeoutMs,
+    maxRetries: parsed.maxRetries,
+    concurrency: parsed.concurrency,
+    ...(logger ? { logger } : {}),
+  });
 }

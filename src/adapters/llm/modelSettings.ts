@@ -1,34 +1,12 @@
-import { z } from 'zod';
 import { count, oneOf, positiveDurationMs, text } from '../../config/settingSchemas.js';
 import { defineSettings } from '../../config/settings.js';
+import { httpUrl } from './httpUrl.js';
+import { modelProfilesSchema } from './modelProfiles.js';
 
 /** Where turns are generated: a hosted provider, any OpenAI-compatible server, or offline. */
 export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible' | 'offline';
 
 const provider = oneOf(['openai', 'anthropic', 'openai-compatible', 'offline']);
-
-const httpUrl = z.string().transform((raw, ctx) => {
-  const expected = 'an http(s) URL such as http://localhost:11434/v1';
-  try {
-    const url = new URL(raw.trim());
-    if (
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      (url.username !== '' || url.password !== '')
-    ) {
-      // fetch refuses a URL with credentials, and they would be quoted in every error.
-      ctx.addIssue({
-        code: 'custom',
-        message: 'a URL without a user or password in it (put the key in TROUPE_MODEL_API_KEY)',
-      });
-      return z.NEVER;
-    }
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href.replace(/\/+$/u, '');
-  } catch {
-    // fall through to the issue below
-  }
-  ctx.addIssue({ code: 'custom', message: expected });
-  return z.NEVER;
-});
 
 /** Model used when `TROUPE_MODEL` is unset, per provider (an OpenAI-compatible server needs one named). */
 export const defaultModelIds = {
@@ -80,6 +58,12 @@ export const modelSettings = defineSettings({
     shown: 'unset',
     secret: true,
     doc: 'Anthropic API key (provider anthropic).',
+  },
+  TROUPE_MODEL_PROFILES: {
+    key: 'profiles',
+    schema: modelProfilesSchema,
+    shown: 'unset',
+    doc: 'Named models avatars pick with `model: <name>` in the avatars file, as JSON: `{"cheap":{"provider":"openai","model":"gpt-4o-mini"}}`; each has a provider, a model (required for openai-compatible) and an optional baseUrl. Keys come from the provider\'s key variable.',
   },
   TROUPE_MODEL_TIMEOUT: {
     key: 'timeoutMs',

@@ -322,6 +322,58 @@ describe('troupe chat (in process)', () => {
     expect(bad.stderr).toContain('OPENAI_API_KEY');
   });
 
+  it("writes each avatar's turns with the model its avatars file names; a bad one exits 2 naming the avatar", async () => {
+    const { startFakeOpenAiServer } = await import('../support/fakeOpenAiServer.js');
+    const fake = await startFakeOpenAiServer();
+    try {
+      fake.respondWith((body) => ({ text: `written by ${body.model}` }));
+      const file = await avatarsFile(
+        'avatars:\n' +
+          '  - { id: nova, name: Nova, residentIn: ["terminal:den"], model: "openai-compatible:nova-model" }\n' +
+          '  - { id: rex, name: Rex, residentIn: ["terminal:den"], model: cheap }\n' +
+          '  - { id: ivy, name: Ivy, residentIn: ["terminal:den"] }\n',
+      );
+      const env = {
+        NO_COLOR: '1',
+        TROUPE_MODEL_BASE_URL: fake.baseUrl,
+        TROUPE_MODEL: 'default-model',
+        TROUPE_MODEL_RETRIES: '0',
+        TROUPE_MODEL_PROFILES: JSON.stringify({
+          cheap: { provider: 'openai-compatible', model: 'cheap-model', baseUrl: fake.baseUrl },
+        }),
+      };
+      const chat = await chatInProcess(
+        ['--avatars', file, '--channel', 'den', '--name', 'Sam'],
+        ['Nova, hello', 'Rex, hello', 'Ivy, hello', '/quit'],
+        env,
+      );
+      expect(chat.code, chat.stderr).toBe(0);
+      expect(chat.stdout).toContain(
+        'Own models: Nova openai-compatible:nova-model, Rex openai-compatible:cheap-model',
+      );
+      expect(fake.chatRequests().map((body) => body.model)).toEqual([
+        'nova-model',
+        'cheap-model',
+        'default-model',
+      ]);
+      expect(chat.stdout).toContain('Nova: written by nova-model');
+      expect(chat.stdout).toContain('Ivy: written by default-model');
+
+      const unknown = await chatInProcess(['--avatars', file, '--channel', 'den'], ['/quit'], {
+        ...env,
+        TROUPE_MODEL_PROFILES: '',
+      });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain(
+        'error TROUPE_AVATAR_MODEL_INVALID: Avatar Rex (rex) has model "cheap"',
+      );
+      expect(unknown.stdout).toBe('');
+      expect(fake.chatRequests()).toHaveLength(3);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('prints no escape sequence that came from outside: typed text, a model reply, a --name', async () => {
     const { startFakeOpenAiServer } = await import('../support/fakeOpenAiServer.js');
     const fake = await startFakeOpenAiServer();

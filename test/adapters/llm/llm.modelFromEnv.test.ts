@@ -140,3 +140,40 @@ describe('modelFromEnv', () => {
     expect(modelSettings.OPENAI_API_KEY.secret).toBe(true);
   });
 });
+
+describe('the models avatars name, from the environment', () => {
+  it('reads TROUPE_MODEL_PROFILES and refuses a malformed one naming the profile and field', () => {
+    expect(configError({ TROUPE_MODEL_PROFILES: '{cheap' }).message).toMatch(
+      /TROUPE_MODEL_PROFILES.*a JSON object of profiles/su,
+    );
+    const bad = configError({
+      TROUPE_MODEL_PROFILES: JSON.stringify({
+        cheap: { provider: 'mistral', model: 'x' },
+        local: { provider: 'openai-compatible' },
+        'a:b': { provider: 'offline' },
+      }),
+    }).message;
+    expect(bad).toContain('cheap.provider: openai, anthropic, openai-compatible or offline');
+    expect(bad).toContain('local.model: required for openai-compatible');
+    expect(bad).toContain('a:b');
+  });
+
+  it('builds each choice once, reuses the default model, and gives the offline model for offline', () => {
+    const env = {
+      OPENAI_API_KEY: 'sk-test-secret',
+      TROUPE_MODEL_PROFILES: JSON.stringify({ fast: { provider: 'openai', model: 'gpt-4o' } }),
+    };
+    const { model, models } = modelFromEnv(env);
+    expect(models('openai:gpt-4o-mini')).toBe(model);
+    expect(models('fast').id).toBe('openai:gpt-4o');
+    expect(models('fast')).toBe(models('openai:gpt-4o'));
+    expect(models('offline').offline).toBe(true);
+    expect(() => models('openai-compatible:llama3.2')).toThrow(/openai-compatible needs a server/);
+    expect(() => models('fastest')).toThrow(/profiles in TROUPE_MODEL_PROFILES: fast/);
+  });
+
+  it('splits a choice at its first colon: a model id may hold more', () => {
+    const { models } = modelFromEnv({ TROUPE_MODEL_BASE_URL: 'http://127.0.0.1:9/v1', TROUPE_MODEL: 'x' });
+    expect(models('openai-compatible:llama3.2:3b').id).toBe('openai-compatible:llama3.2:3b');
+  });
+});

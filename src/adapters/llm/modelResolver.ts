@@ -11,22 +11,33 @@ import { createScriptedModel } from './scriptedModel.js';
 
 /** The model the environment configures, to reuse (same provider, model and server) and share limits with. */
 export interface DefaultModelRef {
+  /** The model itself. */
   model: TurnModel;
+  /** Its provider; the environment's server (`baseUrl`) is used for avatars' models of this provider. */
   provider: ModelProvider;
+  /** Its model id (absent offline). */
   modelId?: string | undefined;
+  /** Its server: the environment's `TROUPE_MODEL_BASE_URL`. */
   baseUrl?: string | undefined;
+  /** The concurrency limit it uses, shared with avatars' models of the same provider and server. */
   limit?: ConcurrencyLimit | undefined;
 }
 
 /** What {@link createModelResolver} builds models from: the environment's keys, server, profiles and call settings. */
 export interface ModelResolverOptions {
+  /** The environment's own model. */
   defaultModel: DefaultModelRef;
+  /** Keys per provider: `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `TROUPE_MODEL_API_KEY` (openai-compatible). */
   keys: { openai?: string | undefined; anthropic?: string | undefined; compatible?: string | undefined };
+  /** Named models (`TROUPE_MODEL_PROFILES`). */
   profiles?: Readonly<Record<string, ModelProfile>> | undefined;
+  /** Time allowed per call, retries included (ms). */
   timeoutMs: number;
+  /** Retries of retryable failures. */
   maxRetries: number;
   /** Calls in flight at once per provider (per server for openai-compatible), shared by its models. */
   concurrency: number;
+  /** Where calls log usage and failures. Default: silent. */
   logger?: Logger;
 }
 

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -136,6 +136,42 @@ describe('troupe discord', () => {
     const run = inProcess([], {});
     expect(await run.code).toBe(2);
     expect(run.err()).toMatch(/TROUPE_CONFIG_INVALID.*DISCORD_TOKEN.*Developer Portal/su);
+  });
+
+  it("honours an avatar's own model: refused at start naming the avatar, shown by /troupe config", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-discord-models-'));
+    const file = join(dir, 'avatars.yaml');
+    await writeFile(
+      file,
+      'avatars:\n  - { id: nova, name: Nova, model: fast }\n  - { id: rex, name: Rex }\n',
+    );
+    const fake = await fakeDiscord();
+    const env = {
+      DISCORD_TOKEN: fake.token,
+      DISCORD_API_URL: fake.restApi,
+      OPENAI_API_KEY: 'sk-very-secret-key',
+    };
+    const refused = inProcess(['--avatars', file, '--guild', GUILD], env);
+    expect(await refused.code).toBe(2);
+    expect(refused.err()).toContain('error TROUPE_AVATAR_MODEL_INVALID: Avatar Nova (nova) has model "fast"');
+    expect(refused.out()).toBe('');
+    const run = inProcess(['--avatars', file, '--guild', GUILD], {
+      ...env,
+      TROUPE_MODEL_PROFILES: JSON.stringify({ fast: { provider: 'openai', model: 'gpt-4o' } }),
+    });
+    await until(() => run.out().includes('Troupe is on Discord'));
+    const admin = fake.interact({
+      channelId: GENERAL,
+      user: ada,
+      command: 'troupe',
+      subcommand: 'config',
+      permissions: String(1 << 5),
+    });
+    const [shown] = await admin.answered(1);
+    expect(shown?.content).toMatch(/avatar models\s+Nova: openai:gpt-4o\n/u);
+    expect(shown?.content).not.toContain('sk-very-secret-key');
+    run.stop('SIGINT');
+    expect(await run.code).toBe(0);
   });
 
   it('a bad token: TROUPE_DISCORD_TOKEN_INVALID and exit 2, without showing the token', async () => {

@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { isTroupeError } from '../../src/ports/troupeError.js';
 import { createTestRuntime } from '../../src/testing/index.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../support/fakeOpenAiServer.js';
+import { requestFor } from '../support/llmFixtures.js';
 
 /** An avatar resident in the test room. */
 const avatar = (id: string, name: string, model?: ModelChoiceInput) => ({
@@ -107,6 +108,25 @@ describe('a model per avatar', () => {
     });
     expect(again.modelOf('nova')).toBe(again.modelOf('rex'));
     return Promise.all([runtime.stop(), again.stop()]);
+  });
+
+  it("models of one server share its concurrency limit with the environment's model", async () => {
+    const configured = modelFromEnv({ ...env(), TROUPE_MODEL_CONCURRENCY: '1' }, { logger: silentLogger() });
+    server.respondWith((body) => ({ text: `written by ${body.model}`, delayMs: 20 }));
+    const own = configured.models('openai-compatible:nova-model');
+    expect(own).not.toBe(configured.model);
+    await Promise.all([
+      configured.model.generateTurn(requestFor()),
+      own.generateTurn(requestFor()),
+      own.generateTurn(requestFor()),
+    ]);
+    expect(
+      server
+        .chatRequests()
+        .map((b) => b.model)
+        .sort(),
+    ).toEqual(['default-model', 'nova-model', 'nova-model']);
+    expect(server.maxInFlight).toBe(1);
   });
 
   it.each([

@@ -84,7 +84,7 @@ export const modelSettings = defineSettings({
     schema: count(1, 64),
     default: 4,
     shown: '4',
-    doc: 'Model calls in flight at once, per provider (per server for openai-compatible; avatars\' own models of it share the limit); further calls wait their turn.',
+    doc: "Model calls in flight at once, per provider (per server for openai-compatible; avatars' own models of it share the limit); further calls wait their turn.",
   },
 });
 

@@ -5,12 +5,11 @@ import { ConfigError } from '../config/configError.js';
 import { type ReplyConfig, replyFromEnv } from '../config/replySettings.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
-import { isTroupeError } from '../ports/troupeError.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import { avatarModelProblem } from './avatarModelCheck.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import type { ChatOptions } from './chatOptions.js';
-import { fail } from './fail.js';
+import { fail, readOrFail } from './fail.js';
 
 /** What `troupe chat` reads from its options and the environment before it opens anything. */
 export interface ChatSettings {
@@ -32,30 +31,22 @@ export async function readChatSettings(options: ChatOptions): Promise<ChatSettin
   const { stderr, env } = options;
   const name = checkChannelAndName(options);
   if (typeof name === 'number') return name;
-  let avatars: AvatarDefinition[];
-  try {
-    avatars = await loadAvatarsFile(options.avatarsFile);
-  } catch (error) {
-    if (!isTroupeError(error)) throw error;
-    return fail(stderr, error.code, error.message);
-  }
-  let level: LogLevel;
-  try {
-    level = logLevelFromEnv(env, 'warn');
-  } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
-    return fail(stderr, error.code, error.message);
-  }
-  const logger = createLogger({ level });
-  let model: ModelFromEnv;
-  let replies: ReplyConfig;
-  try {
-    model = modelFromEnv(env, { logger });
-    replies = replyFromEnv(env);
-  } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
-    return fail(stderr, error.code, error.message);
-  }
+  const avatars = await readOrFail(stderr, () => loadAvatarsFile(options.avatarsFile));
+  if (typeof avatars === 'number') return avatars;
+  const level = await readOrFail(
+    stderr,
+    () => ({ level: logLevelFromEnv(env, 'warn') }),
+    ConfigError.isInstance,
+  );
+  if (typeof level === 'number') return level;
+  const logger = createLogger(level);
+  const read = await readOrFail(
+    stderr,
+    () => ({ model: modelFromEnv(env, { logger }), replies: replyFromEnv(env) }),
+    ConfigError.isInstance,
+  );
+  if (typeof read === 'number') return read;
+  const { model, replies } = read;
   const modelProblem = avatarModelProblem(avatars, model);
   if (modelProblem) return fail(stderr, modelProblem.code, modelProblem.message);
   return { name, avatars, logger, model, replies };

@@ -13,13 +13,13 @@ import { replyFromEnv } from '../config/replySettings.js';
 import { createRuntime } from '../createRuntime.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { createLogger } from '../logging/logger.js';
-import { type LogLevel, logLevelFromEnv } from '../logging/logLevel.js';
+import { logLevelFromEnv } from '../logging/logLevel.js';
 import { redactCredentials } from '../ports/redactCredentials.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import { avatarModelProblem } from './avatarModelCheck.js';
 import { loadAvatarsFile } from './avatarsFile.js';
-import { fail } from './fail.js';
+import { fail, readOrFail } from './fail.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
 
 /** What `troupe discord` needs from the command line and its surroundings. */
@@ -99,25 +99,24 @@ async function readDiscordSetup(options: DiscordCommandOptions): Promise<Discord
       'TROUPE_CONFIG_INVALID',
       `--guild ${JSON.stringify(badGuild)} is not a Discord server id (17 to 20 digits).`,
     );
-  let level: LogLevel;
-  try {
-    level = logLevelFromEnv(env, 'info');
-  } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
-    return fail(stderr, error.code, error.message);
-  }
-  const logger = createLogger({ level });
-  let settings: DiscordSettings;
-  let model: ReturnType<typeof modelFromEnv>;
-  let replies: ReturnType<typeof replyFromEnv>;
-  try {
-    settings = discordFromEnv(env);
-    model = modelFromEnv(env, { logger });
-    replies = replyFromEnv(env);
-  } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
-    return fail(stderr, error.code, error.message);
-  }
+  const level = await readOrFail(
+    stderr,
+    () => ({ level: logLevelFromEnv(env, 'info') }),
+    ConfigError.isInstance,
+  );
+  if (typeof level === 'number') return level;
+  const logger = createLogger(level);
+  const read = await readOrFail(
+    stderr,
+    () => ({
+      settings: discordFromEnv(env),
+      model: modelFromEnv(env, { logger }),
+      replies: replyFromEnv(env),
+    }),
+    ConfigError.isInstance,
+  );
+  if (typeof read === 'number') return read;
+  const { settings, model, replies } = read;
   const opened = await openAvatarsAndStore(options, logger, settings, model);
   if (typeof opened === 'number') return opened;
   return { settings, logger, model, replies, ...opened };
@@ -131,13 +130,8 @@ async function openAvatarsAndStore(
   model: ModelFromEnv,
 ): Promise<Pick<DiscordSetup, 'avatars' | 'store' | 'email'> | number> {
   const { stderr, env } = options;
-  let avatars: AvatarDefinition[];
-  try {
-    avatars = await loadAvatarsFile(options.avatarsFile);
-  } catch (error) {
-    if (!isTroupeError(error)) throw error;
-    return fail(stderr, error.code, error.message);
-  }
+  const avatars = await readOrFail(stderr, () => loadAvatarsFile(options.avatarsFile));
+  if (typeof avatars === 'number') return avatars;
   const modelProblem = avatarModelProblem(avatars, model);
   if (modelProblem) return fail(stderr, modelProblem.code, modelProblem.message);
   let store: TroupeStore;

@@ -1,5 +1,6 @@
 import { terminalText } from '../delivery/terminalText.js';
 import type { TroupeErrorCode } from '../ports/errorCodes.js';
+import { isTroupeError, type TroupeError } from '../ports/troupeError.js';
 
 /** The exit code of a command refused for bad input or configuration. */
 export const EXIT_BAD_INPUT = 2;
@@ -16,4 +17,21 @@ export function fail(
 ): number {
   stderr(`error ${code}: ${terminalText(message)}\n`);
   return exitCode;
+}
+
+/**
+ * What `read` gives, or the exit code after writing the error it throws when `refused` says the
+ * operator must fix it (by default any TroupeError); anything else is thrown on.
+ */
+export async function readOrFail<T extends object>(
+  stderr: (text: string) => void,
+  read: () => T | Promise<T>,
+  refused: (error: unknown) => error is TroupeError = isTroupeError,
+): Promise<T | number> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!refused(error)) throw error;
+    return fail(stderr, error.code, error.message);
+  }
 }

@@ -28,12 +28,7 @@ export { createRuntime } from './createRuntime.js';
 export { createLogger, type Logger, silentLogger } from './logging/logger.js';
 export type { Clock } from './ports/clock.js';
 export type { TroupeErrorCode } from './ports/errorCodes.js';
-export type {
-  TurnGenerationRequest,
-  TurnGenerationResult,
-  TurnModel,
-  TurnModelResolver,
-} from './ports/model.js';
+export type { TurnGenerationRequest, TurnGenerationResult, TurnModel } from './ports/model.js';
 export type { ChannelRef, OutgoingResponse, Speaker } from './ports/outgoingResponse.js';
 export type { RoutingOutcome } from './ports/routingOutcome.js';
 export type { SpeechSynthesizer } from './ports/speech.js';

@@ -6,6 +6,7 @@ import {
   prepareOutgoingResponse,
   type VoicePolicy,
 } from '../delivery/preparation.js';
+import { capNoticeText } from '../floor/capNoticeText.js';
 import type { ChannelFloor, FloorView } from '../floor/channelFloor.js';
 import { FloorDriver, type FloorDriverHooks, type TurnRelease } from '../floor/floorDriver.js';
 import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../floor/floorTypes.js';
@@ -479,6 +480,31 @@ export class ChannelActor implements FloorDriverHooks {
     if (this.deps.inspecting())
       this.deps.inspect({ type: 'floor.effect', at: effect.at, channelKey: this.deps.key, effect });
     if (effect.type === 'event.rejected') this.log.info({ code: effect.code }, effect.message);
+    else if (effect.type === 'cap.notice') this.sendCapNotice(effect);
+  }
+
+  /** Tells the person who addressed a capped avatar why it is quiet (the floor says once per window). */
+  private sendCapNotice(effect: Extract<FloorEffect, { type: 'cap.notice' }>): void {
+    const { deps } = this;
+    const avatar = deps.avatars.get(effect.avatarId);
+    const speaker = deps.cast.speakers.get(effect.avatarId) ?? speakerOf(avatar ?? { id: effect.avatarId });
+    const response: OutgoingResponse = {
+      idempotencyKey: this.keyFor(`notice:${effect.messageId}:${effect.avatarId}`),
+      channel: deps.channel,
+      speaker,
+      text: capNoticeText(speaker.name, effect.reason, effect.resetsAt),
+      attachments: [],
+      replyTo: { messageId: effect.messageId },
+      origin: { kind: 'notice', avatarId: effect.avatarId, triggerMessageId: effect.messageId },
+      preparedAt: effect.at,
+    };
+    this.log.info({ avatar: effect.avatarId, reason: effect.reason }, 'cap notice');
+    const { tracker } = deps;
+    tracker.track(
+      deps.routing.routePrepared(response, this.settleOutcome),
+      tracker.begin('reply', 'transport', deps.key, effect.avatarId),
+      (error) => this.log.warn({ err: error, avatar: effect.avatarId }, 'cap notice not sent'),
+    );
   }
 
   /** {@link FloorDriverHooks}: a released turn's generation is aborted. */

@@ -42,6 +42,15 @@ export function printFloorEffect(state: ConversationPrinterState, effect: FloorE
     case 'event.rejected':
       write(`⛔ ${effect.code}: ${safe(effect.message)}`);
       break;
+    case 'cap.notice':
+      // The notice itself is delivered as a message; verbose runs say which cap.
+      if (state.verbose)
+        write(
+          dim(
+            `  · ${state.nameOf(effect.avatarId)} reached a cap: ${effect.reason} (${safe(effect.detail)})`,
+          ),
+        );
+      break;
     case 'turn.consumed':
       // The message is printed already; say what it cost the summoned avatar.
       if (effect.summonTurnsLeft !== undefined)

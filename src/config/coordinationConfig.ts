@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DURATION_RANGE, parseDurationMs } from './duration.js';
-import { allowed, count, durationMs, flag, oneOf, ratio } from './settingSchemas.js';
+import { allowed, count, durationMs, flag, oneOf, ratio, usd } from './settingSchemas.js';
 import { defineSettings, type SettingsValue, settingsDefaults } from './settings.js';
 
 const EXTENSION = `a duration such as 90s or 90000 (${DURATION_RANGE}), or a share of the TTL such as 50%`;
@@ -192,6 +192,42 @@ export const coordinationSettings = defineSettings({
     schema: count(20, 2000),
     default: 150,
     doc: 'Longest summon greeting; longer greetings are cut at a word boundary.',
+  },
+  TROUPE_CHANNEL_MAX_AVATAR_MESSAGES_PER_HOUR: {
+    key: 'channelMaxAvatarMessagesPerHour',
+    schema: count(0, 1_000_000),
+    default: 0,
+    doc: 'Most avatar messages in one channel per rolling hour, every lane counted (thread, cascade, summon, follow-up, mention…); 0: no cap.',
+  },
+  TROUPE_AVATAR_MAX_TOKENS_PER_DAY: {
+    key: 'avatarMaxTokensPerDay',
+    schema: count(0, 1_000_000_000_000),
+    default: 0,
+    doc: 'Most model tokens (input and output) one avatar spends per UTC day; an avatar may set its own (`caps:` in the avatars file); 0: no cap.',
+  },
+  TROUPE_AVATAR_MAX_COST_PER_DAY_USD: {
+    key: 'avatarMaxCostPerDayUsd',
+    schema: usd,
+    default: 0,
+    doc: 'Most estimated model cost (USD, from the price table) one avatar spends per UTC day; overridable per avatar; 0: no cap.',
+  },
+  TROUPE_MAX_TOKENS_PER_DAY: {
+    key: 'maxTokensPerDay',
+    schema: count(0, 1_000_000_000_000),
+    default: 0,
+    doc: 'Most model tokens all avatars and the email assistant spend together per UTC day; 0: no cap.',
+  },
+  TROUPE_MAX_COST_PER_DAY_USD: {
+    key: 'maxCostPerDayUsd',
+    schema: usd,
+    default: 0,
+    doc: 'Most estimated model cost (USD) of every call together per UTC day; 0: no cap.',
+  },
+  TROUPE_CAP_NOTICE: {
+    key: 'capNotice',
+    schema: oneOf(['notice', 'silent']),
+    default: 'notice' as 'notice' | 'silent',
+    doc: 'What a person who mentions an avatar that reached a cap sees: one short notice per person per reset window (`notice`), or nothing (`silent`).',
   },
 });
 

@@ -42,6 +42,15 @@ export const ratio = z.union([z.number(), z.string()], allowed(RATIO)).transform
   return z.NEVER;
 });
 
+const USD = 'an amount of US dollars, 0 or more, such as 5 or 2.50';
+/** US dollars, 0 or more, written as a plain decimal (`5`, `2.50`). */
+export const usd = z.union([z.number(), z.string()], allowed(USD)).transform((raw, ctx) => {
+  const n = typeof raw === 'number' ? raw : /^\s*\d*\.?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (Number.isFinite(n) && n >= 0) return n;
+  ctx.addIssue({ code: 'custom', message: USD });
+  return z.NEVER;
+});
+
 const DURATION_NUMBER = `a whole number of milliseconds, 0 or more, ${DURATION_RANGE}`;
 const DURATION_TEXT = `a duration such as 180000, 180s, 3m or 1h, ${DURATION_RANGE}`;
 

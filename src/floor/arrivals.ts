@@ -1,4 +1,5 @@
 import { openBudget } from './budgets.js';
+import { claimUnlessCapped } from './caps.js';
 import { claimTurn, releaseClaim } from './claims.js';
 import { type FloorSetup, nameOf } from './floorSetup.js';
 import type { ClaimSpec, FloorState } from './floorState.js';
@@ -86,7 +87,7 @@ export function summon(
   }
   // A re-summon replaces any follow-up still pending: one follow-up per arrival.
   removeFollowUps(state, avatarId);
-  claimTurn(state, setup, greeting, effects);
+  claimUnlessCapped(state, setup, greeting, effects);
 }
 
 /** A dismissal: the avatar's turns are released, it leaves its threads, and nothing it owed remains. */

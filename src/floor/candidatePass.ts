@@ -1,3 +1,4 @@
+import { capBlock, isCapReason, noticeCap } from './caps.js';
 import { claimTurn } from './claims.js';
 import type { FloorSetup } from './floorSetup.js';
 import type { ClaimSpec, FloorState, ThreadState } from './floorState.js';
@@ -83,14 +84,16 @@ export function tryCandidates(
           ? 'mention-cap'
           : gate(state, setup, c, lane, thread);
     if (blocked) {
-      effects.push({
-        type: 'candidate.suppressed',
-        at: u.at,
-        avatarId: c.avatarId,
-        messageId: u.messageId,
-        rung: c.rung,
-        reason: blocked,
-      });
+      if (isCapReason(blocked)) suppressCapped(pass, c);
+      else
+        effects.push({
+          type: 'candidate.suppressed',
+          at: u.at,
+          avatarId: c.avatarId,
+          messageId: u.messageId,
+          rung: c.rung,
+          reason: blocked,
+        });
       // Someone addressed by name while mid-turn still owes an answer.
       if (blocked === 'busy' && !single) {
         state.deferred.set(c.avatarId, { spec: claimSpec(pass, c, lane, inThread), messageId: u.messageId });
@@ -125,5 +128,26 @@ function claimSpec(pass: CandidatePass, c: Candidate, lane: BudgetLane, inThread
 
 /** A reason that holds whatever rung the avatar is tried at. */
 function blocksEveryRung(reason: SuppressionReason): boolean {
-  return reason === 'busy' || reason === 'not-present' || reason.startsWith('budget-');
+  return reason === 'busy' || reason === 'not-present' || reason.startsWith('budget-') || isCapReason(reason);
+}
+
+/** Rungs at which a person calls on an avatar by name (or by answering it): they hear of its cap. */
+const CALLED = new Set(['reply', 'mention', 'summon']);
+
+/** A capped candidate: suppressed with the cap in words, and a person who called on it is told. */
+function suppressCapped(pass: CandidatePass, c: Candidate): void {
+  const { state, setup, u, effects } = pass;
+  const block = capBlock(state, setup, c.avatarId);
+  if (!block) return;
+  effects.push({
+    type: 'candidate.suppressed',
+    at: u.at,
+    avatarId: c.avatarId,
+    messageId: u.messageId,
+    rung: c.rung,
+    reason: block.reason,
+    detail: block.detail,
+  });
+  if (pass.human && CALLED.has(c.rung))
+    noticeCap(state, setup, block, c.avatarId, pass.author, u.messageId, effects);
 }

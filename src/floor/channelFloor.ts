@@ -1,4 +1,5 @@
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import type { SpendGate } from './caps.js';
 import { nextDeadline } from './deadlines.js';
 import type { FloorEngineName } from './floorEngine.js';
 import { createFloorSetup, type FloorSetup } from './floorSetup.js';
@@ -39,6 +40,11 @@ export interface ChannelFloorOptions {
    */
   engine?: FloorEngineName;
   /**
+   * The caps kept outside the channel (an avatar's or everyone's tokens and cost per UTC day):
+   * asked before every turn. The channel's own cap (avatar messages per hour) is the floor's.
+   */
+  spendGate?: SpendGate | undefined;
+  /**
    * Names this floor's lifetime (turn ids restart with a fresh floor; idempotency keys combine
    * both). Kept across snapshots. Default `"0"`.
    */
@@ -75,7 +81,7 @@ export class ChannelFloor {
     restoring = undefined;
     this.channelId = options.channelId;
     this.epoch = data ? data.epoch : (options.epoch ?? '0');
-    this.setup = createFloorSetup(options.config, options.roster, options.engine);
+    this.setup = createFloorSetup(options.config, options.roster, options.engine, options.spendGate);
     if (data) {
       this.state = restoreFloorState(data, this.setup);
       return;

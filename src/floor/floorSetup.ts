@@ -2,6 +2,7 @@ import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import type { PresenceSettings } from '../machines/avatarPresence.machine.js';
 import { rungRanks } from '../machines/rungOrder.js';
 import { createMentionMatcher, type MentionMatcher } from '../textRules/mentionMatcher.js';
+import type { SpendGate } from './caps.js';
 import { type FloorEngine, type FloorEngineName, floorEngine } from './floorEngine.js';
 import type { Author, AvatarProfile, Rung } from './floorTypes.js';
 
@@ -19,6 +20,8 @@ export interface FloorSetup {
   /** True while `roster` and `matcher` are shared with other floors (copy on write). */
   sharedRoster: boolean;
   matcher: MentionMatcher;
+  /** The caps kept outside the channel (tokens and cost per day), if any. */
+  readonly spendGate?: SpendGate | undefined;
 }
 
 /** A roster's lookup maps and mention matcher, built once per roster array. */
@@ -74,6 +77,7 @@ export function createFloorSetup(
   config: CoordinationConfig,
   roster: readonly AvatarProfile[],
   engine: FloorEngineName = 'compiled',
+  spendGate?: SpendGate,
 ): FloorSetup {
   // Floors built from the same roster array share its maps and mention matcher: a runtime with
   // thousands of channels builds them once, not per channel (restores and heap both gain).
@@ -88,6 +92,7 @@ export function createFloorSetup(
     roster: shared.roster,
     sharedRoster: true,
     matcher: shared.matcher,
+    spendGate,
   };
 }
 

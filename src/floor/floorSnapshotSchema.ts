@@ -233,6 +233,10 @@ export const floorSnapshotSchema = z.object({
   departed: z.array(z.tuple([z.string(), z.number()])),
   arrivals: z.array(z.tuple([z.string(), arrival])),
   threadBackoff: z.array(z.tuple([z.string(), backoff])),
+  /** Times of the avatar messages in the last hour (absent when none are kept). */
+  avatarMessages: z.array(z.number()).optional(),
+  /** Who was told of which avatar's cap, and until when (absent when nobody was). */
+  capNotices: z.array(z.tuple([z.string(), z.number()])).optional(),
   budget,
 });
 

@@ -113,6 +113,13 @@ export interface FloorState {
   readonly threadBackoff: Map<string, ThreadBackoff>;
   /** Avatar id → its latest arrival by summon and who reacted to it, until its follow-ups are done. */
   readonly arrivals: Map<string, Arrival>;
+  /**
+   * Times of the avatar messages delivered in the channel within the last hour, oldest first (kept
+   * only while `TROUPE_CHANNEL_MAX_AVATAR_MESSAGES_PER_HOUR` is set).
+   */
+  readonly avatarMessages: number[];
+  /** `avatarId\0personId` → until when that person was told the avatar reached a cap. */
+  readonly capNotices: Map<string, number>;
   budget: Budget;
 }
 
@@ -135,6 +142,8 @@ export function createFloorState(channelId: string, epoch: string, now: number):
     departed: new Map(),
     threadBackoff: new Map(),
     arrivals: new Map(),
+    avatarMessages: [],
+    capNotices: new Map(),
     budget: { anchorMessageId: undefined, main: 0, cascade: 0 },
   };
 }

@@ -64,7 +64,19 @@ export type SuppressionReason =
   | 'thread-backoff'
   /** The message named only avatars who are not here: nobody answers in their place. */
   | 'addressed-absent'
-  | 'no-initiative';
+  | 'no-initiative'
+  | CapReason;
+
+/**
+ * A cap the avatar reached: avatar messages in this channel in the last hour, or the tokens or
+ * estimated cost of the UTC day, the avatar's own or everyone's together.
+ */
+export type CapReason =
+  | 'cap-channel-hour'
+  | 'cap-avatar-tokens'
+  | 'cap-avatar-cost'
+  | 'cap-total-tokens'
+  | 'cap-total-cost';
 
 /** Inputs to a channel floor. Every event carries the time it happened (`at`, epoch ms). */
 export type FloorEvent =
@@ -190,6 +202,22 @@ export type FloorEffect =
       turns: number;
       /** Mean sentiment per turn (AFINN valence; above 0 warm, below tense), when any turn was scored. */
       sentiment?: number;
+    }
+  | {
+      /**
+       * A person addressed an avatar that reached a cap: one short notice per person and avatar per
+       * reset window (unless `TROUPE_CAP_NOTICE` is `silent`).
+       */
+      type: 'cap.notice';
+      at: number;
+      avatarId: string;
+      /** The person's message. */
+      messageId: string;
+      to: { id: string; name: string };
+      reason: CapReason;
+      detail: string;
+      /** When the cap lets the avatar speak again (epoch ms). */
+      resetsAt: number;
     }
   | { type: 'presence.summoned'; at: number; avatarId: string; turnsGranted: number }
   | { type: 'presence.dismissed'; at: number; avatarId: string }

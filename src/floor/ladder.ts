@@ -2,6 +2,7 @@ import { attentionAt } from '../machines/attention.js';
 import { guaranteedTurns, hasAffinity } from '../machines/avatarPresence.machine.js';
 import { initiativeScore, wordsOf } from '../textRules/initiative.js';
 import { laneExhausted } from './budgets.js';
+import { capBlock } from './caps.js';
 import { authorName, type FloorSetup, nameOf } from './floorSetup.js';
 import type { FloorState, ThreadState } from './floorState.js';
 import type { BudgetLane, Rung, SuppressionReason } from './floorTypes.js';
@@ -142,7 +143,7 @@ export function gate(
       // candidates are chosen among avatars that are not cooling down.
       break;
   }
-  return laneExhausted(state, lane);
+  return laneExhausted(state, lane) ?? capBlock(state, setup, c.avatarId)?.reason ?? null;
 }
 
 function leastRecentSpeaker(state: FloorState, ids: readonly string[]): string[] {

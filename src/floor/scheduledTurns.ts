@@ -1,3 +1,4 @@
+import { claimUnlessCapped } from './caps.js';
 import { claimTurn } from './claims.js';
 import { type FloorSetup, nameOf } from './floorSetup.js';
 import type { FloorState } from './floorState.js';
@@ -31,7 +32,7 @@ export function fireDueFollowUps(state: FloorState, setup: FloorSetup, effects: 
       const reactedBy = state.arrivals.get(f.avatarId)?.reactedBy;
       state.arrivals.delete(f.avatarId);
       if (!reactedBy || state.departed.has(f.avatarId)) continue;
-      claimTurn(
+      claimUnlessCapped(
         state,
         setup,
         {
@@ -48,7 +49,7 @@ export function fireDueFollowUps(state: FloorState, setup: FloorSetup, effects: 
       );
       continue;
     }
-    claimTurn(
+    claimUnlessCapped(
       state,
       setup,
       {
@@ -108,7 +109,7 @@ function resumeGreeting(
   removeFollowUps(state, avatarId);
   const threadId =
     greeting.threadId !== undefined && state.threads.has(greeting.threadId) ? greeting.threadId : undefined;
-  claimTurn(
+  claimUnlessCapped(
     state,
     setup,
     { ...greeting, threadId, reason: `${greeting.reason} (greeting once free)` },

@@ -252,6 +252,9 @@ function floorSnapshot(v: unknown): FloorSnapshot {
   pairsOf(o.arrivals, arrival);
   pairsOf(o.threadBackoff, backoff);
   budget(o.budget);
-  exactKeys(o, 19);
+  const optional =
+    optionalKey(o, 'avatarMessages', (x) => listOf(x, num)) +
+    optionalKey(o, 'capNotices', (x) => pairsOf(x, num));
+  exactKeys(o, 19 + optional);
   return o as unknown as FloorSnapshot;
 }

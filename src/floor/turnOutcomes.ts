@@ -1,4 +1,5 @@
 import { guaranteedTurns } from '../machines/avatarPresence.machine.js';
+import { countAvatarMessage } from './caps.js';
 import { releaseClaim } from './claims.js';
 import { decide } from './decision.js';
 import type { FloorSetup } from './floorSetup.js';
@@ -43,6 +44,7 @@ export function turnDelivered(
   }
   state.inFlight.delete(claim.turnId);
   unreserveThread(state, claim.threadId);
+  countAvatarMessage(state, setup, event.at);
   const presence = state.presences.get(claim.avatarId);
   const held = presence ? guaranteedTurns(presence.context, event.at) : 0;
   stepPresence(state, setup, claim.avatarId, {

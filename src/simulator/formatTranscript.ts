@@ -109,6 +109,8 @@ function formatEntry(entry: TranscriptEntry, h: Helpers): string | undefined {
       return `⛔ ${entry.event} rejected: ${entry.code} — ${entry.message}`;
     case 'note':
       return `ℹ️  ${entry.message}`;
+    case 'cap.notice':
+      return `🔕 ${who(entry.avatarId)} to ${entry.to}: ${entry.text}`;
     case 'narration':
       return `📣 ${entry.text}`;
     case 'claim':

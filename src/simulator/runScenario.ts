@@ -3,6 +3,7 @@ import type { ChannelFloor, ChannelFloorOptions, FloorView } from '../floor/chan
 import type { DrivenFloor } from '../floor/floorDriver.js';
 import type {
   BudgetLane,
+  CapReason,
   FloorEvent,
   Rung,
   SuppressionReason,
@@ -139,6 +140,17 @@ export type TranscriptEntry =
     })
   | (EntryBase & { type: 'turn.released'; turnId: string; avatarId: string; reason: string })
   | (EntryBase & { type: 'rejected'; event: FloorEvent['type']; code: string; message: string })
+  | (EntryBase & {
+      /** A person addressed an avatar that reached a cap, and was told so. */
+      type: 'cap.notice';
+      avatarId: string;
+      /** The person told. */
+      to: string;
+      reason: CapReason;
+      text: string;
+      /** Simulated ms since the start when the cap lets the avatar speak again. */
+      resetsAt: number;
+    })
   | (EntryBase & { type: 'note'; message: string })
   | (EntryBase & { type: 'narration'; text: string });
 

@@ -1,3 +1,4 @@
+import { capNoticeText } from '../floor/capNoticeText.js';
 import type { FloorEffect, FloorEvent, TurnClaim } from '../floor/floorTypes.js';
 import type { TranscriptEntry } from './runScenario.js';
 
@@ -58,6 +59,16 @@ export function effectEntry(
         detail: effect.detail,
         turns: effect.turns,
         ...(effect.sentiment !== undefined ? { sentiment: effect.sentiment } : {}),
+      };
+    case 'cap.notice':
+      return {
+        t,
+        type: 'cap.notice',
+        avatarId: effect.avatarId,
+        to: effect.to.name,
+        reason: effect.reason,
+        text: capNoticeText(context.nameOf(effect.avatarId), effect.reason, effect.resetsAt),
+        resetsAt: context.rel(effect.resetsAt),
       };
     case 'presence.dismissed':
       return { t, type: 'dismiss', avatarId: effect.avatarId, name: context.nameOf(effect.avatarId) };

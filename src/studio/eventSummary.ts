@@ -55,6 +55,11 @@ function effectLine(channelKey: string, effect: FloorEffect, name: (id: string) 
       return { ...presence(effect.avatarId), summary: `${name(effect.avatarId)} dismissed` };
     case 'event.rejected':
       return { ...base, summary: `event rejected: ${effect.code} ${effect.message}` };
+    case 'cap.notice':
+      return {
+        ...presence(effect.avatarId),
+        summary: `${name(effect.avatarId)} reached a cap (${effect.reason}: ${effect.detail}); ${effect.to.name} is told`,
+      };
   }
 }
 

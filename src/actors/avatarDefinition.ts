@@ -34,6 +34,17 @@ export const avatarDefinitionSchema = z.object({
    * model. Checked when the runtime starts.
    */
   model: modelChoiceSchema.optional(),
+  /**
+   * This avatar's own daily caps, instead of `TROUPE_AVATAR_MAX_TOKENS_PER_DAY` and
+   * `TROUPE_AVATAR_MAX_COST_PER_DAY_USD` (0: no cap for it). The totals for everyone still apply.
+   */
+  caps: z
+    .object({
+      maxTokensPerDay: z.number().int().nonnegative().optional(),
+      maxCostPerDayUsd: z.number().nonnegative().optional(),
+    })
+    .strict()
+    .optional(),
   /** Channels the avatar lives in from the start (residents), as `kind:id`, e.g. `terminal:lobby`. */
   residentIn: z
     .array(z.string().regex(/^[^:\s]+:\S+$/u, 'a channel as kind:id, e.g. terminal:lobby'))

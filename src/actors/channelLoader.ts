@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Subject } from 'rxjs';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import type { SpendGate } from '../floor/caps.js';
 import { ChannelFloor } from '../floor/channelFloor.js';
 import { FloorSnapshotError } from '../floor/floorSnapshotSchema.js';
 import type { AvatarProfile } from '../floor/floorTypes.js';
@@ -28,6 +29,8 @@ export interface ChannelLoaderDeps {
   /** Present when processes share a durable store: a channel is loaded only once its lease is taken. */
   leases: ChannelLeases | undefined;
   errors$: Subject<TroupeError>;
+  /** The daily caps kept by the usage ledger, when any is set. */
+  spendGate?: SpendGate | undefined;
 }
 
 /**
@@ -65,6 +68,7 @@ export class ChannelLoader {
         channelId: key,
         config,
         roster,
+        spendGate: this.deps.spendGate,
         present: this.residents.get(key)?.ids ?? [],
         at: clock.now(),
         epoch: randomUUID().slice(0, 8),
@@ -85,7 +89,13 @@ export class ChannelLoader {
       }
       if (loaded.kind === 'fresh') return this.fresh(key);
       try {
-        const setting = { channelId: key, config, roster, now: () => clock.now() };
+        const setting = {
+          channelId: key,
+          config,
+          roster,
+          spendGate: this.deps.spendGate,
+          now: () => clock.now(),
+        };
         return { ...restoreChannel(loaded.document, loaded.events, setting), restored: true };
       } catch (error) {
         if (!FloorSnapshotError.isInstance(error)) throw error;

@@ -1,4 +1,5 @@
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import type { SpendGate } from '../floor/caps.js';
 import { ChannelFloor } from '../floor/channelFloor.js';
 import type { AvatarProfile, FloorEvent } from '../floor/floorTypes.js';
 import type { DocumentStore } from '../ports/store.js';
@@ -24,6 +25,8 @@ export interface RestoreSetting {
   channelId: string;
   config: CoordinationConfig;
   roster: readonly AvatarProfile[];
+  /** The daily caps of the usage ledger, if any (the replay decides under them too). */
+  spendGate?: SpendGate | undefined;
   /** The clock the replay runs on (it arms no timers; the restored floor's driver does). */
   now: () => number;
 }
@@ -38,8 +41,8 @@ export function restoreChannel(
   events: readonly FloorEvent[],
   setting: RestoreSetting,
 ): RestoredChannel {
-  const { channelId, config, roster, now } = setting;
-  const floor = ChannelFloor.restore(document.floor, { channelId, config, roster });
+  const { channelId, config, roster, now, spendGate } = setting;
+  const floor = ChannelFloor.restore(document.floor, { channelId, config, roster, spendGate });
   const { spoken, seen } = replayLedger(floor, events, {
     spoken: document.spoken,
     seen: document.seen ?? [],

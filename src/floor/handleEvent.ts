@@ -1,4 +1,5 @@
 import { dismiss, summon } from './arrivals.js';
+import { countAvatarMessage } from './caps.js';
 import { advance } from './deadlines.js';
 import { decide } from './decision.js';
 import { addToRoster, type FloorSetup } from './floorSetup.js';
@@ -27,6 +28,9 @@ export function handleEvent(state: FloorState, setup: FloorSetup, event: FloorEv
         );
         break;
       }
+      // An avatar's message that is not a turn of this floor (another process's, a scripted line)
+      // is an avatar message in the channel all the same.
+      if (event.author.kind === 'avatar') countAvatarMessage(state, setup, at);
       decide(state, setup, event.at === at ? event : { ...event, at }, effects);
       break;
     case 'summon':

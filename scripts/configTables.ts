@@ -8,6 +8,7 @@ import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
 import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
 import { composerSettings } from '../src/composer/composerConfig.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
+import { modelPriceSettings } from '../src/config/modelPrices.js';
 import { replySettings } from '../src/config/replySettings.js';
 import { type SettingsTable, settingsRows } from '../src/config/settings.js';
 import { emailSettings } from '../src/email/emailSettings.js';
@@ -19,7 +20,7 @@ const sections: { intro?: string; tables: SettingsTable[] }[] = [
   {
     intro:
       '**Language model** (read by `modelFromEnv`, which `troupe chat` uses; keys are never logged or echoed):',
-    tables: [modelSettings, replySettings],
+    tables: [modelSettings, replySettings, modelPriceSettings],
   },
   {
     intro:

@@ -132,6 +132,11 @@ export const storeErrorCodes = {
 /** Configuration, from the environment or from code. */
 export const configErrorCodes = {
   invalid: 'TROUPE_CONFIG_INVALID',
+  /**
+   * `TROUPE_MODEL_PRICES` is not a price table (or names a file that cannot be read): the message
+   * names the model and field, or the file.
+   */
+  modelPricesInvalid: 'TROUPE_MODEL_PRICES_INVALID',
 } as const;
 
 /** The email assistant. */

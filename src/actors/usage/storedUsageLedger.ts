@@ -1,0 +1,285 @@
+import type { ModelPrices } from '../../config/modelPrices.js';
+import { type Logger, silentLogger } from '../../logging/logger.js';
+import type { Clock } from '../../ports/clock.js';
+import type { DocumentStore, StoredDocument } from '../../ports/store.js';
+import { describe, TroupeError } from '../../ports/troupeError.js';
+import type { ModelCallUsage, UsageRow, UsageTotals } from '../../ports/usage.js';
+import { systemClock } from '../clock.js';
+import {
+  type BucketParts,
+  bucketKey,
+  bucketPartsOf,
+  DAY_MS,
+  dayPrefix,
+  HOUR_MS,
+  hourStart,
+  hourText,
+  USAGE_COLLECTION,
+  type UsageBucketValue,
+  usageBucketSchema,
+} from './usageBucket.js';
+import { UsageDay } from './usageDay.js';
+import type { UsageLedger, UsageReportOptions } from './usageLedger.js';
+import { groupUsage } from './usageReport.js';
+import { addTotals, callTotals, emptyTotals } from './usageTotals.js';
+
+/** How {@link createUsageLedger} stores and prices usage. */
+export interface StoredUsageLedgerOptions {
+  /** Where the hourly buckets live (any store: memory, SQLite, MongoDB). */
+  store: DocumentStore;
+  /** Prices in USD per million tokens (see `modelPricesFromEnv`). */
+  prices: ModelPrices;
+  /** Where a failed write is logged (warn). Default: silent. */
+  logger?: Logger;
+  /** `until` of a report when none is given. Default: the system clock. */
+  clock?: Clock;
+  /** The collection of the buckets. Default `usage`. */
+  collection?: string;
+  /**
+   * Runs the coalesced write soon after a record. Default `setImmediate`: every call recorded in
+   * one turn of the event loop is written at once, one write per bucket.
+   */
+  scheduleFlush?: (flush: () => void) => void;
+}
+
+/** A bucket with calls recorded here and not yet stored. */
+interface PendingBucket {
+  key: string;
+  parts: BucketParts;
+  dayIndex: number;
+  delta: UsageTotals;
+}
+
+/** Writes of one bucket that lost the compare-and-set to another process before giving up (for now). */
+const MAX_CONFLICTS = 8;
+/** Days whose totals stay in memory: today, and two before (calls that end just after midnight). */
+const DAYS_KEPT = 3;
+const PAGE = 500;
+const LATEST_DATE_MS = 8.64e15;
+
+/**
+ * A {@link UsageLedger} on the document store alone, so every store works unchanged. Each
+ * (UTC hour, spender, scope, purpose, model) is one document of sums, keyed
+ * `2026-11-28T13|avatar:ada|discord:123|turn|openai:gpt-4o`, so a day or an hour is one key prefix.
+ * `record` adds to the day's totals in memory at once; writes are coalesced (one per bucket per
+ * flush, soon after a record) and compare-and-set, so processes sharing the store add up. A write
+ * that fails is logged and its calls are kept for the next flush: the caller never sees it.
+ */
+export function createUsageLedger(options: StoredUsageLedgerOptions): UsageLedger {
+  return new StoredUsageLedger(options);
+}
+
+class StoredUsageLedger implements UsageLedger {
+  private readonly store: DocumentStore;
+  private readonly collection: string;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly schedule: (flush: () => void) => void;
+  private pending = new Map<string, PendingBucket>();
+  private readonly days = new Map<number, UsageDay>();
+  /** Days being loaded: what is recorded meanwhile, added to what the store holds. */
+  private readonly loading = new Map<number, UsageDay>();
+  private latestDay = Number.NEGATIVE_INFINITY;
+  private flushScheduled = false;
+  /** Writes and loads, one at a time (a load must not read while a write of the day is under way). */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: StoredUsageLedgerOptions) {
+    this.store = options.store;
+    this.collection = options.collection ?? USAGE_COLLECTION;
+    this.log = options.logger ?? silentLogger();
+    this.clock = options.clock ?? systemClock;
+    this.schedule = options.scheduleFlush ?? ((flush) => setImmediate(flush));
+  }
+
+  record(call: ModelCallUsage): void {
+    try {
+      this.add(call);
+    } catch (error) {
+      // Counting must never fail a turn.
+      this.log.warn(
+        { err: error, model: call?.model },
+        `usage of a model call not recorded: ${describe(error)}`,
+      );
+    }
+  }
+
+  private add(call: ModelCallUsage): void {
+    const at = Number.isFinite(call.at) ? call.at : this.clock.now();
+    const totals = callTotals(call, this.options.prices);
+    const hourIndex = Math.floor(at / HOUR_MS);
+    const dayIndex = Math.floor(at / DAY_MS);
+    const parts = bucketPartsOf(call, hourIndex);
+    const key = bucketKey(parts);
+    const bucket = this.pending.get(key);
+    if (bucket) addTotals(bucket.delta, totals);
+    else this.pending.set(key, { key, parts, dayIndex, delta: totals });
+    this.dayOf(dayIndex).add(parts.spender, totals);
+    this.loading.get(dayIndex)?.add(parts.spender, totals);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      this.schedule(() => {
+        this.flushScheduled = false;
+        void this.flush();
+      });
+    }
+  }
+
+  private dayOf(dayIndex: number): UsageDay {
+    let day = this.days.get(dayIndex);
+    if (!day) {
+      day = new UsageDay();
+      this.days.set(dayIndex, day);
+      if (dayIndex > this.latestDay) {
+        this.latestDay = dayIndex;
+        for (const old of this.days.keys()) if (old <= dayIndex - DAYS_KEPT) this.days.delete(old);
+      }
+    }
+    return day;
+  }
+
+  dayTotals(at: number, avatarId?: string): UsageTotals {
+    const day = this.days.get(Math.floor(at / DAY_MS));
+    const totals = avatarId === undefined ? day?.total : day?.byAvatar.get(avatarId);
+    return totals ? { ...totals } : emptyTotals();
+  }
+
+  flush(): Promise<void> {
+    return this.enqueue(() => this.writePending());
+  }
+
+  load(at: number): Promise<void> {
+    return this.enqueue(async () => {
+      await this.writePending();
+      const dayIndex = Math.floor(at / DAY_MS);
+      // What is not stored yet (a write that failed), and what is recorded while the store is read.
+      const unstored = new UsageDay();
+      for (const bucket of this.pending.values())
+        if (bucket.dayIndex === dayIndex) unstored.add(bucket.parts.spender, bucket.delta);
+      this.loading.set(dayIndex, unstored);
+      try {
+        const day = new UsageDay();
+        for (const bucket of await this.readBuckets(dayPrefix(dayIndex), () => true))
+          day.add(bucket.spender, bucket);
+        day.addDay(unstored);
+        this.dayOf(dayIndex); // marks the day as seen (older days are let go)
+        this.days.set(dayIndex, day);
+      } finally {
+        this.loading.delete(dayIndex);
+      }
+    });
+  }
+
+  async report(options: UsageReportOptions): Promise<UsageRow[]> {
+    await this.flush();
+    // Within the dates a Date can hold, so the hours read have names.
+    const from = Math.floor(Math.max(0, options.since) / HOUR_MS) * HOUR_MS;
+    const until = Math.min(options.until ?? this.clock.now(), LATEST_DATE_MS);
+    const inRange = (hour: string) => {
+      const start = hourStart(hour);
+      return start >= from && start < until;
+    };
+    if (until <= from) return [];
+    const firstHour = hourText(from / HOUR_MS);
+    const lastHour = hourText(Math.floor((until - 1) / HOUR_MS));
+    const buckets = await this.readBuckets('', inRange, firstHour, lastHour);
+    // Calls whose write failed are not in the store yet; they count all the same.
+    for (const bucket of this.pending.values())
+      if (inRange(bucket.parts.hour)) buckets.push({ ...bucket.parts, ...bucket.delta });
+    return groupUsage(buckets, options.by);
+  }
+
+  /** Runs `task` after every write and load before it; the queue goes on if it fails. */
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Buckets stored under `prefix` for which `keep(hour)` holds; with `firstHour`, from that hour on
+   * and up to `lastHour` (keys sort by hour first).
+   */
+  private async readBuckets(
+    prefix: string,
+    keep: (hour: string) => boolean,
+    firstHour?: string,
+    lastHour?: string,
+  ): Promise<UsageBucketValue[]> {
+    const out: UsageBucketValue[] = [];
+    // Keys of an hour start with `<hour>|`, which sorts after `<hour>` alone.
+    let afterKey = firstHour;
+    for (;;) {
+      const page: StoredDocument[] = await this.store.list(this.collection, {
+        limit: PAGE,
+        ...(prefix !== '' ? { keyPrefix: prefix } : {}),
+        ...(afterKey !== undefined ? { afterKey } : {}),
+      });
+      for (const doc of page) {
+        const bucket = this.readBucket(doc);
+        if (lastHour !== undefined && doc.key.slice(0, 13) > lastHour) return out;
+        if (bucket && keep(bucket.hour)) out.push(bucket);
+      }
+      const last = page.at(-1);
+      if (page.length < PAGE || !last) return out;
+      afterKey = last.key;
+    }
+  }
+
+  private readBucket(doc: StoredDocument): UsageBucketValue | undefined {
+    const parsed = usageBucketSchema.safeParse(doc.value);
+    if (parsed.success) return parsed.data;
+    this.log.warn(
+      { collection: this.collection, key: doc.key },
+      'a stored usage bucket is damaged; it is left out',
+    );
+    return undefined;
+  }
+
+  /** Stores every pending bucket; a bucket whose write fails stays pending (merged with newer calls). */
+  private async writePending(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    const results = await Promise.allSettled(batch.map((bucket) => this.writeBucket(bucket)));
+    const failed = batch.filter((_, i) => results[i]?.status === 'rejected');
+    if (failed.length === 0) return;
+    for (const bucket of failed) {
+      const newer = this.pending.get(bucket.key);
+      if (newer) addTotals(bucket.delta, newer.delta);
+      this.pending.set(bucket.key, bucket);
+    }
+    const error = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+    this.log.warn(
+      { err: error, collection: this.collection, buckets: failed.length },
+      `usage not stored yet (kept in memory, written at the next flush): ${describe(error)}`,
+    );
+  }
+
+  /** Adds a bucket's calls to its stored sums, compare-and-set; on a conflict, reads again and adds. */
+  private async writeBucket(bucket: PendingBucket): Promise<void> {
+    for (let conflicts = 0; ; conflicts++) {
+      const stored = await this.store.get(this.collection, bucket.key);
+      const base = stored ? this.readBucket(stored) : undefined;
+      const value: UsageBucketValue = {
+        ...bucket.parts,
+        ...addTotals(base ? totalsOf(base) : emptyTotals(), bucket.delta),
+      };
+      try {
+        await this.store.put(this.collection, bucket.key, value, {
+          expectedVersion: stored?.version ?? 0,
+          at: this.clock.now(),
+        });
+        return;
+      } catch (error) {
+        const conflict = TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT';
+        if (!conflict || conflicts >= MAX_CONFLICTS) throw error;
+      }
+    }
+  }
+}
+
+function totalsOf(bucket: UsageBucketValue): UsageTotals {
+  const { calls, callsWithoutUsage, inputTokens, outputTokens, characters, costUsd, unpricedCalls } = bucket;
+  return { calls, callsWithoutUsage, inputTokens, outputTokens, characters, costUsd, unpricedCalls };
+}

@@ -88,6 +88,8 @@ export class ChannelLifecycle {
       persistence: this.persistence,
       leases: this.leases,
       errors$,
+      spendGate: wiring.spendGate,
+      ready: wiring.usageLoaded,
     });
     this.cast = {
       avatarIds: avatars.map((a) => a.id),

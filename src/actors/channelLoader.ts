@@ -31,6 +31,8 @@ export interface ChannelLoaderDeps {
   errors$: Subject<TroupeError>;
   /** The daily caps kept by the usage ledger, when any is set. */
   spendGate?: SpendGate | undefined;
+  /** Settles when what floors decide with is ready (the day's stored usage read); never rejects. */
+  ready?: Promise<void> | undefined;
 }
 
 /**
@@ -57,7 +59,8 @@ export class ChannelLoader {
    * @throws TroupeError `TROUPE_CHANNEL_OWNED` when another runtime has the channel, or its lease
    *   could not be read or written.
    */
-  start(key: string, channel: ChannelRef): Promise<ChannelStart> {
+  async start(key: string, channel: ChannelRef): Promise<ChannelStart> {
+    await this.deps.ready;
     return this.deps.leases ? this.leased(key, channel) : this.load(key);
   }
 

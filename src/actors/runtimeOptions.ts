@@ -17,6 +17,7 @@ import type { TroupeError } from '../ports/troupeError.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from './avatarDefinition.js';
 import type { InspectionEvent } from './inspectionEvent.js';
 import type { RetryPolicy } from './routingActor.js';
+import type { UsageLedger } from './usage/usageLedger.js';
 import type { PendingWork } from './workTracker.js';
 
 /** Where the runtime keeps what must outlive a response: the outbox and channel history. */
@@ -86,6 +87,12 @@ export interface RuntimeOptions {
   lookup?: { tool: LookupTool; composer?: ComposerConfigOptions; choiceTtlMs?: number };
   /** Resend unsettled outbox entries on start (default true). */
   recoverOnStart?: boolean;
+  /**
+   * Where every model call's usage is recorded, and what the daily token and cost caps read.
+   * Default: a ledger on this runtime's store priced with the built-in table (the CLI adds
+   * `TROUPE_MODEL_PRICES`); `false` records nothing (then daily token and cost caps cannot apply).
+   */
+  usage?: UsageLedger | false;
 }
 
 /** How the runtime persists channel actors. */
@@ -150,6 +157,8 @@ export interface Runtime {
   modelOf(avatarId: string): TurnModel;
   /** The store in use. */
   readonly store: TroupeStore;
+  /** The usage ledger every model call is recorded in (undefined with `usage: false`). */
+  readonly usage: UsageLedger | undefined;
   /** A picture of a channel's floor, if its actor is active. */
   view(channel: ChannelRef): FloorView | undefined;
   /** Activates a channel (loading it from the store) and resolves with its floor's picture. */

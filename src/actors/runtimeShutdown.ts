@@ -8,7 +8,7 @@ export const DEFAULT_STOP_DEADLINE_MS = 30_000;
 
 /**
  * Stops a runtime: waits up to `deadlineMs` for work in flight (past it, sends are abandoned and
- * turns cancelled), writes every channel and gives its leases back, flushes relationships, stops
+ * turns cancelled), writes every channel and gives its leases back, flushes relationships and usage, stops
  * every actor, and completes the runtime's streams.
  */
 export async function shutDownRuntime(
@@ -32,6 +32,7 @@ export async function shutDownRuntime(
   }
   await channels.close();
   await relationships.flush().catch(() => undefined);
+  await wiring.usage?.flush().catch(() => undefined);
   relationships.dispose();
   for (const key of registry.stopAll())
     inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'runtime-stopped' });

@@ -1,13 +1,15 @@
 import { Subject } from 'rxjs';
 import { compose } from '../composer/compose.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
+import { builtInModelPrices } from '../config/modelPrices.js';
 import { zodIssues } from '../config/zodIssues.js';
+import type { SpendGate } from '../floor/caps.js';
 import type { AvatarProfile } from '../floor/floorTypes.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { TurnModel } from '../ports/model.js';
 import type { TroupeStore } from '../ports/store.js';
-import { TroupeError } from '../ports/troupeError.js';
+import { describe, TroupeError } from '../ports/troupeError.js';
 import { ActorRegistry } from './actorRegistry.js';
 import { type AvatarDefinition, avatarListSchema, toProfile } from './avatarDefinition.js';
 import { resolveAvatarModels } from './avatarModels.js';
@@ -20,6 +22,10 @@ import { RoutingActor } from './routingActor.js';
 import type { ResolvedRuntimeOptions } from './runtimeOptions.js';
 import { LookupDesk } from './tools/lookupDesk.js';
 import { TurnExecutor } from './turnExecutor.js';
+import { meteredTurnModel } from './usage/meteredTurnModel.js';
+import { hasDailyCaps, ledgerSpendGate } from './usage/spendGate.js';
+import { createUsageLedger } from './usage/storedUsageLedger.js';
+import type { UsageLedger } from './usage/usageLedger.js';
 import { type ExternalWait, WorkTracker } from './workTracker.js';
 
 /**
@@ -33,6 +39,8 @@ export interface RuntimeWiring {
   readonly roster: AvatarProfile[];
   readonly config: CoordinationConfig;
   readonly model: TurnModel;
+  /** Avatars' own models (`model:`), as configured (the executor calls them through the usage meter). */
+  readonly avatarModels: ReadonlyMap<string, TurnModel>;
   readonly store: TroupeStore;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -48,6 +56,12 @@ export interface RuntimeWiring {
   readonly routing: RoutingActor;
   readonly relationships: RelationshipTracker;
   readonly executor: TurnExecutor;
+  /** Every model call's usage (undefined with `usage: false`). */
+  readonly usage: UsageLedger | undefined;
+  /** The daily token and cost caps over `usage`, when any is set. */
+  readonly spendGate: SpendGate | undefined;
+  /** Settles once the day's stored usage is read: channels decide nothing before. */
+  readonly usageLoaded: Promise<void>;
   /** Set once `stop()` is called: no event is accepted and no channel activated after that. */
   stopping: Promise<void> | undefined;
 }
@@ -73,6 +87,15 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   const avatarModels = resolveAvatarModels(avatars, model, options.models);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger();
+  const usage = usageLedgerOf(options, clock, logger);
+  // One meter per model object: avatars sharing a model share its meter (and its identity).
+  const meters = new Map<TurnModel, TurnModel>();
+  const metered = (m: TurnModel): TurnModel => {
+    if (!usage) return m;
+    let meter = meters.get(m);
+    if (!meter) meters.set(m, (meter = meteredTurnModel(m, usage, clock)));
+    return meter;
+  };
   const durable = options.persistence?.durable ?? store.kind !== 'memory';
   const inspection$ = new Subject<InspectionEvent>();
   const relationships = new RelationshipTracker({
@@ -84,8 +107,8 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   const executor = new TurnExecutor({
     ...lookupDeskOf(options, logger),
     toolUsers: new Set(avatars.filter((a) => a.tools.includes('entity_lookup')).map((a) => a.id)),
-    model,
-    avatarModels,
+    model: metered(model),
+    avatarModels: new Map([...avatarModels].map(([id, m]) => [id, metered(m)])),
     history: store.history,
     relationships,
     avatars: new Map(roster.map((a) => [a.id, a])),
@@ -100,13 +123,15 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     logger.info({ model: model.id }, 'language model configured');
   }
   for (const [avatar, own] of avatarModels) logger.info({ avatar, model: own.id }, 'avatar model configured');
+  const byId = new Map(avatars.map((a) => [a.id, a]));
   return {
     options,
     avatars,
-    avatarsById: new Map(avatars.map((a) => [a.id, a])),
+    avatarsById: byId,
     roster,
     config,
     model,
+    avatarModels,
     store,
     clock,
     logger,
@@ -120,8 +145,38 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     routing: routingOf(options, clock, logger),
     relationships,
     executor,
+    usage,
+    spendGate: usage && hasDailyCaps(config, avatars) ? ledgerSpendGate(usage, config, byId) : undefined,
+    usageLoaded: usage ? loadUsage(usage, clock, logger) : Promise.resolve(),
     stopping: undefined,
   };
+}
+
+/** The runtime's usage ledger: the one given, none with `false`, else one on its store. */
+function usageLedgerOf(
+  options: ResolvedRuntimeOptions,
+  clock: Clock,
+  logger: Logger,
+): UsageLedger | undefined {
+  if (options.usage === false) return undefined;
+  return (
+    options.usage ??
+    createUsageLedger({
+      store: options.store.documents,
+      prices: builtInModelPrices,
+      clock,
+      logger: logger.child({ actor: 'usage' }),
+    })
+  );
+}
+
+/** Reads today's stored usage; a store that fails is logged and the day starts from what is recorded. */
+async function loadUsage(usage: UsageLedger, clock: Clock, logger: Logger): Promise<void> {
+  try {
+    await usage.load(clock.now());
+  } catch (error) {
+    logger.warn({ err: error }, `today's stored usage could not be read: ${describe(error)}`);
+  }
 }
 
 function routingOf(options: ResolvedRuntimeOptions, clock: Clock, logger: Logger): RoutingActor {

@@ -47,6 +47,8 @@ export interface TestRuntimeOptions {
   /** The channel `say`, `summon` and `dismiss` use by default (default `test:room`). */
   channel?: { kind: string; id: string };
   recoverOnStart?: boolean;
+  /** Where model calls' usage is recorded (see `RuntimeOptions.usage`). Default: a ledger on the store. */
+  usage?: RuntimeOptions['usage'];
   /**
    * How long `settle()` waits for one wait outside the process (a network model, a real
    * transport, a networked store; any port not marked `local`) that does not answer before it
@@ -174,6 +176,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
     ...(options.stopDeadlineMs !== undefined ? { stopDeadlineMs: options.stopDeadlineMs } : {}),
     ...(options.recoverOnStart !== undefined ? { recoverOnStart: options.recoverOnStart } : {}),
+    ...(options.usage !== undefined ? { usage: options.usage } : {}),
   });
   const { runtime, clock, settle } = simulated;
   const outcomes: RoutingOutcome[] = [];

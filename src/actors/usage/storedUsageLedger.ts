@@ -174,7 +174,8 @@ class StoredUsageLedger implements UsageLedger {
     await this.flush();
     // Within the dates a Date can hold, so the hours read have names.
     const from = Math.floor(Math.max(0, options.since) / HOUR_MS) * HOUR_MS;
-    const until = Math.min(options.until ?? this.clock.now(), LATEST_DATE_MS);
+    // By default up to now, a call recorded at this very millisecond included.
+    const until = Math.min(options.until ?? this.clock.now() + 1, LATEST_DATE_MS);
     const inRange = (hour: string) => {
       const start = hourStart(hour);
       return start >= from && start < until;

@@ -185,10 +185,15 @@ describe('usage ledger: what a call counts', () => {
     const store = createMemoryStore();
     const ledger = createUsageLedger({ store: store.documents, prices, scheduleFlush: manual });
     ledger.record(call({ scope: 'test:a|b%c' }));
+    ledger.record(call({ spender: { kind: 'avatar', id: 'x|y' }, model: 'm|n' }));
     await ledger.flush();
-    const [doc] = await store.documents.list('usage');
+    const [doc, other] = await store.documents.list('usage');
     expect(doc?.key).toBe('2026-11-28T13|avatar:ada|test:a%7Cb%25c|turn|openai:gpt-test');
     expect(doc?.value).toMatchObject({ scope: 'test:a|b%c' });
+    expect(other?.key).toBe('2026-11-28T13|avatar:x%7Cy|discord:123|turn|m%7Cn');
+    expect(ledger.dayTotals(T, 'x|y').calls).toBe(1);
+    const rows = await ledger.report({ by: 'avatar', since: T, until: T + 1 });
+    expect(rows.map((r) => r.key)).toEqual(['ada', 'x|y']);
   });
 });
 

@@ -6,8 +6,9 @@ import { describe, TroupeError } from '../../ports/troupeError.js';
 import type { ModelCallUsage, UsageRow, UsageTotals } from '../../ports/usage.js';
 import { systemClock } from '../clock.js';
 import {
+  avatarOf,
   type BucketParts,
-  bucketKey,
+  bucketKeyOf,
   bucketPartsOf,
   DAY_MS,
   dayPrefix,
@@ -109,13 +110,13 @@ class StoredUsageLedger implements UsageLedger {
     const totals = callTotals(call, this.options.prices);
     const hourIndex = Math.floor(at / HOUR_MS);
     const dayIndex = Math.floor(at / DAY_MS);
-    const parts = bucketPartsOf(call, hourIndex);
-    const key = bucketKey(parts);
+    const key = bucketKeyOf(call, hourIndex);
     const bucket = this.pending.get(key);
     if (bucket) addTotals(bucket.delta, totals);
-    else this.pending.set(key, { key, parts, dayIndex, delta: totals });
-    this.dayOf(dayIndex).add(parts.spender, totals);
-    this.loading.get(dayIndex)?.add(parts.spender, totals);
+    else this.pending.set(key, { key, parts: bucketPartsOf(call, hourIndex), dayIndex, delta: totals });
+    const avatar = call.spender.kind === 'avatar' ? call.spender.id : undefined;
+    this.dayOf(dayIndex).add(avatar, totals);
+    this.loading.get(dayIndex)?.add(avatar, totals);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       this.schedule(() => {
@@ -155,12 +156,12 @@ class StoredUsageLedger implements UsageLedger {
       // What is not stored yet (a write that failed), and what is recorded while the store is read.
       const unstored = new UsageDay();
       for (const bucket of this.pending.values())
-        if (bucket.dayIndex === dayIndex) unstored.add(bucket.parts.spender, bucket.delta);
+        if (bucket.dayIndex === dayIndex) unstored.add(avatarOf(bucket.parts.spender), bucket.delta);
       this.loading.set(dayIndex, unstored);
       try {
         const day = new UsageDay();
         for (const bucket of await this.readBuckets(dayPrefix(dayIndex), () => true))
-          day.add(bucket.spender, bucket);
+          day.add(avatarOf(bucket.spender), bucket);
         day.addDay(unstored);
         this.dayOf(dayIndex); // marks the day as seen (older days are let go)
         this.days.set(dayIndex, day);

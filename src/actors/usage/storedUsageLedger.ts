@@ -64,7 +64,9 @@ const LATEST_DATE_MS = 8.64e15;
  * `2026-11-28T13|avatar:ada|discord:123|turn|openai:gpt-4o`, so a day or an hour is one key prefix.
  * `record` adds to the day's totals in memory at once; writes are coalesced (one per bucket per
  * flush, soon after a record) and compare-and-set, so processes sharing the store add up. A write
- * that fails is logged and its calls are kept for the next flush: the caller never sees it.
+ * that fails is logged and its calls are kept for the next flush: the caller never sees it, and
+ * `flush()` never rejects. `load` and `report` reject with the store's error when it cannot be
+ * read (the totals in memory stay as they were).
  */
 export function createUsageLedger(options: StoredUsageLedgerOptions): UsageLedger {
   return new StoredUsageLedger(options);
@@ -172,21 +174,25 @@ class StoredUsageLedger implements UsageLedger {
   }
 
   async report(options: UsageReportOptions): Promise<UsageRow[]> {
-    await this.flush();
     // Within the dates a Date can hold, so the hours read have names.
     const from = Math.floor(Math.max(0, options.since) / HOUR_MS) * HOUR_MS;
     const until = Math.min(options.until ?? this.clock.now(), LATEST_DATE_MS);
+    if (until <= from) return [];
     const inRange = (hour: string) => {
       const start = hourStart(hour);
       return start >= from && start < until;
     };
-    if (until <= from) return [];
     const firstHour = hourText(from / HOUR_MS);
     const lastHour = hourText(Math.floor((until - 1) / HOUR_MS));
-    const buckets = await this.readBuckets('', inRange, firstHour, lastHour);
-    // Calls whose write failed are not in the store yet; they count all the same.
-    for (const bucket of this.pending.values())
-      if (inRange(bucket.parts.hour)) buckets.push({ ...bucket.parts, ...bucket.delta });
+    let buckets: UsageBucketValue[] = [];
+    // In the queue, after a write: no call is between memory and the store while the store is read.
+    await this.enqueue(async () => {
+      await this.writePending();
+      buckets = await this.readBuckets('', inRange, firstHour, lastHour);
+      // Calls whose write failed are not in the store yet; they count all the same.
+      for (const bucket of this.pending.values())
+        if (inRange(bucket.parts.hour)) buckets.push({ ...bucket.parts, ...bucket.delta });
+    });
     return groupUsage(buckets, options.by);
   }
 

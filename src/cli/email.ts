@@ -297,7 +297,7 @@ export async function runInboxShow(
     if (code === undefined) throw error;
     return code;
   } finally {
-    await opened.store.close();
+    await closeOpened(opened);
   }
 }
 
@@ -366,9 +366,9 @@ export async function runInboxAnswer(
   }
 }
 
-/** Writes refreshed Google tokens out, then closes the store. */
+/** Writes refreshed Google tokens and the usage of model calls out, then closes the store. */
 async function closeOpened(opened: Opened): Promise<void> {
-  await opened.gmail?.account.auth.flush();
+  await opened.close();
   await opened.store.close();
 }
 

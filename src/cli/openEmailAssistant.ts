@@ -1,5 +1,7 @@
 import { SimulatedClock, systemClock } from '../actors/clock.js';
 import { EmailAssistant } from '../actors/email/emailAssistant.js';
+import { createUsageLedger } from '../actors/usage/storedUsageLedger.js';
+import type { UsageLedger } from '../actors/usage/usageLedger.js';
 import type { GmailAccount } from '../adapters/gmail/gmailAccount.js';
 import type { GmailSettings } from '../adapters/gmail/gmailSettings.js';
 import { createAiSdkAgentModel } from '../adapters/llm/aiSdkAgentModel.js';
@@ -7,6 +9,7 @@ import { createAiSdkObjectModel } from '../adapters/llm/aiSdkObjectModel.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
 import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import { modelPricesFromEnv } from '../config/modelPrices.js';
 import type { Logger } from '../logging/logger.js';
 import type { AgentModel } from '../ports/agentModel.js';
 import type { Calendar, EmailReply, Mailbox, MeetingRequest } from '../ports/mailbox.js';
@@ -24,7 +27,12 @@ export interface OpenedEmailAssistant {
   /** Replies sent and meetings booked by this process (not repeats of earlier ones). */
   sentNow: (EmailReply & { messageId: string })[];
   bookedNow: (MeetingRequest & { eventId: string })[];
-  /** Saves what must outlive the process (refreshed Google tokens); the store is the caller's. */
+  /** Where the model's calls are counted (in the store), when there is a model. */
+  usage?: UsageLedger;
+  /**
+   * Saves what must outlive the process (refreshed Google tokens, the usage of model calls not
+   * stored yet); the store is the caller's.
+   */
   close(): Promise<void>;
 }
 
@@ -38,6 +46,7 @@ export interface OpenedEmailAssistant {
  * @throws ConfigError `TROUPE_CONFIG_INVALID` naming every bad variable (the model's, the
  *   Gmail settings', or `TROUPE_EMAIL_NOW` / `TROUPE_EMAIL_TIME_ZONE` / `TROUPE_EMAIL_BACKGROUND` /
  *   `TROUPE_EMAIL_MAX_STEPS` / `TROUPE_EMAIL_MAX_UNREVIEWED_CALLS`); TroupeError
+ *   `TROUPE_MODEL_PRICES_INVALID` for a bad price table (read when there is a model);
  *   `TROUPE_GMAIL_AUTH` when Google refuses the credentials.
  */
 export async function openEmailAssistant(
@@ -46,6 +55,7 @@ export async function openEmailAssistant(
   logger: Logger,
 ): Promise<OpenedEmailAssistant> {
   const { model, agentModel, modelName } = emailModelsFromEnv(env, logger);
+  const prices = model || agentModel ? modelPricesFromEnv(env) : undefined;
   // TROUPE_EMAIL_NOW pins the clock (reproducible runs and the README's example).
   const nowSetting = env.TROUPE_EMAIL_NOW?.trim();
   const pinned = nowSetting ? Date.parse(nowSetting) : Number.NaN;
@@ -76,6 +86,7 @@ export async function openEmailAssistant(
   }
   if (problems.length > 0 || !agentSettings) throw new ConfigError(problems);
   const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
+  const usage = prices ? createUsageLedger({ store: store.documents, prices, logger, clock }) : undefined;
   const gmail = await openGmail(env, store, logger, () => clock.now());
   const recorded: Pick<OpenedEmailAssistant, 'sentNow' | 'bookedNow'> = { sentNow: [], bookedNow: [] };
   const { mailbox, calendar } = recording(
@@ -96,13 +107,16 @@ export async function openEmailAssistant(
     maxUnreviewedCalls: agentSettings.maxUnreviewedCalls,
     timeZone,
     logger,
+    ...(usage ? { usage } : {}),
   });
   return {
     assistant,
     model: modelName,
     ...(gmail ? { gmail } : {}),
+    ...(usage ? { usage } : {}),
     ...recorded,
     close: async () => {
+      await usage?.flush();
       await gmail?.account.auth.flush();
     },
   };

@@ -16,6 +16,7 @@ import { registerSimulateCommand } from './commands/simulateCommand.js';
 import { registerStudioCommand } from './commands/studioCommand.js';
 import { registerTourCommand } from './commands/tourCommand.js';
 import { registerTriageEvalCommand } from './commands/triageEvalCommand.js';
+import { registerUsageCommand } from './commands/usageCommand.js';
 import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK } from './exitCodes.js';
 import { fail } from './fail.js';
 import { EXIT_STORE_BUSY, EXIT_STORE_FULL, exitCodeOf } from './storeErrors.js';
@@ -63,6 +64,7 @@ function createProgram(context: CliContext): Command {
   registerInboxCommand(program, context);
   registerPreferencesCommand(program, context);
   registerTriageEvalCommand(program, context);
+  registerUsageCommand(program, context);
   registerChartsCommand(program, context);
   registerDiagramCommand(program, context);
   return program;

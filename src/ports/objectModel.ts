@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Prompt } from './model.js';
+import type { Prompt, TokenUsage } from './model.js';
 
 /** A request for an object of a given shape. */
 export interface ObjectRequest<Schema extends z.ZodType> {
@@ -8,6 +8,11 @@ export interface ObjectRequest<Schema extends z.ZodType> {
   /** A name for the output, sent to providers that use one (`triage_decision`). */
   schemaName: string;
   signal?: AbortSignal;
+  /**
+   * Told the call's token usage once it succeeded, as the provider reported it (without counts
+   * when it reported none). A model that cannot tell never calls it.
+   */
+  onUsage?: (usage: TokenUsage) => void;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,15 +6,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/actors/clock.js';
 import { createUsageLedger } from '../../src/actors/usage/storedUsageLedger.js';
 import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
+import { openMongoStore } from '../../src/adapters/store/mongo/mongoStore.js';
 import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
 import { withOperatorPrices } from '../../src/config/modelPrices.js';
 import type { DocumentStore, TroupeStore } from '../../src/ports/store.js';
 import { TroupeError } from '../../src/ports/troupeError.js';
 import type { ModelCallUsage } from '../../src/ports/usage.js';
+import { type FakeMongoServer, startFakeMongoServer } from '../support/fakeMongoServer.js';
 import { capturingLogger } from '../support/llmFixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-usage-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let mongo: FakeMongoServer | undefined;
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await mongo?.close();
+});
 
 /** 2026-11-28 13:20 UTC. */
 const T = Date.UTC(2026, 10, 28, 13, 20);
@@ -57,7 +64,14 @@ function instrumented(store: DocumentStore) {
 
 const stores: [string, () => Promise<TroupeStore>][] = [
   ['memory', async () => createMemoryStore()],
-  ['sqlite', () => openSqliteStore({ path: join(dir, `usage-${Math.random().toString(36).slice(2)}.db`) })],
+  ['sqlite', () => openSqliteStore({ path: join(dir, `usage-${randomUUID()}.db`) })],
+  [
+    'mongodb (fake wire server)',
+    async () => {
+      mongo ??= await startFakeMongoServer();
+      return openMongoStore({ uri: mongo.uri, database: `usage_${randomUUID().slice(0, 8)}` });
+    },
+  ],
 ];
 
 describe.each(stores)('usage ledger on the %s store', (_name, open) => {
@@ -171,10 +185,15 @@ describe('usage ledger: what a call counts', () => {
     const store = createMemoryStore();
     const ledger = createUsageLedger({ store: store.documents, prices, scheduleFlush: manual });
     ledger.record(call({ scope: 'test:a|b%c' }));
+    ledger.record(call({ spender: { kind: 'avatar', id: 'x|y' }, model: 'm|n' }));
     await ledger.flush();
-    const [doc] = await store.documents.list('usage');
+    const [doc, other] = await store.documents.list('usage');
     expect(doc?.key).toBe('2026-11-28T13|avatar:ada|test:a%7Cb%25c|turn|openai:gpt-test');
     expect(doc?.value).toMatchObject({ scope: 'test:a|b%c' });
+    expect(other?.key).toBe('2026-11-28T13|avatar:x%7Cy|discord:123|turn|m%7Cn');
+    expect(ledger.dayTotals(T, 'x|y').calls).toBe(1);
+    const rows = await ledger.report({ by: 'avatar', since: T, until: T + 1 });
+    expect(rows.map((r) => r.key)).toEqual(['ada', 'x|y']);
   });
 });
 

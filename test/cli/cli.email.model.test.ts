@@ -2,6 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createUsageLedger } from '../../src/actors/usage/storedUsageLedger.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
+import { builtInModelPrices } from '../../src/config/modelPrices.js';
 import { defaultTriagePreferences } from '../../src/email/triagePreferences.js';
 import { type ChatRequestBody, startFakeOpenAiServer } from '../support/fakeOpenAiServer.js';
 import { runTroupe } from '../support/runTroupe.js';
@@ -89,6 +92,20 @@ describe('troupe email with a model (the real AI SDK against an OpenAI-compatibl
       expect(last.map((m) => m.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool']);
       expect(String(last[2]?.content)).toContain('Say Thursday works');
       expect(fake.requests).toHaveLength(4);
+
+      // Every call is in the usage ledger, as the email assistant's, for its mailbox.
+      const store = await openSqliteStore({ path: join(dir, 'troupe.db') });
+      const ledger = createUsageLedger({ store: store.documents, prices: builtInModelPrices });
+      const rows = await ledger.report({ by: 'purpose', since: 0, until: Date.UTC(2100, 0) });
+      const byChannel = await ledger.report({ by: 'channel', since: 0, until: Date.UTC(2100, 0) });
+      await store.close();
+      // The fake reports 10 tokens in and 5 out per call; the model has no price.
+      expect(rows.map((r) => [r.key, r.calls, r.inputTokens, r.outputTokens, r.unpricedCalls])).toEqual([
+        ['agent-step', 2, 20, 10, 2],
+        ['memory-update', 1, 10, 5, 1],
+        ['triage', 1, 10, 5, 1],
+      ]);
+      expect(byChannel.map((r) => r.key)).toEqual(['mail:local']);
     } finally {
       await fake.close();
     }

@@ -6,6 +6,7 @@ import { runEmail, runInboxAnswer, runInboxList, runInboxShow } from '../../src/
 import { runPreferences } from '../../src/cli/emailPreferences.js';
 import { runStudio } from '../../src/cli/studio.js';
 import { runTriageEval } from '../../src/cli/triageEval.js';
+import { runUsage } from '../../src/cli/usage.js';
 import { logLevelFromEnv, logLevels } from '../../src/logging/logLevel.js';
 import { runTroupe } from '../support/runTroupe.js';
 
@@ -25,6 +26,7 @@ const commands: [string, string[]][] = [
   ['simulate', ['simulate', 'examples/tour.yaml']],
   ['charts', ['charts']],
   ['diagram', ['diagram', 'email']],
+  ['usage', ['usage']],
 ];
 
 describe('LOG_LEVEL', () => {
@@ -68,6 +70,7 @@ describe('LOG_LEVEL', () => {
       ['preferences', () => runPreferences({ ...io, history: false })],
       ['triage-eval', () => runTriageEval({ ...io, file: 'examples/email/triage-eval.jsonl', json: false })],
       ['studio', () => runStudio({ ...io, port: '0', stopSignal: Promise.resolve('SIGINT') })],
+      ['usage', () => runUsage({ ...io, by: 'avatar', since: '24h', json: false })],
     ];
     for (const [name, run] of runs) {
       stderr = '';

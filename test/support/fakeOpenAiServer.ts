@@ -19,11 +19,11 @@ export interface FakeUsage {
   completion_tokens: number;
 }
 
-/** One scripted answer to a chat completion request. */
+/** One scripted answer to a chat completion request (`usage: null`: the answer reports none). */
 export type FakeReply =
-  | { text: string; usage?: FakeUsage; delayMs?: number }
-  | { toolCalls: { name: string; arguments: unknown; id?: string }[]; usage?: FakeUsage }
-  | { json: unknown; usage?: FakeUsage }
+  | { text: string; usage?: FakeUsage | null; delayMs?: number }
+  | { toolCalls: { name: string; arguments: unknown; id?: string }[]; usage?: FakeUsage | null }
+  | { json: unknown; usage?: FakeUsage | null }
   | { status: number; message?: string; headers?: Record<string, string> }
   | { hang: true };
 
@@ -89,15 +89,19 @@ function completion(
   model: string,
   message: Record<string, unknown>,
   finishReason: string,
-  usage?: FakeUsage,
+  usage?: FakeUsage | null,
 ) {
-  const { prompt_tokens, completion_tokens } = usage ?? { prompt_tokens: 10, completion_tokens: 5 };
-  return {
+  const answer = {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
     created: 1_700_000_000,
     model,
     choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
+  };
+  if (usage === null) return answer;
+  const { prompt_tokens, completion_tokens } = usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+  return {
+    ...answer,
     usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
   };
 }

@@ -33,6 +33,8 @@ import type { Calendar, Mailbox } from '../../ports/mailbox.js';
 import type { ObjectModel } from '../../ports/objectModel.js';
 import type { TroupeStore } from '../../ports/store.js';
 import { describe, TroupeError } from '../../ports/troupeError.js';
+import { meteredAgentModel, meteredObjectModel } from '../usage/meteredEmailModels.js';
+import type { UsageLedger } from '../usage/usageLedger.js';
 import { agentHistory } from './emailAgentHistory.js';
 import {
   answerTo,
@@ -104,6 +106,11 @@ export interface EmailAssistantOptions {
   maxUnreviewedCalls?: number;
   timeZone: string;
   logger?: Logger;
+  /**
+   * Where the models' calls are counted (purposes `triage`, `agent-step`, `memory-update`, scope
+   * `mail:<mailbox id>`). Without one they are not counted.
+   */
+  usage?: UsageLedger;
 }
 
 /**
@@ -117,6 +124,10 @@ export interface EmailAssistantOptions {
 export class EmailAssistant {
   private readonly log: Logger;
   private readonly changes = new Subject<EmailAssistantChange>();
+  /** The models as the steps call them: metered when a usage ledger is given. */
+  private readonly triageModel: ObjectModel | undefined;
+  private readonly memoryModel: ObjectModel | undefined;
+  private readonly agentModel: AgentModel | undefined;
 
   /**
    * Every stored change this assistant made, right after it was written: for live views (the
@@ -127,6 +138,11 @@ export class EmailAssistant {
 
   constructor(private readonly options: EmailAssistantOptions) {
     this.log = options.logger ?? silentLogger();
+    const { model, agentModel, usage } = options;
+    const meter = usage && { ledger: usage, clock: options.clock, scope: `mail:${options.mailbox.id}` };
+    this.triageModel = model && meter ? meteredObjectModel(model, meter, 'triage') : model;
+    this.memoryModel = model && meter ? meteredObjectModel(model, meter, 'memory-update') : model;
+    this.agentModel = agentModel && meter ? meteredAgentModel(agentModel, meter) : agentModel;
   }
 
   /** Tells observers of {@link changes$}, only when someone listens (copies cost nothing then). */
@@ -429,7 +445,7 @@ export class EmailAssistant {
           memory: this.options.store.memory,
           request: update,
           interaction,
-          ...(this.options.model ? { model: this.options.model } : {}),
+          ...(this.memoryModel ? { model: this.memoryModel } : {}),
           at: this.now(),
           origin,
           logger: this.log,
@@ -568,7 +584,7 @@ export class EmailAssistant {
       const decision = await triageEmail(record.email, preferences, {
         profileVersion: version,
         background: this.background(),
-        ...(this.options.model ? { model: this.options.model } : {}),
+        ...(this.triageModel ? { model: this.triageModel } : {}),
       });
       return this.step(
         { ...record, decision },
@@ -616,7 +632,7 @@ export class EmailAssistant {
           timeZone: this.options.timeZone,
           now: this.now(),
         },
-        this.options.agentModel,
+        this.agentModel,
       );
       const maxUnreviewed = this.options.maxUnreviewedCalls ?? DEFAULT_MAX_UNREVIEWED_CALLS;
       if (call.tool !== 'Done' && !isReviewed(call.tool) && (record.unreviewed ?? 0) >= maxUnreviewed)

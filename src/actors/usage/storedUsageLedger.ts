@@ -6,8 +6,9 @@ import { describe, TroupeError } from '../../ports/troupeError.js';
 import type { ModelCallUsage, UsageRow, UsageTotals } from '../../ports/usage.js';
 import { systemClock } from '../clock.js';
 import {
+  avatarOf,
   type BucketParts,
-  bucketKey,
+  bucketKeyOf,
   bucketPartsOf,
   DAY_MS,
   dayPrefix,
@@ -63,7 +64,9 @@ const LATEST_DATE_MS = 8.64e15;
  * `2026-11-28T13|avatar:ada|discord:123|turn|openai:gpt-4o`, so a day or an hour is one key prefix.
  * `record` adds to the day's totals in memory at once; writes are coalesced (one per bucket per
  * flush, soon after a record) and compare-and-set, so processes sharing the store add up. A write
- * that fails is logged and its calls are kept for the next flush: the caller never sees it.
+ * that fails is logged and its calls are kept for the next flush: the caller never sees it, and
+ * `flush()` never rejects. `load` and `report` reject with the store's error when it cannot be
+ * read (the totals in memory stay as they were).
  */
 export function createUsageLedger(options: StoredUsageLedgerOptions): UsageLedger {
   return new StoredUsageLedger(options);
@@ -109,13 +112,13 @@ class StoredUsageLedger implements UsageLedger {
     const totals = callTotals(call, this.options.prices);
     const hourIndex = Math.floor(at / HOUR_MS);
     const dayIndex = Math.floor(at / DAY_MS);
-    const parts = bucketPartsOf(call, hourIndex);
-    const key = bucketKey(parts);
+    const key = bucketKeyOf(call, hourIndex);
     const bucket = this.pending.get(key);
     if (bucket) addTotals(bucket.delta, totals);
-    else this.pending.set(key, { key, parts, dayIndex, delta: totals });
-    this.dayOf(dayIndex).add(parts.spender, totals);
-    this.loading.get(dayIndex)?.add(parts.spender, totals);
+    else this.pending.set(key, { key, parts: bucketPartsOf(call, hourIndex), dayIndex, delta: totals });
+    const avatar = call.spender.kind === 'avatar' ? call.spender.id : undefined;
+    this.dayOf(dayIndex).add(avatar, totals);
+    this.loading.get(dayIndex)?.add(avatar, totals);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       this.schedule(() => {
@@ -155,12 +158,12 @@ class StoredUsageLedger implements UsageLedger {
       // What is not stored yet (a write that failed), and what is recorded while the store is read.
       const unstored = new UsageDay();
       for (const bucket of this.pending.values())
-        if (bucket.dayIndex === dayIndex) unstored.add(bucket.parts.spender, bucket.delta);
+        if (bucket.dayIndex === dayIndex) unstored.add(avatarOf(bucket.parts.spender), bucket.delta);
       this.loading.set(dayIndex, unstored);
       try {
         const day = new UsageDay();
         for (const bucket of await this.readBuckets(dayPrefix(dayIndex), () => true))
-          day.add(bucket.spender, bucket);
+          day.add(avatarOf(bucket.spender), bucket);
         day.addDay(unstored);
         this.dayOf(dayIndex); // marks the day as seen (older days are let go)
         this.days.set(dayIndex, day);
@@ -171,22 +174,26 @@ class StoredUsageLedger implements UsageLedger {
   }
 
   async report(options: UsageReportOptions): Promise<UsageRow[]> {
-    await this.flush();
     // Within the dates a Date can hold, so the hours read have names.
     const from = Math.floor(Math.max(0, options.since) / HOUR_MS) * HOUR_MS;
     // By default up to now, a call recorded at this very millisecond included.
     const until = Math.min(options.until ?? this.clock.now() + 1, LATEST_DATE_MS);
+    if (until <= from) return [];
     const inRange = (hour: string) => {
       const start = hourStart(hour);
       return start >= from && start < until;
     };
-    if (until <= from) return [];
     const firstHour = hourText(from / HOUR_MS);
     const lastHour = hourText(Math.floor((until - 1) / HOUR_MS));
-    const buckets = await this.readBuckets('', inRange, firstHour, lastHour);
-    // Calls whose write failed are not in the store yet; they count all the same.
-    for (const bucket of this.pending.values())
-      if (inRange(bucket.parts.hour)) buckets.push({ ...bucket.parts, ...bucket.delta });
+    let buckets: UsageBucketValue[] = [];
+    // In the queue, after a write: no call is between memory and the store while the store is read.
+    await this.enqueue(async () => {
+      await this.writePending();
+      buckets = await this.readBuckets('', inRange, firstHour, lastHour);
+      // Calls whose write failed are not in the store yet; they count all the same.
+      for (const bucket of this.pending.values())
+        if (inRange(bucket.parts.hour)) buckets.push({ ...bucket.parts, ...bucket.delta });
+    });
     return groupUsage(buckets, options.by);
   }
 

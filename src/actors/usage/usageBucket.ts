@@ -77,11 +77,6 @@ export function avatarOf(spender: string): string | undefined {
 const escapePart = (part: string): string =>
   part.includes('|') || part.includes('%') ? part.replaceAll('%', '%25').replaceAll('|', '%7C') : part;
 
-/** A bucket's key: `2026-11-28T13|avatar:ada|discord:123|turn|openai:gpt-4o` (hours sort first). */
-export function bucketKey(parts: BucketParts): string {
-  return `${parts.hour}|${escapePart(parts.spender)}|${escapePart(parts.scope)}|${parts.purpose}|${escapePart(parts.model)}`;
-}
-
 /** The parts of the bucket a call falls in. */
 export function bucketPartsOf(call: ModelCallUsage, hourIndex: number): BucketParts {
   return {
@@ -91,4 +86,13 @@ export function bucketPartsOf(call: ModelCallUsage, hourIndex: number): BucketPa
     purpose: call.purpose,
     model: call.model,
   };
+}
+
+/**
+ * The key of the bucket a call falls in: `2026-11-28T13|avatar:ada|discord:123|turn|openai:gpt-4o`
+ * (hours sort first). Made without the parts: most calls add to a bucket already pending.
+ */
+export function bucketKeyOf(call: ModelCallUsage, hourIndex: number): string {
+  const spender = call.spender.kind === 'avatar' ? `avatar:${escapePart(call.spender.id)}` : 'email';
+  return `${hourText(hourIndex)}|${spender}|${escapePart(call.scope)}|${call.purpose}|${escapePart(call.model)}`;
 }

@@ -1,5 +1,4 @@
 import type { UsageTotals } from '../../ports/usage.js';
-import { avatarOf } from './usageBucket.js';
 import { addTotals, emptyTotals } from './usageTotals.js';
 
 /** One UTC day's totals: of every call, and per avatar (what the day's caps compare with). */
@@ -7,10 +6,9 @@ export class UsageDay {
   readonly total: UsageTotals = emptyTotals();
   readonly byAvatar = new Map<string, UsageTotals>();
 
-  /** Adds a call's (or a bucket's) totals, spent by `spender` (`avatar:<id>` or `email`). */
-  add(spender: string, totals: Readonly<UsageTotals>): void {
+  /** Adds a call's (or a bucket's) totals, spent by `avatar` (undefined: the email assistant). */
+  add(avatar: string | undefined, totals: Readonly<UsageTotals>): void {
     addTotals(this.total, totals);
-    const avatar = avatarOf(spender);
     if (avatar !== undefined) this.addToAvatar(avatar, totals);
   }
 

@@ -32,6 +32,7 @@ export function createAiSdkObjectModel(options: AiSdkObjectModelOptions): Object
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.onUsage ? { onUsage: request.onUsage } : {}),
         ...(options.limit ? { limit: options.limit } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
         ...(options.apiKeyVariable ? { apiKeyVariable: options.apiKeyVariable } : {}),

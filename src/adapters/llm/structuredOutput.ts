@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel, Output } from 'ai';
 import type { z } from 'zod';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import type { Prompt } from '../../ports/model.js';
+import type { Prompt, TokenUsage } from '../../ports/model.js';
 import { modelCallDefaults, toModelMessages, toTokenUsage } from './aiSdkModel.js';
 import type { ConcurrencyLimit } from './concurrencyLimit.js';
 import { runModelCall } from './modelCall.js';
@@ -30,6 +30,8 @@ export interface GenerateStructuredOptions<Schema extends z.ZodType> {
   temperature?: number;
   /** Named in auth errors. */
   apiKeyVariable?: string;
+  /** Told the call's token usage once it succeeded (the usage ledger counts it). */
+  onUsage?: (usage: TokenUsage) => void;
 }
 
 /**
@@ -70,9 +72,11 @@ export function generateStructured<Schema extends z.ZodType>(
         abortSignal,
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       });
+      const usage = toTokenUsage(result.totalUsage);
+      options.onUsage?.(usage);
       return {
         value: result.output as z.output<Schema>,
-        usage: toTokenUsage(result.totalUsage),
+        usage,
         steps: result.steps.length,
         finishReason: result.finishReason,
       };

@@ -10,7 +10,8 @@ import { attachStudioProjection, type StudioProjection } from '../studio/studioP
 import { createStudioStore, type StudioStore } from '../studio/studioStore.js';
 import type { ChatOptions } from './chatOptions.js';
 import type { ChatSettings } from './chatSettings.js';
-import { fail } from './fail.js';
+import { fail, readOrFail } from './fail.js';
+import { usageLedgerFromEnv } from './usageFromEnv.js';
 
 /** The runtime a chat runs on, with what it opened and must close. */
 export interface ChatRuntime {
@@ -40,6 +41,11 @@ export async function openChatRuntime(
     if (TroupeError.isInstance(error)) return fail(options.stderr, error.code, error.message);
     throw error;
   }
+  const usage = await readOrFail(options.stderr, () => usageLedgerFromEnv(env, store, logger));
+  if (typeof usage === 'number') {
+    await store.close();
+    return usage;
+  }
   const lookupTool = lazyEntityLookup(env, { logger });
   // Ids stay unique across sessions: the store keeps the floor, which remembers message ids.
   const transport = new TerminalTransport({ idPrefix: `${Date.now().toString(36)}-` });
@@ -51,6 +57,7 @@ export async function openChatRuntime(
     maxReplyChars: replies.maxReplyChars,
     transports: [transport],
     store,
+    usage,
     logger,
     lookup: { tool: lookupTool, composer: { env } },
   });

@@ -1,4 +1,5 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
+import type { UsageLedger } from '../actors/usage/usageLedger.js';
 import { startDiscordBot } from '../adapters/discord/discordBot.js';
 import { createDiscordClient } from '../adapters/discord/discordClient.js';
 import { discordInviteUrl } from '../adapters/discord/discordInvite.js';
@@ -21,6 +22,7 @@ import { avatarModelProblem } from './avatarModelCheck.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { fail, readOrFail } from './fail.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
+import { usageLedgerFromEnv } from './usageFromEnv.js';
 
 /** What `troupe discord` needs from the command line and its surroundings. */
 export interface DiscordCommandOptions {
@@ -48,6 +50,8 @@ interface DiscordSetup {
   replies: ReturnType<typeof replyFromEnv>;
   store: TroupeStore;
   email: OpenedEmailAssistant | undefined;
+  /** Where model calls are counted: the runtime's turns and the inbox's calls alike. */
+  usage: UsageLedger;
 }
 
 /** The parts of a running `troupe discord`. */
@@ -128,7 +132,7 @@ async function openAvatarsAndStore(
   logger: ReturnType<typeof createLogger>,
   settings: DiscordSettings,
   model: ModelFromEnv,
-): Promise<Pick<DiscordSetup, 'avatars' | 'store' | 'email'> | number> {
+): Promise<Pick<DiscordSetup, 'avatars' | 'store' | 'email' | 'usage'> | number> {
   const { stderr, env } = options;
   const avatars = await readOrFail(stderr, () => loadAvatarsFile(options.avatarsFile));
   if (typeof avatars === 'number') return avatars;
@@ -141,19 +145,24 @@ async function openAvatarsAndStore(
     if (isTroupeError(error)) return fail(stderr, error.code, error.message);
     throw error;
   }
+  const usage = await readOrFail(stderr, () => usageLedgerFromEnv(env, store, logger));
+  if (typeof usage === 'number') {
+    await store.close();
+    return usage;
+  }
   // The email inbox, when asked for, on the runtime's store: `troupe email` and `troupe inbox`
   // in other processes see the same interrupts.
   let email: OpenedEmailAssistant | undefined;
   if (settings.inbox) {
     try {
-      email = await openEmailAssistant(env, store, logger);
+      email = await openEmailAssistant(env, store, logger, usage);
     } catch (error) {
       await store.close();
       if (!isTroupeError(error)) throw error;
       return fail(stderr, error.code, error.message);
     }
   }
-  return { avatars, store, email };
+  return { avatars, store, email, usage };
 }
 
 /** The Discord client, its transport and the runtime on them. */
@@ -173,6 +182,7 @@ function wireDiscordSession(options: DiscordCommandOptions, setup: DiscordSetup)
     maxReplyChars: setup.replies.maxReplyChars,
     transports: [transport],
     store: setup.store,
+    usage: setup.usage,
     logger,
     lookup: { tool: lookupTool, composer: { env: options.env } },
   });

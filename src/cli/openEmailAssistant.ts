@@ -53,6 +53,8 @@ export async function openEmailAssistant(
   env: Readonly<Record<string, string | undefined>>,
   store: TroupeStore,
   logger: Logger,
+  /** The ledger to count in (a runtime's, so its daily totals include the assistant's calls). */
+  shared?: UsageLedger,
 ): Promise<OpenedEmailAssistant> {
   const { model, agentModel, modelName } = emailModelsFromEnv(env, logger);
   const prices = model || agentModel ? modelPricesFromEnv(env) : undefined;
@@ -86,7 +88,8 @@ export async function openEmailAssistant(
   }
   if (problems.length > 0 || !agentSettings) throw new ConfigError(problems);
   const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
-  const usage = prices ? createUsageLedger({ store: store.documents, prices, logger, clock }) : undefined;
+  const usage =
+    shared ?? (prices ? createUsageLedger({ store: store.documents, prices, logger, clock }) : undefined);
   const gmail = await openGmail(env, store, logger, () => clock.now());
   const recorded: Pick<OpenedEmailAssistant, 'sentNow' | 'bookedNow'> = { sentNow: [], bookedNow: [] };
   const { mailbox, calendar } = recording(

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { ConfigError, type ConfigProblem } from '../config/configError.js';
+import { coordinationFromEnv } from '../config/coordinationFromEnv.js';
 import type { EnvRecord } from '../config/settings.js';
 
 /** The daily caps on model usage, per avatar and in total (UTC days); unset ones are absent. */
@@ -10,37 +9,18 @@ export interface DailyUsageCaps {
   totalCostUsd?: number;
 }
 
-const EXPECTED = 'a number above 0';
-const positive = z
-  .string()
-  .trim()
-  .regex(/^\d*\.?\d+$/u, EXPECTED)
-  .transform(Number)
-  .pipe(z.number().finite(EXPECTED).positive(EXPECTED));
-
-const variables = {
-  TROUPE_AVATAR_MAX_TOKENS_PER_DAY: 'avatarTokens',
-  TROUPE_AVATAR_MAX_COST_PER_DAY_USD: 'avatarCostUsd',
-  TROUPE_MAX_TOKENS_PER_DAY: 'totalTokens',
-  TROUPE_MAX_COST_PER_DAY_USD: 'totalCostUsd',
-} as const satisfies Record<string, keyof DailyUsageCaps>;
-
 /**
  * The daily token and cost caps the environment sets (`TROUPE_AVATAR_MAX_TOKENS_PER_DAY`,
  * `TROUPE_AVATAR_MAX_COST_PER_DAY_USD`, `TROUPE_MAX_TOKENS_PER_DAY`, `TROUPE_MAX_COST_PER_DAY_USD`),
- * as `troupe usage` shows them. Blank or unset: no cap.
- * @throws ConfigError naming every variable that is not a number above 0.
+ * read with the coordination settings' own rules, as `troupe usage` shows them. 0 or unset: no cap.
+ * @throws ConfigError naming every coordination variable that is invalid.
  */
 export function dailyUsageCapsFromEnv(env: EnvRecord): DailyUsageCaps {
+  const config = coordinationFromEnv(env);
   const caps: DailyUsageCaps = {};
-  const problems: ConfigProblem[] = [];
-  for (const [variable, key] of Object.entries(variables)) {
-    const raw = env[variable];
-    if (raw === undefined || raw.trim() === '') continue;
-    const parsed = positive.safeParse(raw);
-    if (parsed.success) caps[key] = parsed.data;
-    else problems.push({ variable, value: raw, expected: EXPECTED });
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (config.avatarMaxTokensPerDay > 0) caps.avatarTokens = config.avatarMaxTokensPerDay;
+  if (config.avatarMaxCostPerDayUsd > 0) caps.avatarCostUsd = config.avatarMaxCostPerDayUsd;
+  if (config.maxTokensPerDay > 0) caps.totalTokens = config.maxTokensPerDay;
+  if (config.maxCostPerDayUsd > 0) caps.totalCostUsd = config.maxCostPerDayUsd;
   return caps;
 }

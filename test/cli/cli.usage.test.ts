@@ -147,6 +147,8 @@ describe('troupe usage', () => {
     expect(by.stderr).toContain('avatar, channel, purpose, model');
     const cap = await runTroupe(['usage'], { ...env, TROUPE_MAX_TOKENS_PER_DAY: '-5' });
     expect(cap.code).toBe(2);
-    expect(cap.stderr).toContain('TROUPE_MAX_TOKENS_PER_DAY="-5" is not allowed; expected a number above 0');
+    expect(cap.stderr).toContain(
+      'TROUPE_MAX_TOKENS_PER_DAY="-5" is not allowed; expected a whole number from 0 to 1000000000000',
+    );
   });
 });

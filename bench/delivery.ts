@@ -114,6 +114,8 @@ const withMongo = !args['skip-mongo'];
 const mongoLimits = mongoTrafficLimits(quick);
 /** Responses awaited together in the throughput figures. */
 const IN_FLIGHT = 1_000;
+/** Alternated runs with and without the usage ledger, to tell its cost from the noise. */
+const LEDGER_PASSES = 3;
 /** Concurrency levels of the latency figure (closed loop). */
 const LATENCY_CONCURRENCY = [1, 64];
 /** Channel actors activated for the heap figure (at most). */
@@ -340,6 +342,8 @@ interface RunSetup {
   store?: TroupeStore;
   /** Called after the run, before the runtime stops (for the retained-heap breakdown). */
   afterRun?: (base: number, channels: number) => Promise<void>;
+  /** `false`: no usage ledger (to measure what the ledger costs). Default: the runtime's own. */
+  usage?: false;
 }
 
 /**
@@ -360,6 +364,7 @@ async function runRuntime(traffic: RoomTraffic, setup: RunSetup = {}): Promise<R
     logger: silentLogger(),
     clock,
     ...(setup.store ? { store: setup.store } : {}),
+    ...(setup.usage === false ? { usage: false as const } : {}),
   });
   let delivered = 0;
   let notSent = 0;
@@ -611,6 +616,23 @@ log(
 settledHeap();
 const runtimeRun = await runRuntime(traffic, { measureRetained: canMeasureHeap });
 log(`    runtime: ${int(runtimeRun.inbound / (runtimeRun.wallMs / 1000))} inbound events/s`);
+// What the usage ledger costs: the runtime without it and with it, alternated, best of each.
+const ledgerPasses = { with: [] as number[], without: [] as number[] };
+for (let pass = 0; pass < LEDGER_PASSES; pass++) {
+  for (const usage of [false, true]) {
+    settledHeap();
+    const run = await runRuntime(traffic, usage ? {} : { usage: false });
+    (usage ? ledgerPasses.with : ledgerPasses.without).push((run.wallMs * 1000) / run.inbound);
+  }
+}
+const ledgerCost = {
+  usPerInboundWith: Math.min(...ledgerPasses.with),
+  usPerInboundWithout: Math.min(...ledgerPasses.without),
+  passes: ledgerPasses,
+};
+log(
+  `    usage ledger: ${fixed(ledgerCost.usPerInboundWith, 2)} µs per inbound event with it, ${fixed(ledgerCost.usPerInboundWithout, 2)} without (best of ${LEDGER_PASSES})`,
+);
 let sqliteRun: RuntimeRun | null = null;
 if (withSqlite) {
   settledHeap();
@@ -704,6 +726,7 @@ if (args.json) {
           runtimeOnMongo: mongoRun,
           bare: { ...bare, floor: bareFloorFig, loop: bareLoopFig },
           ratios,
+          ledgerCost,
           actorHeap,
           retainedBreakdown,
           previousCompiledFloorMessagesPerSec: PREVIOUS_COMPILED_FLOOR,
@@ -975,6 +998,10 @@ if (args.json) {
           mongoRun ? ratio(mongoRun.overBareFloor, 1) : 'n/a',
         ],
         ['runtime / bare loop with scripted replies', ratio(ratios.runtimeOverBareLoop, 1)],
+        [
+          `usage ledger, µs per inbound event with / without (best of ${LEDGER_PASSES}, alternated)`,
+          `${fixed(ledgerCost.usPerInboundWith, 2)} / ${fixed(ledgerCost.usPerInboundWithout, 2)} (${ledgerCost.usPerInboundWith >= ledgerCost.usPerInboundWithout ? '+' : ''}${fixed((ledgerCost.usPerInboundWith / ledgerCost.usPerInboundWithout - 1) * 100, 1)}%)`,
+        ],
         ['B per channel after the run (memory store)', int(runtimeRun.retainedBytesPerChannel)],
         [
           'B per active channel actor (runtime / bare floor)',

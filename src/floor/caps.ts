@@ -48,8 +48,9 @@ export function capBlock(state: FloorState, setup: FloorSetup, avatarId: string)
 }
 
 /** The times of avatar messages in the last hour, the older ones dropped. */
-function recentAvatarMessages(state: FloorState): number[] {
+function recentAvatarMessages(state: FloorState): readonly number[] {
   const times = state.avatarMessages;
+  if (!times) return [];
   const from = state.now - CAP_HOUR_MS;
   let drop = 0;
   while (drop < times.length && (times[drop] ?? 0) <= from) drop++;
@@ -59,7 +60,7 @@ function recentAvatarMessages(state: FloorState): number[] {
 
 /** Counts a delivered avatar message against the channel's hour (when that cap is set). */
 export function countAvatarMessage(state: FloorState, setup: FloorSetup, at: number): void {
-  if (setup.config.channelMaxAvatarMessagesPerHour > 0) state.avatarMessages.push(at);
+  if (setup.config.channelMaxAvatarMessagesPerHour > 0) (state.avatarMessages ??= []).push(at);
 }
 
 /**
@@ -77,7 +78,7 @@ export function noticeCap(
 ): void {
   if (setup.config.capNotice === 'silent') return;
   const key = `${avatarId}\u0000${to.id}`;
-  const notices = state.capNotices;
+  const notices = (state.capNotices ??= new Map());
   const given = notices.get(key);
   if (given !== undefined && state.now < given) return;
   for (const [k, until] of notices) if (until <= state.now) notices.delete(k);

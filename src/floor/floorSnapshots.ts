@@ -31,8 +31,8 @@ export function snapshotOf(state: FloorState): FloorSnapshot {
     arrivals: [...state.arrivals].map(([id, a]) => entry(id, { ...a })),
     threadBackoff: [...state.threadBackoff].map(([pair, b]) => entry(pair, { ...b })),
     // Kept only when there is something: a floor without caps stores what it always stored.
-    ...(state.avatarMessages.length > 0 ? { avatarMessages: [...state.avatarMessages] } : {}),
-    ...(state.capNotices.size > 0 ? { capNotices: [...state.capNotices] } : {}),
+    ...(state.avatarMessages?.length ? { avatarMessages: [...state.avatarMessages] } : {}),
+    ...(state.capNotices?.size ? { capNotices: [...state.capNotices] } : {}),
     budget: {
       ...(budget.anchorMessageId !== undefined ? { anchorMessageId: budget.anchorMessageId } : {}),
       main: budget.main,
@@ -83,8 +83,9 @@ export function restoreFloorState(data: FloorSnapshot, setup: FloorSetup): Floor
   for (const [pair, b] of data.threadBackoff) state.threadBackoff.set(pair, { ...b });
   for (const [id, a] of data.arrivals)
     if (known(id)) state.arrivals.set(id, a.reactedBy ? { ...a, reactedBy: { ...a.reactedBy } } : { ...a });
-  if (data.avatarMessages) for (const at of data.avatarMessages) state.avatarMessages.push(at);
-  if (data.capNotices) for (const [key, until] of data.capNotices) state.capNotices.set(key, until);
+  if (data.avatarMessages?.length) state.avatarMessages = [...data.avatarMessages];
+  if (data.capNotices?.length)
+    state.capNotices = new Map(data.capNotices.map(([key, until]) => [key, until]));
   state.budget = {
     anchorMessageId: data.budget.anchorMessageId,
     main: data.budget.main,

@@ -117,9 +117,9 @@ export interface FloorState {
    * Times of the avatar messages delivered in the channel within the last hour, oldest first (kept
    * only while `TROUPE_CHANNEL_MAX_AVATAR_MESSAGES_PER_HOUR` is set).
    */
-  readonly avatarMessages: number[];
+  avatarMessages: number[] | undefined;
   /** `avatarId\0personId` → until when that person was told the avatar reached a cap. */
-  readonly capNotices: Map<string, number>;
+  capNotices: Map<string, number> | undefined;
   budget: Budget;
 }
 
@@ -142,8 +142,9 @@ export function createFloorState(channelId: string, epoch: string, now: number):
     departed: new Map(),
     threadBackoff: new Map(),
     arrivals: new Map(),
-    avatarMessages: [],
-    capNotices: new Map(),
+    // Made when first needed: most floors never have a cap reached (and thousands are made).
+    avatarMessages: undefined,
+    capNotices: undefined,
     budget: { anchorMessageId: undefined, main: 0, cascade: 0 },
   };
 }

@@ -37,10 +37,20 @@ export interface StoredUsageLedgerOptions {
   /** The collection of the buckets. Default `usage`. */
   collection?: string;
   /**
-   * Runs the coalesced write soon after a record. Default `setImmediate`: every call recorded in
-   * one turn of the event loop is written at once, one write per bucket.
+   * Runs the coalesced write soon after a record. Default: 100 ms later (real time, a timer that
+   * does not keep the process alive): every call recorded meanwhile is one write per bucket.
    */
   scheduleFlush?: (flush: () => void) => void;
+}
+
+/**
+ * How long recorded calls wait to be written (real time, not held open): under load every call of
+ * that window is one write per bucket, not one per call; a crash loses at most that window.
+ */
+const FLUSH_DELAY_MS = 100;
+
+function flushSoon(flush: () => void): void {
+  setTimeout(flush, FLUSH_DELAY_MS).unref();
 }
 
 /** A bucket with calls recorded here and not yet stored. */
@@ -92,7 +102,7 @@ class StoredUsageLedger implements UsageLedger {
     this.collection = options.collection ?? USAGE_COLLECTION;
     this.log = options.logger ?? silentLogger();
     this.clock = options.clock ?? systemClock;
-    this.schedule = options.scheduleFlush ?? ((flush) => setImmediate(flush));
+    this.schedule = options.scheduleFlush ?? flushSoon;
   }
 
   record(call: ModelCallUsage): void {

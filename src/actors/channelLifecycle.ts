@@ -314,8 +314,22 @@ export class ChannelLifecycle {
       this.lastExpiry = now;
       this.expireIdle(now);
     }
+    this.refreshUsage(now);
     this.sweepTimer = clock.setTimer(now + Math.min(this.passivateAfterMs, 60_000), this.sweep);
   };
+
+  /**
+   * With daily caps on a store other processes share, reads the day's stored usage again: their
+   * calls count against the totals here within a sweep (a minute at most), and a new UTC day starts
+   * from what is stored.
+   */
+  private refreshUsage(now: number): void {
+    const { usage, spendGate, durable, logger } = this.wiring;
+    if (!usage || !spendGate || !durable) return;
+    usage
+      .load(now)
+      .catch((error: unknown) => logger.warn({ err: error }, "today's stored usage could not be read again"));
+  }
 
   private expireIdle(now: number): void {
     const { store, tracker, logger } = this.wiring;

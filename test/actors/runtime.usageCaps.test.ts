@@ -99,6 +99,34 @@ describe('daily token caps', () => {
     await second.stop();
   });
 
+  it("count another process's calls on the same store within a minute", async () => {
+    const store = createMemoryStore();
+    const shared = [{ id: 'nova', name: 'Nova', residentIn: ['test:a', 'test:b'] }];
+    const config = { ...quiet, maxTokensPerDay: 2_000, capNotice: 'silent' as const };
+    const options = {
+      avatars: shared,
+      store,
+      model: priced(),
+      config,
+      startAt: START,
+      persistence: { durable: true },
+    };
+    const a = createTestRuntime({ ...options, channel: { kind: 'test', id: 'a' } });
+    const b = createTestRuntime({ ...options, channel: { kind: 'test', id: 'b' } });
+    await b.say('Nova, hi from b', { as: LEE });
+    await a.say('Nova, hi', { as: KIM });
+    await a.say('Nova, again', { as: KIM });
+    await a.runtime.usage?.flush();
+    expect(b.transport.texts()).toEqual(['Sure.']);
+    // b read the day when it started; its sweep reads it again.
+    await b.advance(60_000);
+    await b.runtime.usage?.flush();
+    await b.say('Nova, still there?', { as: LEE });
+    expect(b.transport.texts()).toEqual(['Sure.']);
+    expect(b.runtime.usage?.dayTotals(b.clock.now()).calls).toBe(3);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
   it('apply to every avatar together with TROUPE_MAX_TOKENS_PER_DAY', async () => {
     const t = createTestRuntime({
       avatars,

@@ -12,6 +12,7 @@ import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
 import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
 import { costOf, withOperatorPrices } from '../../src/config/modelPrices.js';
 import type { TurnGenerationRequest, TurnModel } from '../../src/ports/model.js';
+import { createTestRuntime } from '../../src/testing/index.js';
 import { type FakeOpenAiServer, type FakeUsage, startFakeOpenAiServer } from '../support/fakeOpenAiServer.js';
 import { luna, requestFor, rex, turnFor } from '../support/llmFixtures.js';
 
@@ -214,5 +215,50 @@ describe('the email assistant’s models, metered', () => {
     expect(email?.costUsd).toBeCloseTo((350 * 0.5 + 27 * 2) / 1_000_000, 12);
     const [mailbox] = await ledger.report({ by: 'channel', since: NOW, until: NOW + 1 });
     expect(mailbox?.key).toBe('mail:sam@example.com');
+  });
+});
+
+describe('a runtime on the real AI SDK adapter against a fake that reports usage', () => {
+  it('records every turn in its ledger: the sums are what the fake reported, the cost the price table’s', async () => {
+    const { call } = setup();
+    const store = createMemoryStore();
+    const usage = createUsageLedger({ store: store.documents, prices });
+    const t = createTestRuntime({
+      avatars: [
+        { id: 'luna', name: 'Luna', residentIn: ['test:room'] },
+        { id: 'rex', name: 'Rex', residentIn: ['test:room'] },
+      ],
+      model: createAiSdkTurnModel(call),
+      store,
+      usage,
+      startAt: NOW,
+      config: { botMentionCreateThread: false, botCascadeLimit: 0, summonProactiveEnabled: false },
+    });
+    const reported: FakeUsage[] = [
+      { prompt_tokens: 410, completion_tokens: 52 },
+      { prompt_tokens: 388, completion_tokens: 17 },
+      { prompt_tokens: 901, completion_tokens: 240 },
+    ];
+    for (const u of reported) server.enqueue({ text: 'Noted.', usage: u });
+    await t.say('Luna, hello');
+    await t.say('Rex, hello');
+    await t.say('Luna, and now?');
+    expect(t.transport.texts()).toEqual(['Noted.', 'Noted.', 'Noted.']);
+    const input = reported.reduce((n, u) => n + u.prompt_tokens, 0);
+    const output = reported.reduce((n, u) => n + u.completion_tokens, 0);
+    const rows = await usage.report({ by: 'avatar', since: NOW });
+    expect(rows.map((r) => [r.key, r.calls, r.inputTokens, r.outputTokens])).toEqual([
+      ['luna', 2, 410 + 901, 52 + 240],
+      ['rex', 1, 388, 17],
+    ]);
+    const total = usage.dayTotals(t.clock.now());
+    expect([total.inputTokens, total.outputTokens]).toEqual([input, output]);
+    expect(total.costUsd).toBeCloseTo((input * 0.5 + output * 2) / 1_000_000, 12);
+    expect((await usage.report({ by: 'channel', since: NOW })).map((r) => r.key)).toEqual(['test:room']);
+    await t.stop();
+    // Stopping wrote it all: a fresh ledger on the same store reads the same day.
+    const again = createUsageLedger({ store: store.documents, prices });
+    await again.load(NOW);
+    expect(again.dayTotals(NOW)).toEqual(total);
   });
 });

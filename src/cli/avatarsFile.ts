@@ -119,7 +119,17 @@ export function parseAvatarsText(text: string, file = '<avatars>'): AvatarDefini
     const shown = Array.isArray(raw) && path[0] === 'avatars' ? path.slice(1) : path;
     return { path: formatPath(shown), ...(line !== undefined ? { line } : {}), message };
   });
-  throw invalid(file, problems);
+  // The list's own check parses every avatar again, so a problem it finds too is said once.
+  const said = new Set<string>();
+  throw invalid(
+    file,
+    problems.filter((p) => {
+      const key = `${p.path}\u0000${p.message}`;
+      if (said.has(key)) return false;
+      said.add(key);
+      return true;
+    }),
+  );
 }
 
 function invalid(file: string, problems: AvatarsFileProblem[]): TroupeError {

@@ -77,6 +77,24 @@ describe('loadAvatarsFile', () => {
     );
   });
 
+  it("reads an avatar's own caps, and names a bad one once", async () => {
+    const good = await file(
+      'caps.yaml',
+      'avatars:\n  - { id: rex, name: Rex, caps: { maxTokensPerDay: 20000, maxCostPerDayUsd: 0.5 } }\n',
+    );
+    expect((await loadAvatarsFile(good))[0]?.caps).toEqual({
+      maxTokensPerDay: 20_000,
+      maxCostPerDayUsd: 0.5,
+    });
+    const bad = await file(
+      'bad-caps.yaml',
+      'avatars:\n  - { id: rex, name: Rex, caps: { maxTokensPerDay: -1, perHour: 3 } }\n',
+    );
+    const error = await failure(loadAvatarsFile(bad));
+    const problems = (error.details?.problems ?? []) as { path: string; message: string }[];
+    expect(problems.map((p) => p.path)).toEqual(['avatars[0].caps.maxTokensPerDay', 'avatars[0].caps']);
+  });
+
   it('duplicate ids, an empty list and broken YAML are invalid too', () => {
     const dup = () =>
       parseAvatarsText('avatars:\n  - { id: a, name: A }\n  - { id: a, name: B }\n', 'dup.yaml');

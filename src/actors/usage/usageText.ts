@@ -1,5 +1,5 @@
-import type { UsageGrouping, UsageRow, UsageTotals } from '../ports/usage.js';
-import type { DailyUsageCaps } from './usageCaps.js';
+import type { UsageGrouping, UsageRow, UsageTotals } from '../../ports/usage.js';
+import type { AvatarUsageCaps, DailyUsageCaps } from './dailyUsageCaps.js';
 
 /** One cap with what of it the UTC day has used. */
 export interface CapUse {
@@ -82,34 +82,45 @@ export function capLine(cap: CapUse): string {
   return `${who}: ${figures} today (${share})${cap.used >= cap.limit ? ' — reached' : ''}`;
 }
 
-/** Every cap set, with the day's use: each avatar that spent today against the per-avatar caps, then the totals. */
+/** One avatar's day for {@link capUses}: with `caps`, its own caps (from its definition) replace the per-avatar ones. */
+export interface AvatarDay {
+  id: string;
+  totals: UsageTotals;
+  caps?: AvatarUsageCaps | undefined;
+}
+
+const tokensOf = (t: UsageTotals) => t.inputTokens + t.outputTokens;
+
+/** The caps of one avatar with its day's use: its own where given, else the per-avatar ones. */
+export function avatarCapUses(caps: DailyUsageCaps, avatar: AvatarDay): CapUse[] {
+  const tokens = avatar.caps ? avatar.caps.tokens : caps.avatarTokens;
+  const costUsd = avatar.caps ? avatar.caps.costUsd : caps.avatarCostUsd;
+  const out: CapUse[] = [];
+  const base = { scope: 'avatar', avatar: avatar.id } as const;
+  if (tokens !== undefined)
+    out.push({ ...base, measure: 'tokens', limit: tokens, used: tokensOf(avatar.totals) });
+  if (costUsd !== undefined)
+    out.push({ ...base, measure: 'costUsd', limit: costUsd, used: avatar.totals.costUsd });
+  return out;
+}
+
+/** The total caps with the day's use of every call. */
+export function totalCapUses(caps: DailyUsageCaps, total: UsageTotals): CapUse[] {
+  const out: CapUse[] = [];
+  if (caps.totalTokens !== undefined)
+    out.push({ scope: 'total', measure: 'tokens', limit: caps.totalTokens, used: tokensOf(total) });
+  if (caps.totalCostUsd !== undefined)
+    out.push({ scope: 'total', measure: 'costUsd', limit: caps.totalCostUsd, used: total.costUsd });
+  return out;
+}
+
+/**
+ * Every cap set, with the day's use: each avatar given against its caps (its own, else the
+ * per-avatar ones), then the totals.
+ */
 export function capUses(
   caps: DailyUsageCaps,
-  day: { total: UsageTotals; avatars: readonly { id: string; totals: UsageTotals }[] },
+  day: { total: UsageTotals; avatars: readonly AvatarDay[] },
 ): CapUse[] {
-  const tokens = (t: UsageTotals) => t.inputTokens + t.outputTokens;
-  const out: CapUse[] = [];
-  for (const { id, totals } of day.avatars) {
-    if (caps.avatarTokens !== undefined)
-      out.push({
-        scope: 'avatar',
-        avatar: id,
-        measure: 'tokens',
-        limit: caps.avatarTokens,
-        used: tokens(totals),
-      });
-    if (caps.avatarCostUsd !== undefined)
-      out.push({
-        scope: 'avatar',
-        avatar: id,
-        measure: 'costUsd',
-        limit: caps.avatarCostUsd,
-        used: totals.costUsd,
-      });
-  }
-  if (caps.totalTokens !== undefined)
-    out.push({ scope: 'total', measure: 'tokens', limit: caps.totalTokens, used: tokens(day.total) });
-  if (caps.totalCostUsd !== undefined)
-    out.push({ scope: 'total', measure: 'costUsd', limit: caps.totalCostUsd, used: day.total.costUsd });
-  return out;
+  return [...day.avatars.flatMap((avatar) => avatarCapUses(caps, avatar)), ...totalCapUses(caps, day.total)];
 }

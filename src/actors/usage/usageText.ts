@@ -71,15 +71,29 @@ export function usageTable(by: UsageGrouping, rows: readonly UsageRow[], total: 
   );
 }
 
-/** `ada: 12,400 of 50,000 tokens today (24.8%)`. */
-export function capLine(cap: CapUse): string {
-  const who = cap.scope === 'avatar' ? (cap.avatar ?? '') : 'All calls';
+/** `12,400 of 50,000 tokens (24.8%)`, `— reached` once used up. */
+export function capFigures(cap: CapUse): string {
   const share = `${((cap.used / cap.limit) * 100).toFixed(1)}%`;
   const figures =
     cap.measure === 'tokens'
       ? `${whole(cap.used)} of ${whole(cap.limit)} tokens`
       : `${usd(cap.used)} of ${usd(cap.limit)}`;
-  return `${who}: ${figures} today (${share})${cap.used >= cap.limit ? ' — reached' : ''}`;
+  return `${figures} today (${share})${cap.used >= cap.limit ? ' — reached' : ''}`;
+}
+
+/** `ada: 12,400 of 50,000 tokens today (24.8%)`. */
+export function capLine(cap: CapUse): string {
+  const who = cap.scope === 'avatar' ? (cap.avatar ?? '') : 'All calls';
+  return `${who}: ${capFigures(cap)}`;
+}
+
+/** `3 calls, 12,400 tokens, $0.043` (tokens or cost `—` when no call reported them), with what is left out. */
+export function totalsText(t: UsageTotals): string {
+  const [, calls, , , , cost, note] = cells('', t);
+  const withUsage = t.calls - t.callsWithoutUsage;
+  const tokens = withUsage > 0 ? whole(t.inputTokens + t.outputTokens) : '—';
+  const callWord = t.calls === 1 ? 'call' : 'calls';
+  return `${calls} ${callWord}, ${tokens} tokens, ${cost}${note ? ` (${note})` : ''}`;
 }
 
 /** One avatar's day for {@link capUses}: with `caps`, its own caps (from its definition) replace the per-avatar ones. */

@@ -1,5 +1,5 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
-import { avatarDayLine, dayUsageOf, totalDayLine } from '../actors/usage/dayUsage.js';
+import { dayUsageLines, dayUsageOf } from '../actors/usage/dayUsage.js';
 import { formatDuration } from '../config/duration.js';
 import type { FloorView } from '../floor/channelFloor.js';
 import { avatarLabel } from './chatAvatars.js';
@@ -44,10 +44,9 @@ export function showWho(room: ChatRoom): void {
 function showUsage(room: ChatRoom, present: readonly AvatarDefinition[]): void {
   const ledger = room.runtime.usage;
   if (!ledger) return;
-  const day = dayUsageOf(ledger, room.config, present, Date.now());
-  room.say(`Usage today (UTC ${day.day}; costs estimated from TROUPE_MODEL_PRICES):`);
-  for (const avatar of day.avatars) room.say(`  ${avatarDayLine(avatar)}`);
-  room.say(`  ${totalDayLine(day)}`);
+  const [heading = '', ...lines] = dayUsageLines(dayUsageOf(ledger, room.config, present, Date.now()));
+  room.say(heading);
+  for (const line of lines) room.say(`  ${line}`);
 }
 
 /** An avatar in the channel with notes on why it is here, its threads, its conversation and turns. */

@@ -69,3 +69,12 @@ export function totalDayLine(day: DayUsage): string {
   const caps = day.totalCaps.map((cap) => `cap ${capFigures(cap)}`);
   return `All calls: ${[`${totalsText(day.total)} today`, ...caps].join('; ')}`;
 }
+
+/** The day as lines: a heading, a line per avatar, then every call together. */
+export function dayUsageLines(day: DayUsage): string[] {
+  return [
+    `Usage today (UTC ${day.day}; costs estimated from TROUPE_MODEL_PRICES):`,
+    ...day.avatars.map(avatarDayLine),
+    totalDayLine(day),
+  ];
+}

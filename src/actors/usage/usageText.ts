@@ -91,7 +91,7 @@ export function capLine(cap: CapUse): string {
 export function totalsText(t: UsageTotals): string {
   const [, calls, , , , cost, note] = cells('', t);
   const withUsage = t.calls - t.callsWithoutUsage;
-  const tokens = withUsage > 0 ? whole(t.inputTokens + t.outputTokens) : '—';
+  const tokens = withUsage > 0 || t.calls === 0 ? whole(t.inputTokens + t.outputTokens) : '—';
   const callWord = t.calls === 1 ? 'call' : 'calls';
   return `${calls} ${callWord}, ${tokens} tokens, ${cost}${note ? ` (${note})` : ''}`;
 }

@@ -4,7 +4,7 @@
  * and the live stream), `troupe chat`'s `/who` and the tests.
  */
 import type { StateValue } from 'xstate';
-import type { DayUsage } from '../actors/usage/dayUsage.js';
+import type { DayUsage } from '../ports/usage.js';
 
 /** The machines whose actors the studio lists (their ids are the charts' ids). */
 export type StudioMachine = 'avatarPresence' | 'conversationThread' | 'emailLifecycle';

@@ -1,31 +1,12 @@
 import type { CoordinationConfig } from '../../config/coordinationConfig.js';
-import type { CapBlock } from '../../floor/caps.js';
-import type { UsageTotals } from '../../ports/usage.js';
+import type { AvatarDayUsage, DayUsage } from '../../ports/usage.js';
 import type { AvatarDefinition } from '../avatarDefinition.js';
 import { avatarUsageCapsOf, dailyUsageCapsOf } from './dailyUsageCaps.js';
 import { dailyCapsOf, ledgerSpendGate } from './spendGate.js';
 import type { UsageLedger } from './usageLedger.js';
-import { avatarCapUses, type CapUse, capFigures, totalCapUses, totalsText } from './usageText.js';
+import { avatarCapUses, capFigures, totalCapUses, totalsText } from './usageText.js';
 
-/** One avatar's UTC day: its usage, each cap with its use, and the cap that stops it now, if any. */
-export interface AvatarDayUsage {
-  id: string;
-  name: string;
-  totals: UsageTotals;
-  caps: CapUse[];
-  /** The daily cap that keeps it from another turn now (as the floor's spend gate answers), or null. */
-  capped: CapBlock | null;
-}
-
-/** The UTC day's usage as the runtime's ledger holds it, with the daily caps, for every surface. */
-export interface DayUsage {
-  /** The UTC day, `2026-11-28`. */
-  day: string;
-  avatars: AvatarDayUsage[];
-  /** Every call of the day (avatars and the email assistant). */
-  total: UsageTotals;
-  totalCaps: CapUse[];
-}
+export type { AvatarDayUsage, DayUsage };
 
 /**
  * The day of `at` for `avatars` (each with its own caps where it sets them) from the runtime's

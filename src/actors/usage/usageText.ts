@@ -1,15 +1,7 @@
-import type { UsageGrouping, UsageRow, UsageTotals } from '../../ports/usage.js';
+import type { CapUse, UsageGrouping, UsageRow, UsageTotals } from '../../ports/usage.js';
 import type { AvatarUsageCaps, DailyUsageCaps } from './dailyUsageCaps.js';
 
-/** One cap with what of it the UTC day has used. */
-export interface CapUse {
-  /** `avatar` (one avatar's cap; `avatar` names it) or `total` (every call). */
-  scope: 'avatar' | 'total';
-  avatar?: string;
-  measure: 'tokens' | 'costUsd';
-  limit: number;
-  used: number;
-}
+export type { CapUse };
 
 const whole = (n: number) => Math.round(n).toLocaleString('en');
 

@@ -60,18 +60,7 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
   const log = options.logger ?? silentLogger();
   const subscriptions = new Subscription();
   let detached = false;
-  const readUsage = () => {
-    if (runtime.usage)
-      store.send({
-        type: 'usageRead',
-        usage: dayUsageOf(
-          runtime.usage,
-          options.config ?? defaultCoordinationConfig,
-          runtime.avatars,
-          clock.now(),
-        ),
-      });
-  };
+  const readUsage = usageReader(options);
   readUsage();
 
   // Floor views, read once per channel after the events of one synchronous burst.
@@ -248,5 +237,18 @@ function messageOf(message: TerminalMessage, clock: Clock) {
     author: { kind: author.kind, id: author.id, name: author.name },
     text: message.text,
     ...(message.replyTo ? { replyTo: message.replyTo.messageId } : {}),
+  };
+}
+
+/** Sends the UTC day's usage from the runtime's ledger (held in memory: nothing is read from the store). */
+function usageReader(options: StudioProjectionOptions): () => void {
+  const { runtime, store, clock } = options;
+  const config = options.config ?? defaultCoordinationConfig;
+  return () => {
+    if (runtime.usage)
+      store.send({
+        type: 'usageRead',
+        usage: dayUsageOf(runtime.usage, config, runtime.avatars, clock.now()),
+      });
   };
 }

@@ -1,5 +1,6 @@
 // @ts-check
-// Telemetry: how composed responses were made (a bar per mode) and the runtime's counters.
+// Telemetry: how composed responses were made (a bar per mode), the day's model usage per avatar
+// with its caps and the caps reached, and the runtime's counters.
 import { byId, formatTime, h, replaceChildren, svg } from './dom.js';
 
 /** @typedef {import('./state.js').StudioState} StudioState */
@@ -57,16 +58,82 @@ function modesChart(modes, total) {
   return chart;
 }
 
+const whole = (/** @type {number} */ n) => Math.round(n).toLocaleString('en');
+/** USD with enough places to show a fraction of a cent (as `troupe usage` prints it). */
+function usd(/** @type {number} */ n) {
+  if (n === 0) return '$0';
+  return n >= 1
+    ? `$${n.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
+    : `$${n.toPrecision(2)}`;
+}
+
+/** @param {StudioState['usage']['total']} t */
+function tokensText(t) {
+  return t.calls > t.callsWithoutUsage || t.calls === 0 ? whole(t.inputTokens + t.outputTokens) : '—';
+}
+
+/** @param {StudioState['usage']['totalCaps'][number]} cap */
+function capText(cap) {
+  const share = `${((cap.used / cap.limit) * 100).toFixed(1)}%`;
+  const figures =
+    cap.measure === 'tokens'
+      ? `${whole(cap.used)} of ${whole(cap.limit)} tokens`
+      : `${usd(cap.used)} of ${usd(cap.limit)}`;
+  return `${figures} (${share})${cap.used >= cap.limit ? ' — reached' : ''}`;
+}
+
+/** A row per avatar and one for every call: calls, tokens, estimated cost, caps and why it is stopped. */
+function usageTable(/** @type {StudioState['usage']} */ usage) {
+  /** @param {string} who @param {StudioState['usage']['total']} t @param {StudioState['usage']['totalCaps']} caps @param {string} stopped */
+  const row = (who, t, caps, stopped) =>
+    h(
+      'tr',
+      { dataset: { usage: who } },
+      h('th', { scope: 'row' }, who),
+      h('td', {}, whole(t.calls)),
+      h('td', {}, tokensText(t)),
+      h('td', {}, t.calls > t.callsWithoutUsage + t.unpricedCalls || t.calls === 0 ? usd(t.costUsd) : '—'),
+      h('td', {}, caps.map(capText).join('; ') || 'none'),
+      h('td', { class: stopped ? 'capped' : 'muted' }, stopped),
+    );
+  return h(
+    'table',
+    { class: 'usage' },
+    h('caption', {}, `UTC day ${usage.day}; costs are estimates from the price table (TROUPE_MODEL_PRICES)`),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...['avatar', 'calls', 'tokens', 'cost', 'daily caps', 'stopped by'].map((t) =>
+          h('th', { scope: 'col' }, t),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...usage.avatars.map((a) =>
+        row(a.name, a.totals, a.caps, a.capped ? `${a.capped.reason} (${a.capped.detail})` : ''),
+      ),
+      row('All calls', usage.total, usage.totalCaps, ''),
+    ),
+  );
+}
+
 export function createTelemetryView() {
   const chartBox = byId('modes-chart', HTMLElement);
   const recent = byId('recent-modes', HTMLElement);
   const counters = byId('counters', HTMLElement);
+  const usageBox = byId('usage', HTMLElement);
+  const capsReached = byId('caps-reached', HTMLElement);
   let lastKey;
 
   /** @param {StudioState} state */
   function update(state) {
     const { telemetry } = state;
-    const key = JSON.stringify([telemetry, state.counters]);
+    const key = JSON.stringify([telemetry, state.counters, state.usage]);
     if (key === lastKey) return; // nothing new: keep the DOM (and any focus) as it is
     lastKey = key;
     replaceChildren(
@@ -89,6 +156,27 @@ export function createTelemetryView() {
             ` from ${r.origin}`,
           ),
         ),
+    );
+    replaceChildren(
+      usageBox,
+      state.usage.day === '' ? h('p', { class: 'hint' }, 'No usage ledger.') : usageTable(state.usage),
+    );
+    const reached = state.usage.capsReached.slice(-10).reverse();
+    replaceChildren(
+      capsReached,
+      reached.length === 0
+        ? h('li', { class: 'hint' }, 'No cap reached.')
+        : reached.map((c) =>
+            h(
+              'li',
+              {},
+              h('time', { class: 'muted' }, formatTime(c.at)),
+              ' ',
+              `${c.avatarId} in ${c.channelKey}: `,
+              h('code', {}, c.reason),
+              ` ${c.detail}${c.notice ? ' (a person was told)' : ' (a turn left out)'}`,
+            ),
+          ),
     );
     const names = Object.keys(state.counters).sort();
     replaceChildren(

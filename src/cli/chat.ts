@@ -45,6 +45,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     channelKey: `terminal:${options.channel}`,
     human: { id: TERMINAL_USER_ID, name: settings.name },
     avatars: settings.avatars,
+    config: options.config,
     studioStore: opened.studioStore,
     terminal,
     dim,

@@ -10,7 +10,7 @@ const HELP = [
   '  /summon <name>      bring an avatar into the channel (it greets, then follows up)',
   '  /dismiss <name>     send an avatar away',
   '  /reply <n> <text>   reply to message [n]   (shortcut: >n <text>)',
-  '  /who                who is here, who is not, and open threads',
+  '  /who                who is here, who is not, open threads, and usage today with the caps',
   '  /help               this list',
   '  /quit               leave (Ctrl+D works too)',
 ];

@@ -1,6 +1,7 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import type { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { StudioStore } from '../studio/studioStore.js';
 import type { ChatTerminal } from './chatTerminal.js';
@@ -15,6 +16,8 @@ export interface ChatRoom {
   /** The person at the keyboard. */
   human: { id: string; name: string };
   avatars: readonly AvatarDefinition[];
+  /** The coordination settings the runtime runs with (its caps among them). */
+  config: CoordinationConfig;
   /** The studio's view of the runtime. */
   studioStore: StudioStore;
   terminal: ChatTerminal;

@@ -67,7 +67,13 @@ export async function openChatRuntime(
     now: Date.now(),
     avatarNames: new Map(avatars.map((a) => [a.id, a.name])),
   });
-  const projection = attachStudioProjection({ store: studioStore, runtime, clock: systemClock, logger });
+  const projection = attachStudioProjection({
+    store: studioStore,
+    runtime,
+    clock: systemClock,
+    logger,
+    config: options.config,
+  });
   return { runtime, transport, store, lookupTool, studioStore, projection };
 }
 

@@ -1,4 +1,5 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
+import { dayUsageLines, dayUsageOf } from '../actors/usage/dayUsage.js';
 import { formatDuration } from '../config/duration.js';
 import type { FloorView } from '../floor/channelFloor.js';
 import { avatarLabel } from './chatAvatars.js';
@@ -8,7 +9,10 @@ import { shortThreadId } from './conversationStyle.js';
 type PresenceView = FloorView['present'][number];
 type ThreadView = FloorView['threads'][number];
 
-/** Who is here, their threads and turns: the studio store's projection, as `troupe studio` shows it. */
+/**
+ * Who is here, their threads and turns (the studio store's projection, as `troupe studio` shows
+ * it), and today's usage of each avatar here with its caps, as `troupe usage` counts them.
+ */
 export function showWho(room: ChatRoom): void {
   const { avatars, dim, say } = room;
   const studio = room.studioStore.getSnapshot().context;
@@ -33,6 +37,16 @@ export function showWho(room: ChatRoom): void {
       `🧵 thread ${shortThreadId(String(t.id))} (${t.mode}: ${names}) ${dim(`${t.turnCount}/${t.maxTurns} turns, ends within ${left} unless active`)}`,
     );
   }
+  showUsage(room, present);
+}
+
+/** Today's model usage (UTC day) of the avatars here and of every call, each with its daily caps. */
+function showUsage(room: ChatRoom, present: readonly AvatarDefinition[]): void {
+  const ledger = room.runtime.usage;
+  if (!ledger) return;
+  const [heading = '', ...lines] = dayUsageLines(dayUsageOf(ledger, room.config, present, Date.now()));
+  room.say(heading);
+  for (const line of lines) room.say(`  ${line}`);
 }
 
 /** An avatar in the channel with notes on why it is here, its threads, its conversation and turns. */

@@ -1,4 +1,5 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
+import { dayUsageLines, dayUsageOf } from '../actors/usage/dayUsage.js';
 import type { UsageLedger } from '../actors/usage/usageLedger.js';
 import { startDiscordBot } from '../adapters/discord/discordBot.js';
 import { createDiscordClient } from '../adapters/discord/discordClient.js';
@@ -210,8 +211,16 @@ function startBot(options: DiscordCommandOptions, session: DiscordSession) {
       ? { inbox: { assistant: email.assistant, target: settings.inbox, roles: settings.inboxRoles } }
       : {}),
     describeConfig: () => describeDiscordConfig(options, session),
+    describeUsage: () => describeDiscordUsage(options, session),
     logger: session.logger,
   });
+}
+
+/** What `/troupe usage` shows: the UTC day of every avatar with its caps, as `troupe usage` counts it. */
+function describeDiscordUsage(options: DiscordCommandOptions, session: DiscordSession): string[] {
+  const ledger = session.runtime.usage;
+  if (!ledger) return ['This bot records no usage.'];
+  return dayUsageLines(dayUsageOf(ledger, options.config, session.runtime.avatars, Date.now()));
 }
 
 /** What `/troupe config` shows: the settings in force, credentials redacted. */

@@ -49,3 +49,33 @@ export interface UsageRow extends UsageTotals {
   /** The group's key: an avatar id (or `email`), a channel or mailbox, a purpose or a model. */
   key: string;
 }
+
+/** One daily cap with what of it the UTC day has used. */
+export interface CapUse {
+  /** `avatar` (one avatar's cap; `avatar` names it) or `total` (every call). */
+  scope: 'avatar' | 'total';
+  avatar?: string;
+  measure: 'tokens' | 'costUsd';
+  limit: number;
+  used: number;
+}
+
+/** One avatar's UTC day: its usage, each daily cap with its use, and the cap that stops it now, if any. */
+export interface AvatarDayUsage {
+  id: string;
+  name: string;
+  totals: UsageTotals;
+  caps: CapUse[];
+  /** The daily cap that keeps it from another turn now (as the floor's spend gate answers), or null. */
+  capped: { reason: string; detail: string; resetsAt: number } | null;
+}
+
+/** The UTC day's usage as a runtime's ledger holds it, with the daily caps, for every surface. */
+export interface DayUsage {
+  /** The UTC day, `2026-11-28`. */
+  day: string;
+  avatars: AvatarDayUsage[];
+  /** Every call of the day (avatars and the email assistant). */
+  total: UsageTotals;
+  totalCaps: CapUse[];
+}

@@ -10,6 +10,7 @@ import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { createLocalEmailAssistant } from '../app/localEmailAssistant.js';
 import { scenarioAvatars } from '../app/scenarioAvatars.js';
 import type { CoordinationConfigInput } from '../config/coordinationConfig.js';
+import { resolveCoordinationConfig } from '../config/coordinationFromEnv.js';
 import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
@@ -132,6 +133,8 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
     runtime,
     clock,
     logger,
+    // Resolved again (createRuntime did, and threw if it was wrong): the caps shown with usage.
+    config: resolveCoordinationConfig(options.config ?? {}),
     emailAssistant: assistant,
     playground: { transport, channelId: channel.id },
   });

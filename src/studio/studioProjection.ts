@@ -4,8 +4,10 @@ import type { InboxItem } from '../actors/email/emailRecord.js';
 import { channelFromKey, channelKey } from '../actors/runtime.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
 import { AGENT_EVENT_LOGS } from '../actors/tools/lookupDesk.js';
+import { dayUsageOf } from '../actors/usage/dayUsage.js';
 import type { TerminalMessage, TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { composerCounters } from '../composer/telemetry.js';
+import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
 import type { FloorView } from '../floor/channelFloor.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
@@ -23,6 +25,8 @@ export interface StudioProjectionOptions {
   logger?: Logger;
   /** The email assistant whose records and inbox the studio shows. */
   emailAssistant?: EmailAssistant;
+  /** The coordination settings the runtime runs with: the daily caps shown with usage. Default: none set. */
+  config?: CoordinationConfig;
   /** The playground channel's transport: its messages are the playground's. */
   playground?: { transport: TerminalTransport; channelId: string };
 }
@@ -48,13 +52,16 @@ const CLAIMS_REMEMBERED = 200;
  * machine state they are in, a thread that expired on a clock wakeup included); the email
  * assistant's changes (pushed after each write) move the emails and the inbox; the playground's
  * messages carry the reason the floor gave for each avatar turn; telemetry is read again from the
- * store's event log after a response was prepared. Nothing polls.
+ * store's event log after a response was prepared; the day's usage is read from the runtime's
+ * usage ledger (in memory) with each floor view and once at the start. Nothing polls.
  */
 export function attachStudioProjection(options: StudioProjectionOptions): StudioProjection {
   const { store, runtime, clock, emailAssistant, playground } = options;
   const log = options.logger ?? silentLogger();
   const subscriptions = new Subscription();
   let detached = false;
+  const readUsage = usageReader(options);
+  readUsage();
 
   // Floor views, read once per channel after the events of one synchronous burst.
   const dirty = new Set<string>();
@@ -67,6 +74,7 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
       if (view) store.send({ type: 'floorViewed', channelKey: key, view });
     }
     dirty.clear();
+    readUsage();
     store.send({ type: 'ticked', now: clock.now() });
   };
   const viewLater = (key: string) => {
@@ -229,5 +237,18 @@ function messageOf(message: TerminalMessage, clock: Clock) {
     author: { kind: author.kind, id: author.id, name: author.name },
     text: message.text,
     ...(message.replyTo ? { replyTo: message.replyTo.messageId } : {}),
+  };
+}
+
+/** Sends the UTC day's usage from the runtime's ledger (held in memory: nothing is read from the store). */
+function usageReader(options: StudioProjectionOptions): () => void {
+  const { runtime, store, clock } = options;
+  const config = options.config ?? defaultCoordinationConfig;
+  return () => {
+    if (runtime.usage)
+      store.send({
+        type: 'usageRead',
+        usage: dayUsageOf(runtime.usage, config, runtime.avatars, clock.now()),
+      });
   };
 }

@@ -4,6 +4,7 @@
  * and the live stream), `troupe chat`'s `/who` and the tests.
  */
 import type { StateValue } from 'xstate';
+import type { DayUsage } from '../ports/usage.js';
 
 /** The machines whose actors the studio lists (their ids are the charts' ids). */
 export type StudioMachine = 'avatarPresence' | 'conversationThread' | 'emailLifecycle';
@@ -111,6 +112,28 @@ export interface StudioTelemetry {
   recent: { at: number; mode: string; origin: string }[];
 }
 
+/** A cap an avatar reached, as the floor told it (a `cap-*` suppression or a cap notice). */
+export interface StudioCapReached {
+  /** When the floor last told it (epoch ms). */
+  at: number;
+  avatarId: string;
+  channelKey: string;
+  /** `cap-channel-hour`, `cap-avatar-tokens`, `cap-avatar-cost`, `cap-total-tokens` or `cap-total-cost`. */
+  reason: string;
+  detail: string;
+  /** A notice to a person (`cap.notice`) rather than a turn left out. */
+  notice: boolean;
+}
+
+/**
+ * Model usage of the UTC day from the runtime's usage ledger, per avatar with its daily caps (its
+ * own where it sets them), and the caps the floor reported reached.
+ */
+export interface StudioUsage extends DayUsage {
+  /** Newest last, one per avatar, channel, reason and kind (the latest time), the last {@link STUDIO_LIMITS.capsReached}. */
+  capsReached: StudioCapReached[];
+}
+
 /** Everything the studio shows. */
 export interface StudioState {
   /** Goes up by one on every change. */
@@ -127,6 +150,7 @@ export interface StudioState {
   playground: StudioPlayground;
   counters: Record<string, number>;
   telemetry: StudioTelemetry;
+  usage: StudioUsage;
 }
 
 /** How much the projection keeps. */
@@ -136,4 +160,5 @@ export const STUDIO_LIMITS = {
   finishedActors: 100,
   answered: 50,
   telemetryRecent: 50,
+  capsReached: 50,
 } as const;

@@ -2,8 +2,10 @@ import { createStore } from '@xstate/store';
 import type { StateValue } from 'xstate';
 import type { EmailRecord, InboxItem } from '../actors/email/emailRecord.js';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
+import { emptyTotals } from '../actors/usage/usageTotals.js';
 import type { FloorView } from '../floor/channelFloor.js';
 import { stateValueText } from '../inspect/stateValueText.js';
+import type { DayUsage } from '../ports/usage.js';
 import { activeStateIds } from './chartStateIds.js';
 import { emailActorId, eventLine, presenceActorId, threadActorId } from './eventSummary.js';
 import { studioInterrupt } from './studioInterrupt.js';
@@ -13,6 +15,7 @@ import {
   STUDIO_LIMITS,
   type StudioActor,
   type StudioAnswer,
+  type StudioCapReached,
   type StudioState,
   type StudioTelemetry,
 } from './studioState.js';
@@ -52,7 +55,35 @@ export function emptyStudioState(options: StudioStoreOptions): StudioState {
     },
     counters: {},
     telemetry: { modes: {}, total: 0, recent: [] },
+    usage: { day: '', avatars: [], total: emptyTotals(), totalCaps: [], capsReached: [] },
   };
+}
+
+/** The caps reached with `reached` put last (replacing the one of its avatar, channel, reason and kind). */
+function capReached(list: readonly StudioCapReached[], reached: StudioCapReached): StudioCapReached[] {
+  const same = (c: StudioCapReached) =>
+    c.avatarId === reached.avatarId &&
+    c.channelKey === reached.channelKey &&
+    c.reason === reached.reason &&
+    c.notice === reached.notice;
+  return [...list.filter((c) => !same(c)), reached].slice(-STUDIO_LIMITS.capsReached);
+}
+
+/** The usage with a cap the floor reported, if the event reports one. */
+function usageAfter(usage: StudioState['usage'], event: InspectionEvent): StudioState['usage'] {
+  if (event.type !== 'floor.effect') return usage;
+  const { effect, channelKey } = event;
+  const notice = effect.type === 'cap.notice';
+  if (!notice && !(effect.type === 'candidate.suppressed' && effect.reason.startsWith('cap-'))) return usage;
+  const reached: StudioCapReached = {
+    at: effect.at,
+    avatarId: effect.avatarId,
+    channelKey,
+    reason: effect.reason,
+    detail: effect.detail ?? '',
+    notice,
+  };
+  return { ...usage, capsReached: capReached(usage.capsReached, reached) };
 }
 
 /** The channel key of the playground (`platform:id`). */
@@ -104,6 +135,7 @@ function inspected(
   const last = state.events.at(-1)?.seq ?? 0;
   const events = [...state.events, { seq: last + 1, ...eventLine(event, name) }].slice(-STUDIO_LIMITS.events);
   let { actors, counters } = state;
+  const usage = usageAfter(state.usage, event);
   if (event.type === 'turn.generated') counters = bump(counters, 'turnsGenerated');
   if (event.type === 'turn.generation-failed') counters = bump(counters, 'turnsFailed');
   if (event.type === 'response.prepared') counters = bump(counters, 'responsesPrepared');
@@ -170,7 +202,7 @@ function inspected(
         );
     }
   }
-  return { ...state, now: Math.max(state.now, event.at), events, actors: bounded(actors), counters };
+  return { ...state, now: Math.max(state.now, event.at), events, actors: bounded(actors), counters, usage };
 }
 
 /** The state after a fresh view of a channel's floor: its presences and threads as they are. */
@@ -339,6 +371,7 @@ function playgroundPosted(state: StudioState, message: PlaygroundMessage) {
  * - `inboxChanged`: the pending interrupts, and interrupts answered since;
  * - `playgroundPosted`: a message of the playground channel;
  * - `telemetryRead`: composed-response telemetry and counters read from the store;
+ * - `usageRead`: the UTC day's usage per avatar and the daily caps, from the runtime's usage ledger;
  * - `ticked`: the clock's time.
  * Every event moves `version` up by one.
  */
@@ -362,6 +395,8 @@ export function createStudioStore(options: StudioStoreOptions) {
         next(state, playgroundPosted(state, e.message)),
       telemetryRead: (state, e: { telemetry: StudioTelemetry; counters: Record<string, number> }) =>
         next(state, { ...state, telemetry: e.telemetry, counters: { ...state.counters, ...e.counters } }),
+      usageRead: (state, e: { usage: DayUsage }) =>
+        next(state, { ...state, usage: { ...plain(e.usage), capsReached: state.usage.capsReached } }),
       ticked: (state, e: { now: number }) => next(state, { ...state, now: Math.max(state.now, e.now) }),
     },
   });

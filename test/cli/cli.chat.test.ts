@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createUsageLedger } from '../../src/actors/usage/storedUsageLedger.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
 import { type CliIo, runCli } from '../../src/cli/program.js';
 
 /** The environment without any model configuration, so the chat is offline. */
@@ -204,6 +206,65 @@ describe('troupe chat (in process)', () => {
     const second = await chatInProcess([], ['/who', '/quit'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/Here in #lobby: .*Rex/u);
+  });
+
+  it('/who shows each avatar’s usage today with its caps, and marks one that reached a cap with why', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'troupe-chat-usage-'));
+    const store = await openSqliteStore({ path: join(dataDir, 'troupe.db') });
+    const ledger = createUsageLedger({
+      store: store.documents,
+      prices: new Map(),
+      scheduleFlush: () => undefined,
+    });
+    const call = {
+      at: Date.now(),
+      model: 'openai:gpt-test',
+      scope: 'discord:1',
+      purpose: 'turn',
+      characters: 9,
+    } as const;
+    ledger.record({
+      ...call,
+      spender: { kind: 'avatar', id: 'ad1' },
+      inputTokens: 25_000,
+      outputTokens: 5_000,
+    });
+    ledger.record({ ...call, spender: { kind: 'avatar', id: 'bo2' }, inputTokens: 900, outputTokens: 100 });
+    await ledger.flush();
+    await store.close();
+    const file = await avatarsFile(
+      [
+        'avatars:',
+        '  - { id: ad1, name: Ada, residentIn: ["terminal:den"], caps: { maxTokensPerDay: 20000 } }',
+        '  - { id: bo2, name: Bo, residentIn: ["terminal:den"] }',
+        '  - { id: cy3, name: Cy }',
+      ].join('\n'),
+    );
+    const env = {
+      TROUPE_STORE: '',
+      TROUPE_DATA_DIR: dataDir,
+      NO_COLOR: '1',
+      TROUPE_AVATAR_MAX_TOKENS_PER_DAY: '50000',
+      TROUPE_MAX_TOKENS_PER_DAY: '1000000',
+    };
+    const { code, stdout } = await chatInProcess(
+      ['--avatars', file, '--channel', 'den'],
+      ['/who', '/quit'],
+      env,
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Usage today \(UTC \d{4}-\d\d-\d\d; costs estimated from TROUPE_MODEL_PRICES\):/u);
+    expect(stdout).toContain(
+      '  Ada: 1 call, 30,000 tokens, — (1 call unpriced) today; cap 30,000 of 20,000 tokens today (150.0%) — reached — capped: cap-avatar-tokens (30,000 of 20,000 tokens today)',
+    );
+    expect(stdout).toContain(
+      '  Bo: 1 call, 1,000 tokens, — (1 call unpriced) today; cap 1,000 of 50,000 tokens today (2.0%)\n',
+    );
+    expect(stdout).toContain(
+      '  All calls: 2 calls, 31,000 tokens, — (2 calls unpriced) today; cap 31,000 of 1,000,000 tokens today (3.1%)',
+    );
+    // Cy is not here: no line of its own.
+    expect(stdout).not.toMatch(/^ {2}Cy: /mu);
   });
 
   it('@id becomes a platform mention, even when the text does not name the avatar', async () => {

@@ -214,6 +214,47 @@ describe('troupe discord', () => {
     expect(await run.code).toBe(0);
   });
 
+  it('/troupe usage answers admins only, with the day of every avatar from the ledger the runtime records in', async () => {
+    const fake = await fakeDiscord();
+    const run = inProcess(['--guild', GUILD], {
+      DISCORD_TOKEN: fake.token,
+      DISCORD_API_URL: fake.restApi,
+      TROUPE_AVATAR_MAX_TOKENS_PER_DAY: '5000',
+    });
+    await until(() => run.out().includes('Troupe is on Discord'));
+    const summon = fake.interact({
+      channelId: GENERAL,
+      user: ada,
+      command: 'summon',
+      options: { avatar: 'nova' },
+    });
+    expect((await summon.answered(2))[1]?.content).toContain('Nova is here');
+    const member = fake.interact({ channelId: GENERAL, user: ada, command: 'troupe', subcommand: 'usage' });
+    expect((await member.answered(1))[0]).toMatchObject({
+      ephemeral: true,
+      content: '/troupe usage is for server admins (Manage Server).',
+    });
+    const admin = fake.interact({
+      channelId: GENERAL,
+      user: ada,
+      command: 'troupe',
+      subcommand: 'usage',
+      permissions: String(1 << 5),
+    });
+    const [shown] = await admin.answered(1);
+    expect(shown?.ephemeral).toBe(true);
+    const lines = shown?.content?.split('\n') ?? [];
+    expect(lines[0]).toMatch(
+      /^Usage today \(UTC \d{4}-\d\d-\d\d; costs estimated from TROUPE_MODEL_PRICES\):$/u,
+    );
+    expect(lines.slice(1).map((l) => l.split(':')[0])).toEqual(['Dewey', 'Nova', 'Rex', 'Wren', 'All calls']);
+    // Nova's greeting, written by the offline model, is in the runtime's ledger.
+    expect(lines[2]).toMatch(/^Nova: 1 call, .* today; cap 0 of 5,000 tokens today \(0\.0%\)$/u);
+    expect(lines[1]).toBe('Dewey: 0 calls, 0 tokens, $0 today; cap 0 of 5,000 tokens today (0.0%)');
+    run.stop('SIGINT');
+    expect(await run.code).toBe(0);
+  });
+
   it('as a process: SIGTERM stops it cleanly within seconds with exit 0', async () => {
     const fake = await fakeDiscord();
     const dir = await mkdtemp(join(tmpdir(), 'troupe-discord-'));

@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -150,5 +150,98 @@ describe('troupe usage', () => {
     expect(cap.stderr).toContain(
       'TROUPE_MAX_TOKENS_PER_DAY="-5" is not allowed; expected a whole number from 0 to 1000000000000',
     );
+  });
+
+  it('with --avatars, an avatar’s own caps replace the per-avatar ones (0: none), and capped avatars that spent nothing are listed', async () => {
+    const dir = await dataDirWith([
+      { ...base, spender: ada, inputTokens: 10_000, outputTokens: 2_400 },
+      { ...base, spender: bo, inputTokens: 100, outputTokens: 0 },
+    ]);
+    const avatars = join(dir, 'avatars.yaml');
+    await writeFile(
+      avatars,
+      [
+        'avatars:',
+        '  - { id: ada, name: Ada, caps: { maxTokensPerDay: 20000 } }',
+        '  - { id: bo, name: Bo, caps: { maxTokensPerDay: 0 } }',
+        '  - { id: cy, name: Cy }',
+        '  - { id: di, name: Di, caps: { maxCostPerDayUsd: 0.25 } }',
+      ].join('\n'),
+    );
+    const env = { TROUPE_DATA_DIR: dir, LOG_LEVEL: 'silent', TROUPE_AVATAR_MAX_TOKENS_PER_DAY: '50000' };
+    const run = await runTroupe(['usage', '--avatars', avatars, '--json'], env);
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout) as { caps: unknown[] };
+    expect(report.caps).toEqual([
+      { scope: 'avatar', avatar: 'ada', measure: 'tokens', limit: 20_000, used: 12_400 },
+      { scope: 'avatar', avatar: 'cy', measure: 'tokens', limit: 50_000, used: 0 },
+      // Each measure of its own replaces that one only: di keeps the token cap for every avatar.
+      { scope: 'avatar', avatar: 'di', measure: 'tokens', limit: 50_000, used: 0 },
+      { scope: 'avatar', avatar: 'di', measure: 'costUsd', limit: 0.25, used: 0 },
+    ]);
+    const text = await runTroupe(['usage', '--avatars', avatars], env);
+    expect(text.stdout).toContain('ada: 12,400 of 20,000 tokens today (62.0%)');
+    expect(text.stdout).toContain('cy: 0 of 50,000 tokens today (0.0%)');
+    expect(text.stdout).not.toMatch(/^ {2}bo: /mu);
+
+    // Only caps of its own: listed although the environment sets none.
+    const own = await runTroupe(['usage', '--avatars', avatars], {
+      TROUPE_DATA_DIR: dir,
+      LOG_LEVEL: 'silent',
+    });
+    expect(own.stdout).toContain('ada: 12,400 of 20,000 tokens today (62.0%)');
+    expect(own.stdout).not.toContain('No daily caps set');
+    const missing = await runTroupe(['usage', '--avatars', join(dir, 'nope.yaml')], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('TROUPE_AVATARS_NOT_FOUND');
+  });
+
+  it('with the channel-hour cap set, shows per channel the avatars’ calls in the ledger’s current and previous hour', async () => {
+    const now = Date.now();
+    const hour = Math.floor(now / 3_600_000) * 3_600_000;
+    const dir = await dataDirWith([
+      { ...base, spender: ada, inputTokens: 1, outputTokens: 1 },
+      { ...base, spender: bo, purpose: 'follow-up', inputTokens: 1, outputTokens: 1 },
+      { ...base, spender: ada, scope: 'discord:2', purpose: 'greeting', inputTokens: 1, outputTokens: 1 },
+      {
+        ...base,
+        spender: { kind: 'email' },
+        scope: 'mail:sam',
+        purpose: 'triage',
+        inputTokens: 1,
+        outputTokens: 1,
+      },
+    ]);
+    // Two hours back: outside the window.
+    const old = createUsageLedger({
+      store: (await openSqliteStore({ path: join(dir, 'troupe.db') })).documents,
+      prices,
+      scheduleFlush: () => undefined,
+    });
+    old.record({ ...base, spender: ada, at: hour - 2 * 3_600_000 + 1, inputTokens: 1, outputTokens: 1 });
+    await old.flush();
+    const env = {
+      TROUPE_DATA_DIR: dir,
+      LOG_LEVEL: 'silent',
+      TROUPE_CHANNEL_MAX_AVATAR_MESSAGES_PER_HOUR: '12',
+    };
+    const json = await runTroupe(['usage', '--json'], env);
+    const report = JSON.parse(json.stdout) as { channelHour: unknown };
+    expect(report.channelHour).toEqual({
+      limit: 12,
+      since: new Date(hour - 3_600_000).toISOString(),
+      channels: expect.arrayContaining([
+        { channel: 'discord:1', calls: 2 },
+        { channel: 'discord:2', calls: 1 },
+      ]),
+    });
+    expect((report.channelHour as { channels: unknown[] }).channels).toHaveLength(2);
+    const text = await runTroupe(['usage'], env);
+    expect(text.stdout).toContain('Channel cap: 12 avatar messages per channel per rolling hour.');
+    expect(text.stdout).toMatch(/^ {2}discord:1: 2 calls$/mu);
+    expect(text.stdout).toContain('which covers the last 60 minutes');
+    expect(
+      (await runTroupe(['usage', '--json'], { TROUPE_DATA_DIR: dir, LOG_LEVEL: 'silent' })).stdout,
+    ).not.toContain('channelHour');
   });
 });

@@ -235,6 +235,17 @@ describe.skipIf(browserSkipReason !== undefined)(
         .toBe(`${state().telemetry.total} composed response${state().telemetry.total === 1 ? '' : 's'}`);
       for (const [name, value] of Object.entries(counters))
         expect(await page.locator(`[data-counter="${name}"]`).textContent()).toBe(String(value));
+      // The day's model usage: a row per avatar with its calls, and every call together.
+      const { usage } = state();
+      expect(usage.avatars.map((a) => a.id)).toEqual(['luna', 'pip', 'rex']);
+      for (const a of usage.avatars)
+        await expect
+          .poll(() => page.locator(`#usage tr[data-usage="${a.name}"] td`).first().textContent())
+          .toBe(String(state().usage.avatars.find((b) => b.id === a.id)?.totals.calls));
+      expect(await page.locator('#usage tr[data-usage="All calls"] td').first().textContent()).toBe(
+        String(state().usage.total.calls),
+      );
+      expect(await page.locator('#caps-reached').textContent()).toBe('No cap reached.');
       await browser.screenshot(page, 'telemetry');
     });
 

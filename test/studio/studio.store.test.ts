@@ -177,6 +177,70 @@ describe('the studio store: telemetry', () => {
     expect(telemetry.modes.success).toBeGreaterThanOrEqual(1);
     expect(telemetry.recent.at(-1)?.mode).toBe(String(logged.at(-1)?.data.response_mode));
   });
+
+  it('shows each avatar’s usage of the day with its caps, and a cap the floor reported reached', async () => {
+    const s = await studio({ avatarMaxTokensPerDay: '1000', maxTokensPerDay: '1000000' });
+    const now = state(s).now;
+    expect(state(s).usage.avatars.map((a) => [a.id, a.totals.calls, a.caps])).toEqual([
+      ['luna', 0, [{ scope: 'avatar', avatar: 'luna', measure: 'tokens', limit: 1000, used: 0 }]],
+      ['pip', 0, [{ scope: 'avatar', avatar: 'pip', measure: 'tokens', limit: 1000, used: 0 }]],
+      ['rex', 0, [{ scope: 'avatar', avatar: 'rex', measure: 'tokens', limit: 1000, used: 0 }]],
+    ]);
+    s.runtime.usage?.record({
+      at: now,
+      model: 'test:priced',
+      spender: { kind: 'avatar', id: 'luna' },
+      scope: key,
+      purpose: 'turn',
+      inputTokens: 1_500,
+      outputTokens: 500,
+      characters: 30,
+    });
+    s.runtime.send({
+      type: 'channel.message',
+      channel: { kind: 'terminal', id: 'observatory' },
+      messageId: 'h1',
+      author: { kind: 'human', id: 'u', name: 'Sam' },
+      text: 'Luna, how bright is Vega tonight?',
+    });
+    await s.advance(0);
+    const { usage } = state(s);
+    const luna = usage.avatars.find((a) => a.id === 'luna');
+    expect(luna?.totals).toMatchObject({ calls: 1, inputTokens: 1_500, outputTokens: 500 });
+    expect(luna?.caps).toEqual([
+      { scope: 'avatar', avatar: 'luna', measure: 'tokens', limit: 1000, used: 2000 },
+    ]);
+    expect(luna?.capped).toMatchObject({
+      reason: 'cap-avatar-tokens',
+      detail: '2,000 of 1,000 tokens today',
+    });
+    expect(usage.total).toMatchObject({ inputTokens: 1_500, outputTokens: 500 });
+    expect(usage.totalCaps).toEqual([{ scope: 'total', measure: 'tokens', limit: 1_000_000, used: 2000 }]);
+    // The floor left Luna's turn out for the cap and told the person: the studio lists both.
+    const reached = {
+      avatarId: 'luna',
+      channelKey: key,
+      reason: 'cap-avatar-tokens',
+      detail: '2,000 of 1,000 tokens today',
+    };
+    expect(usage.capsReached).toEqual([
+      expect.objectContaining({ ...reached, notice: false }),
+      expect.objectContaining({ ...reached, notice: true }),
+    ]);
+    // Once more: the same entries, with the later time.
+    await s.advance(60_000);
+    s.runtime.send({
+      type: 'channel.message',
+      channel: { kind: 'terminal', id: 'observatory' },
+      messageId: 'h2',
+      author: { kind: 'human', id: 'u', name: 'Sam' },
+      text: 'Luna, and Altair?',
+    });
+    await s.advance(0);
+    const again = state(s).usage.capsReached.filter((c) => !c.notice);
+    expect(again).toHaveLength(1);
+    expect(again[0]?.at).toBe(state(s).now);
+  });
 });
 
 describe('the studio store keeps bounded lists', () => {

@@ -204,6 +204,8 @@ class StoredUsageLedger implements UsageLedger {
       for (const bucket of this.pending.values())
         if (inRange(bucket.parts.hour)) buckets.push({ ...bucket.parts, ...bucket.delta });
     });
+    const purposes = options.purposes;
+    if (purposes) buckets = buckets.filter((bucket) => purposes.includes(bucket.purpose));
     return groupUsage(buckets, options.by);
   }
 

@@ -1,4 +1,10 @@
-import type { ModelCallUsage, UsageGrouping, UsageRow, UsageTotals } from '../../ports/usage.js';
+import type {
+  ModelCallUsage,
+  UsageGrouping,
+  UsagePurpose,
+  UsageRow,
+  UsageTotals,
+} from '../../ports/usage.js';
 
 /** What a usage report covers: calls in [since, until), grouped. */
 export interface UsageReportOptions {
@@ -7,6 +13,8 @@ export interface UsageReportOptions {
   since: number;
   /** Epoch ms, exclusive; default now. */
   until?: number | undefined;
+  /** Only calls of these purposes; default every call. */
+  purposes?: readonly UsagePurpose[] | undefined;
 }
 
 /**

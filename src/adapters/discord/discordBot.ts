@@ -46,6 +46,8 @@ export interface DiscordBotOptions {
   summon?: Partial<SummonRules>;
   /** Effective settings for `/troupe config`, secrets masked. */
   describeConfig?: () => Record<string, string>;
+  /** Today's usage per avatar with the caps, as lines, for `/troupe usage`. */
+  describeUsage?: () => string[];
   /** How long `/summon` waits for the greeting before it answers anyway (default 20 s). */
   greetingTimeoutMs?: number;
   /** Epoch ms, for the daily summon limit (default `Date.now`; tests pass their clock). */
@@ -169,7 +171,7 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
   };
 }
 
-/** The slash commands' handler: summon, dismiss, avatars, config. */
+/** The slash commands' handler: summon, dismiss, avatars, config, usage. */
 function commandHandlerFor(options: DiscordBotOptions, log: Logger): DiscordCommandHandler {
   return new DiscordCommandHandler({
     client: options.client,
@@ -179,6 +181,7 @@ function commandHandlerFor(options: DiscordBotOptions, log: Logger): DiscordComm
     transport: options.transport,
     summon: { roles: options.summon?.roles ?? [], perDay: options.summon?.perDay ?? DEFAULT_SUMMONS_PER_DAY },
     ...(options.describeConfig ? { describeConfig: options.describeConfig } : {}),
+    ...(options.describeUsage ? { describeUsage: options.describeUsage } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.greetingTimeoutMs !== undefined ? { greetingTimeoutMs: options.greetingTimeoutMs } : {}),
     logger: log,

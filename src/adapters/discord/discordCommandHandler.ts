@@ -45,6 +45,8 @@ export interface DiscordCommandHandlerOptions {
   summon: SummonRules;
   /** The effective settings for `/troupe config`, secrets already masked. */
   describeConfig?: () => Record<string, string>;
+  /** Today's usage per avatar with the caps, as lines, for `/troupe usage`. */
+  describeUsage?: () => string[];
   /** How long `/summon` waits for the greeting before it answers anyway (default 20 s). */
   greetingTimeoutMs?: number;
   /** Epoch ms, for the daily limit. Default `Date.now`. */
@@ -64,7 +66,8 @@ const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
 
 /**
  * Answers Troupe's slash commands: `/summon`, `/dismiss` (with autocomplete over the avatars; the
- * value may be an id or a name in any case), `/avatars` and the admin-only `/troupe config`.
+ * value may be an id or a name in any case), `/avatars` and the admin-only `/troupe config` and
+ * `/troupe usage`.
  * Replies are ephemeral (only the person who asked sees them); `/summon` waits on the model, so
  * it is deferred at once (Discord's 3-second deadline) and answered when the greeting is out. An
  * interaction delivered twice is answered once (the store's processed ids, shared by shards).
@@ -114,7 +117,7 @@ export class DiscordCommandHandler {
           await this.avatars(interaction);
           return;
         case 'troupe':
-          await this.config(interaction);
+          await this.admin(interaction);
           return;
         default:
           await this.tell(interaction, `Troupe has no /${interaction.commandName} command.`);
@@ -265,12 +268,23 @@ export class DiscordCommandHandler {
     await this.tell(interaction, lines.join('\n\n'));
   }
 
-  private async config(interaction: ChatInputCommandInteraction): Promise<void> {
-    const permissions = interaction.memberPermissions;
-    if (!permissions?.has(PermissionFlagsBits.ManageGuild)) {
-      await this.tell(interaction, '/troupe config is for server admins (Manage Server).');
+  /** `/troupe config` and `/troupe usage`: for members with Manage Server only. */
+  private async admin(interaction: ChatInputCommandInteraction): Promise<void> {
+    const sub = interaction.options.getSubcommand(false) ?? 'config';
+    if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) {
+      await this.tell(interaction, `/troupe ${sub} is for server admins (Manage Server).`);
       return;
     }
+    if (sub === 'usage') await this.usage(interaction);
+    else await this.config(interaction);
+  }
+
+  private async usage(interaction: ChatInputCommandInteraction): Promise<void> {
+    const lines = this.options.describeUsage?.() ?? ['This bot records no usage.'];
+    await this.tell(interaction, fitLines(lines, DISCORD_MAX_MESSAGE, '`troupe usage` shows them all.'));
+  }
+
+  private async config(interaction: ChatInputCommandInteraction): Promise<void> {
     const settings = this.options.describeConfig?.() ?? {};
     const width = Math.max(0, ...Object.keys(settings).map((k) => k.length));
     const body = Object.entries(settings)
@@ -383,4 +397,23 @@ function fitContent(content: string): string {
 
 function label(a: DiscordAvatar): string {
   return a.emoji ? `${a.emoji} ${a.name}` : a.name;
+}
+
+/** Whole lines up to `max` characters; when some do not fit, a last line says how many and `where` they are. */
+function fitLines(lines: readonly string[], max: number, where: string): string {
+  const all = lines.join('\n');
+  if (all.length <= max) return all;
+  const kept: string[] = [];
+  let length = 0;
+  for (const [i, line] of lines.entries()) {
+    const rest = lines.length - i;
+    const tail = `… ${rest} more line${rest === 1 ? '' : 's'}: ${where}`;
+    if (length + line.length + 1 + tail.length > max) {
+      kept.push(tail);
+      break;
+    }
+    kept.push(line);
+    length += line.length + 1;
+  }
+  return kept.join('\n');
 }

@@ -57,6 +57,11 @@ export const troupeCommands = [
         description: 'The effective settings (secrets masked).',
         type: ApplicationCommandOptionType.Subcommand,
       },
+      {
+        name: 'usage',
+        description: "Today's model calls, tokens and estimated cost per avatar, and the daily caps (UTC).",
+        type: ApplicationCommandOptionType.Subcommand,
+      },
     ],
   },
 ] as const;

@@ -13,11 +13,13 @@ export function registerUsageCommand(program: Command, context: CliContext): voi
     .addOption(new Option('--by <grouping>', 'group by').choices(USAGE_GROUPINGS).default('avatar'))
     .option('--since <when>', 'a span back from now (90m, 24h, 7d) or a time (2026-11-27)', '24h')
     .option('--json', 'print the rows, the total and the caps as JSON')
-    .action(async (flags: { by: UsageGrouping; since: string; json?: boolean }) => {
+    .option('--avatars <file>', "avatars file: each avatar's own caps (caps:) replace the per-avatar ones")
+    .action(async (flags: { by: UsageGrouping; since: string; json?: boolean; avatars?: string }) => {
       context.exitCode = await runUsage({
         by: flags.by,
         since: flags.since,
         json: flags.json ?? false,
+        avatarsFile: flags.avatars,
         stdout: context.io.stdout,
         stderr: context.stderr,
         env: context.io.env,

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { dayUsageLines, dayUsageOf } from '../../../src/actors/usage/dayUsage.js';
+import { defaultCoordinationConfig } from '../../../src/config/coordinationConfig.js';
 import { mockModel } from '../../../src/testing/index.js';
 import {
   ada,
@@ -95,6 +97,81 @@ describe('slash commands (break attempts)', () => {
     expect(shown?.ephemeral).toBe(true);
     expect(shown?.content).toContain('store  memory');
     expect(shown?.content).not.toContain(h.fake.token);
+  });
+
+  it('/troupe usage is refused without Manage Server, and shows an admin each avatar’s day with its caps', async () => {
+    const config = {
+      ...defaultCoordinationConfig,
+      avatarMaxTokensPerDay: 10_000,
+      maxTokensPerDay: 1_000_000,
+    };
+    let h: DiscordHarness | undefined;
+    const describeUsage = () => {
+      const runtime = h?.runtime;
+      return runtime?.usage
+        ? dayUsageLines(dayUsageOf(runtime.usage, config, runtime.avatars, Date.now()))
+        : [];
+    };
+    h = await harness({ runtime: { model, config }, bot: { describeUsage } });
+    h.runtime.usage?.record({
+      at: Date.now(),
+      model: 'test:priced',
+      spender: { kind: 'avatar', id: 'nova' },
+      scope: `discord:${GENERAL}`,
+      purpose: 'turn',
+      inputTokens: 11_000,
+      outputTokens: 1_000,
+      characters: 40,
+    });
+    const [refused] = await h.fake
+      .interact({ channelId: GENERAL, user: bob, command: 'troupe', subcommand: 'usage' })
+      .answered(1);
+    expect(refused?.content).toBe('/troupe usage is for server admins (Manage Server).');
+    expect(refused?.ephemeral).toBe(true);
+    const [shown] = await h.fake
+      .interact({ channelId: GENERAL, user: ada, command: 'troupe', subcommand: 'usage', permissions: '32' })
+      .answered(1);
+    expect(shown?.ephemeral).toBe(true);
+    const lines = shown?.content?.split('\n') ?? [];
+    expect(lines[0]).toMatch(
+      /^Usage today \(UTC \d{4}-\d\d-\d\d; costs estimated from TROUPE_MODEL_PRICES\):$/u,
+    );
+    expect(lines[1]).toBe(
+      'Nova: 1 call, 12,000 tokens, — (1 call unpriced) today; cap 12,000 of 10,000 tokens today (120.0%) — reached — capped: cap-avatar-tokens (12,000 of 10,000 tokens today)',
+    );
+    expect(lines[2]).toBe('Rex: 0 calls, 0 tokens, $0 today; cap 0 of 10,000 tokens today (0.0%)');
+    expect(lines[3]).toBe(
+      'All calls: 1 call, 12,000 tokens, — (1 call unpriced) today; cap 12,000 of 1,000,000 tokens today (1.2%)',
+    );
+  });
+
+  it('/troupe usage with more avatars than a message holds: whole lines, then how many are left out', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      id: `a${i}`,
+      name: `Avatar number ${i} of the big troupe`,
+    }));
+    const config = { ...defaultCoordinationConfig, avatarMaxTokensPerDay: 10_000 };
+    let h: DiscordHarness | undefined;
+    const describeUsage = () => {
+      const runtime = h?.runtime;
+      return runtime?.usage
+        ? dayUsageLines(dayUsageOf(runtime.usage, config, runtime.avatars, Date.now()))
+        : [];
+    };
+    h = await harness({ avatars: many, runtime: { model, config }, bot: { describeUsage } });
+    const [shown] = await h.fake
+      .interact({ channelId: GENERAL, user: ada, command: 'troupe', subcommand: 'usage', permissions: '8' })
+      .answered(1);
+    const content = shown?.content ?? '';
+    expect(content.length).toBeLessThanOrEqual(2_000);
+    const lines = content.split('\n');
+    expect(lines.at(-1)).toMatch(/^… \d+ more lines: `troupe usage` shows them all\.$/u);
+    const left = Number(/… (\d+) more/u.exec(lines.at(-1) ?? '')?.[1]);
+    // Heading, 40 avatars and the total: every line is either shown whole or counted.
+    expect(lines.length - 1 + left).toBe(42);
+    expect(lines.slice(1, -1).every((l) => /^Avatar number \d+ of the big troupe: 0 calls/u.test(l))).toBe(
+      true,
+    );
   });
 
   it('/avatars in a channel where the bot lacks Manage Webhooks says what is missing', async () => {

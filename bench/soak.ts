@@ -163,9 +163,9 @@ for (; hour < hours; hour++) {
   samples.push({ hour: hour + 1, messages, heap });
   const wall = (performance.now() - started) / 1000;
   process.stdout.write(
-    `${String(hour + 1).padStart(4)}  ${String(messages).padStart(8)} (${humanMessages} + ${delivered})`.padEnd(
+    `${`${String(hour + 1).padStart(4)}  ${String(messages).padStart(8)} (${humanMessages} + ${delivered})`.padEnd(
       36,
-    ) + `${mb(heap).padStart(8)} MB   ${wall.toFixed(0).padStart(6)}\n`,
+    )}${mb(heap).padStart(8)} MB   ${wall.toFixed(0).padStart(6)}\n`,
   );
   if (wall > maxSeconds) {
     process.stdout.write(`stopping: past --max-seconds ${maxSeconds}\n`);

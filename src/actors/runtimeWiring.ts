@@ -93,7 +93,10 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   const metered = (m: TurnModel): TurnModel => {
     if (!usage) return m;
     let meter = meters.get(m);
-    if (!meter) meters.set(m, (meter = meteredTurnModel(m, usage, clock)));
+    if (!meter) {
+      meter = meteredTurnModel(m, usage, clock);
+      meters.set(m, meter);
+    }
     return meter;
   };
   const durable = options.persistence?.durable ?? store.kind !== 'memory';

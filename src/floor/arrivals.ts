@@ -1,6 +1,6 @@
 import { openBudget } from './budgets.js';
 import { claimUnlessCapped } from './caps.js';
-import { claimTurn, releaseClaim } from './claims.js';
+import { releaseClaim } from './claims.js';
 import { type FloorSetup, nameOf } from './floorSetup.js';
 import type { ClaimSpec, FloorState } from './floorState.js';
 import type { FloorEffect } from './floorTypes.js';

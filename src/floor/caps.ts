@@ -60,7 +60,9 @@ function recentAvatarMessages(state: FloorState): readonly number[] {
 
 /** Counts a delivered avatar message against the channel's hour (when that cap is set). */
 export function countAvatarMessage(state: FloorState, setup: FloorSetup, at: number): void {
-  if (setup.config.channelMaxAvatarMessagesPerHour > 0) (state.avatarMessages ??= []).push(at);
+  if (setup.config.channelMaxAvatarMessagesPerHour <= 0) return;
+  if (state.avatarMessages) state.avatarMessages.push(at);
+  else state.avatarMessages = [at];
 }
 
 /**
@@ -78,7 +80,8 @@ export function noticeCap(
 ): void {
   if (setup.config.capNotice === 'silent') return;
   const key = `${avatarId}\u0000${to.id}`;
-  const notices = (state.capNotices ??= new Map());
+  const notices = state.capNotices ?? new Map<string, number>();
+  state.capNotices = notices;
   const given = notices.get(key);
   if (given !== undefined && state.now < given) return;
   for (const [k, until] of notices) if (until <= state.now) notices.delete(k);

@@ -89,6 +89,14 @@ class StoredUsageLedger implements UsageLedger {
   private readonly clock: Clock;
   private readonly schedule: (flush: () => void) => void;
   private pending = new Map<string, PendingBucket>();
+  /**
+   * What this ledger last wrote (or read) of each bucket, with its version: the next write of the
+   * bucket adds to it without reading, all of a flush in one batch. Today's and yesterday's only.
+   */
+  private readonly written = new Map<
+    string,
+    { version: number; dayIndex: number; value: UsageBucketValue }
+  >();
   private readonly days = new Map<number, UsageDay>();
   /** Days being loaded: what is recorded meanwhile, added to what the store holds. */
   private readonly loading = new Map<number, UsageDay>();
@@ -261,6 +269,7 @@ class StoredUsageLedger implements UsageLedger {
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];
     this.pending = new Map();
+    if (await this.writeAtOnce(batch)) return;
     const results = await Promise.allSettled(batch.map((bucket) => this.writeBucket(bucket)));
     const failed = batch.filter((_, i) => results[i]?.status === 'rejected');
     if (failed.length === 0) return;
@@ -276,6 +285,49 @@ class StoredUsageLedger implements UsageLedger {
     );
   }
 
+  /**
+   * Writes every bucket in one batch, each added to what this ledger last wrote of it (a bucket it
+   * never wrote must not exist yet). False when another process wrote one first, or the store
+   * failed: nothing was written then, and each bucket is written on its own, reading first.
+   */
+  private async writeAtOnce(batch: readonly PendingBucket[]): Promise<boolean> {
+    const values = batch.map((bucket) => {
+      const known = this.written.get(bucket.key);
+      return {
+        bucket,
+        expectedVersion: known?.version ?? 0,
+        value: { ...bucket.parts, ...addTotals(known ? totalsOf(known.value) : emptyTotals(), bucket.delta) },
+      };
+    });
+    let versions: (number | boolean)[];
+    try {
+      versions = await this.store.batch(
+        values.map(({ bucket, expectedVersion, value }) => ({
+          op: 'put' as const,
+          collection: this.collection,
+          key: bucket.key,
+          value,
+          expectedVersion,
+        })),
+        this.clock.now(),
+      );
+    } catch {
+      return false;
+    }
+    values.forEach(({ bucket, value }, i) => {
+      this.remember(bucket, Number(versions[i]), value);
+    });
+    return true;
+  }
+
+  private remember(bucket: PendingBucket, version: number, value: UsageBucketValue): void {
+    if (bucket.dayIndex < this.latestDay - 1) return;
+    this.written.set(bucket.key, { version, dayIndex: bucket.dayIndex, value });
+    if (this.written.size % 1024 === 0)
+      for (const [key, entry] of this.written)
+        if (entry.dayIndex < this.latestDay - 1) this.written.delete(key);
+  }
+
   /** Adds a bucket's calls to its stored sums, compare-and-set; on a conflict, reads again and adds. */
   private async writeBucket(bucket: PendingBucket): Promise<void> {
     for (let conflicts = 0; ; conflicts++) {
@@ -286,10 +338,11 @@ class StoredUsageLedger implements UsageLedger {
         ...addTotals(base ? totalsOf(base) : emptyTotals(), bucket.delta),
       };
       try {
-        await this.store.put(this.collection, bucket.key, value, {
+        const version = await this.store.put(this.collection, bucket.key, value, {
           expectedVersion: stored?.version ?? 0,
           at: this.clock.now(),
         });
+        this.remember(bucket, version, value);
         return;
       } catch (error) {
         const conflict = TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT';

@@ -79,7 +79,9 @@ function formatEntry(entry: TranscriptEntry, h: Helpers): string | undefined {
       if (entry.source === 'script')
         return `${who(entry.avatarId)}: ${entry.text}  ${dim('· scripted line')}`;
       const kind = entry.kind && entry.kind !== 'response' ? `${entry.kind}, ` : '';
-      const thread = entry.threadId ? ` · thread ${entry.threadId}` : '';
+      // A turn of a thread paid by the cascade lane answers the message that opened the thread.
+      const paid = entry.lane === 'cascade' ? ' (cascade lane)' : '';
+      const thread = entry.threadId ? ` · thread ${entry.threadId}${paid}` : '';
       const left =
         entry.summonTurnsLeft !== undefined
           ? ` · ${entry.summonTurnsLeft} guaranteed turn${entry.summonTurnsLeft === 1 ? '' : 's'} left`

@@ -1,3 +1,4 @@
+import type { SCRIPTED_MODEL_ID } from '../adapters/llm/scriptedModel.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
 import type { ChannelFloor, ChannelFloorOptions, FloorView } from '../floor/channelFloor.js';
 import type { DrivenFloor } from '../floor/floorDriver.js';
@@ -142,10 +143,22 @@ export type TranscriptEntry =
   | (EntryBase & { type: 'note'; message: string })
   | (EntryBase & { type: 'narration'; text: string });
 
+/** The model an avatar names, and the one that plays its turns in the simulation. */
+export interface SimulatedAvatarModel {
+  avatarId: string;
+  name: string;
+  /** Its `model:` (`provider:model`, `offline` or a profile name); absent: the default model. */
+  named?: string;
+  /** What writes its turns here: always the offline scripted model (no provider is called). */
+  played: typeof SCRIPTED_MODEL_ID;
+}
+
 /** The outcome of a simulation: every transcript line, the summary, and the config used. */
 export interface SimulationResult {
   scenario: Scenario;
   config: CoordinationConfig;
+  /** Each avatar's model: the one it names, and the offline model that played it. */
+  models: SimulatedAvatarModel[];
   /** Epoch ms of simulated time zero. */
   startAt: number;
   transcript: TranscriptEntry[];

@@ -1,4 +1,3 @@
-import type { SCRIPTED_MODEL_ID } from '../adapters/llm/scriptedModel.js';
 import { type CoordinationConfig, defaultCoordinationConfig } from '../config/coordinationConfig.js';
 import type { ChannelFloor, ChannelFloorOptions, FloorView } from '../floor/channelFloor.js';
 import type { DrivenFloor } from '../floor/floorDriver.js';
@@ -145,12 +144,14 @@ export type TranscriptEntry =
 
 /** The model an avatar names, and the one that plays its turns in the simulation. */
 export interface SimulatedAvatarModel {
+  /** The avatar's id. */
   avatarId: string;
+  /** Its display name. */
   name: string;
   /** Its `model:` (`provider:model`, `offline` or a profile name); absent: the default model. */
   named?: string;
   /** What writes its turns here: always the offline scripted model (no provider is called). */
-  played: typeof SCRIPTED_MODEL_ID;
+  played: 'offline:scripted';
 }
 
 /** The outcome of a simulation: every transcript line, the summary, and the config used. */

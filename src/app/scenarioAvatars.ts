@@ -17,5 +17,6 @@ export function scenarioAvatars(scenario: Scenario): AvatarDefinitionInput[] {
     ...(a.topics !== undefined ? { topics: a.topics } : {}),
     residentIn: a.present ? [channelKey] : [],
     ...(a.tools ? { tools: a.tools } : {}),
+    ...(a.model !== undefined ? { model: a.model } : {}),
   }));
 }

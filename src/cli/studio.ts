@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ModelFromEnv, modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { zodIssues } from '../config/zodIssues.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
@@ -12,6 +13,8 @@ import { fail } from './fail.js';
 export interface StudioCliOptions {
   host?: string;
   port?: string;
+  /** A scenario file whose avatars (and their `model:`) and channel the playground uses. */
+  scenario?: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
@@ -43,9 +46,25 @@ export async function runStudio(options: StudioCliOptions): Promise<number> {
     if (!isTroupeError(error)) throw error;
     return fail(options.stderr, error.code, error.message);
   }
+  let model: ModelFromEnv;
+  try {
+    // As `troupe chat`: the environment's model (offline when none is configured) and the models
+    // avatars name, built from its keys and profiles.
+    model = modelFromEnv(options.env, { logger });
+  } catch (error) {
+    if (!isTroupeError(error)) throw error;
+    return fail(options.stderr, error.code, error.message);
+  }
   let studio: Awaited<ReturnType<typeof openStudio>>;
   try {
-    studio = await openStudio({ host, port, logger });
+    studio = await openStudio({
+      host,
+      port,
+      logger,
+      model: model.model,
+      models: model.models,
+      ...(options.scenario !== undefined ? { scenarioFile: options.scenario } : {}),
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
@@ -62,6 +81,11 @@ export async function runStudio(options: StudioCliOptions): Promise<number> {
     return 1;
   }
   options.stdout(`Troupe Studio: ${studio.url}#token=${studio.token}\n`);
+  options.stdout(`Model: ${model.description}\n`);
+  for (const avatar of studio.runtime.avatars) {
+    const own = studio.runtime.modelOf(avatar.id);
+    if (own !== studio.runtime.model) options.stdout(`  ${avatar.name}: ${own.id}\n`);
+  }
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
     options.stdout(`Listening on ${host}: anyone who can reach it and has the token can use it.\n`);
   options.stdout('Open the URL in a browser; Ctrl-C stops the studio.\n');

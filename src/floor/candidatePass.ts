@@ -32,9 +32,9 @@ export interface CandidatePass {
 
 /**
  * An avatar naming several others gets at most min(BOT_MENTION_CASCADE_LIMIT,
- * MAX_RESPONSES_PER_MESSAGE) answers, however many it named; inside a live thread, at
- * most MAX_RESPONSES_PER_MESSAGE (the thread's turn limit bounds the rest). A person's message is
- * bounded by its main lane.
+ * MAX_RESPONSES_PER_MESSAGE) answers, however many it named (the message that opens a thread
+ * too); inside a live thread, at most MAX_RESPONSES_PER_MESSAGE (the thread's turn limit bounds
+ * the rest). A person's message is bounded by its main lane.
  */
 function answerCap(config: FloorSetup['config'], lane: BudgetLane): number {
   return lane === 'main'
@@ -60,6 +60,7 @@ export function tryCandidates(
 ): void {
   const { state, setup, u, effects, thread, human, single } = pass;
   const ranked = fromRank !== ALL_RANKS || toRank !== ALL_RANKS_END;
+  const opening = !human && thread !== undefined && threadOpenedNow(effects, thread);
   for (const c of candidates) {
     if (ranked) {
       const rank = rankOf(setup, c.rung);
@@ -75,8 +76,10 @@ export function tryCandidates(
       (!human || c.rung === 'thread') &&
       threadHasRoom(state, thread);
     // Answers to a person draw on the main lane; between avatars, a turn inside a live thread is
-    // budgeted by the thread (its turn limit and deadline), any other by the cascade lane.
-    const lane: BudgetLane = human ? 'main' : inThread ? 'thread' : 'cascade';
+    // budgeted by the thread (its turn limit and deadline), any other by the cascade lane. The
+    // answers to the message that opened the thread are the cascade's too (and the thread's first
+    // turns): BOT_MENTION_CASCADE_LIMIT bounds how many answer it; the others speak later, if at all.
+    const lane: BudgetLane = human ? 'main' : inThread && !opening ? 'thread' : 'cascade';
     const blocked: SuppressionReason | null =
       single && pass.claimed
         ? 'lower-rung'
@@ -124,6 +127,16 @@ function claimSpec(pass: CandidatePass, c: Candidate, lane: BudgetLane, inThread
     threadId: inThread && thread ? thread.context.id : undefined,
     addressedBy: pass.author,
   };
+}
+
+/** True when the message being decided opened the thread: its `thread.opened` is among this event's effects. */
+function threadOpenedNow(effects: readonly FloorEffect[], thread: ThreadState): boolean {
+  const id = thread.context.id;
+  for (let i = effects.length - 1; i >= 0; i--) {
+    const e = effects[i];
+    if (e?.type === 'thread.opened' && e.threadId === id) return true;
+  }
+  return false;
 }
 
 /** A reason that holds whatever rung the avatar is tried at. */

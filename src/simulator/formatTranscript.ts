@@ -41,7 +41,10 @@ export function formatTranscript(result: SimulationResult, options: FormatOption
   const header = terminalText(
     `▶ ${result.scenario.name}${result.scenario.description ? ` — ${result.scenario.description.trim()}` : ''}`,
   );
-  lines.push(bolder(color)(header), '');
+  lines.push(bolder(color)(header));
+  const models = modelsLine(result);
+  if (models !== undefined && (options.verbose || models.named)) lines.push(dim(terminalText(models.text)));
+  lines.push('');
 
   for (const raw of result.transcript) {
     // A scenario's words, names and reasons quoting them are text, never terminal control.
@@ -51,6 +54,19 @@ export function formatTranscript(result: SimulationResult, options: FormatOption
   }
   if (options.summary ?? true) lines.push('', formatSummary(result, { color }));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Which model each avatar uses: in a simulation, the offline scripted model for every turn; the
+ * models avatars name (`model:`) are said too, with whether any does.
+ */
+function modelsLine(result: SimulationResult): { text: string; named: boolean } | undefined {
+  const named = result.models.filter((m) => m.named !== undefined);
+  const played = `Models: every turn is played offline by the scripted model (${result.models[0]?.played ?? 'offline:scripted'})`;
+  if (named.length === 0) return { text: `${played}; no avatar names a model of its own.`, named: false };
+  const others = named.length < result.models.length ? '; the others, the default model' : '';
+  const list = named.map((m) => `${m.name} names ${m.named}`).join(', ');
+  return { text: `${played}, whatever an avatar names: ${list}${others}.`, named: true };
 }
 
 /** The entry with every string field made safe for a terminal (see `terminalText`). */
@@ -79,7 +95,9 @@ function formatEntry(entry: TranscriptEntry, h: Helpers): string | undefined {
       if (entry.source === 'script')
         return `${who(entry.avatarId)}: ${entry.text}  ${dim('· scripted line')}`;
       const kind = entry.kind && entry.kind !== 'response' ? `${entry.kind}, ` : '';
-      const thread = entry.threadId ? ` · thread ${entry.threadId}` : '';
+      // A turn of a thread paid by the cascade lane answers the message that opened the thread.
+      const paid = entry.lane === 'cascade' ? ' (cascade lane)' : '';
+      const thread = entry.threadId ? ` · thread ${entry.threadId}${paid}` : '';
       const left =
         entry.summonTurnsLeft !== undefined
           ? ` · ${entry.summonTurnsLeft} guaranteed turn${entry.summonTurnsLeft === 1 ? '' : 's'} left`

@@ -24,6 +24,7 @@ export {
   type HumanMessageEntry,
   type RunScenarioOptions,
   runScenario,
+  type SimulatedAvatarModel,
   type SimulationResult,
   type TranscriptEntry,
 } from './runScenario.js';

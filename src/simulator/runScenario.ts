@@ -154,10 +154,24 @@ export type TranscriptEntry =
   | (EntryBase & { type: 'note'; message: string })
   | (EntryBase & { type: 'narration'; text: string });
 
+/** The model an avatar names, and the one that plays its turns in the simulation. */
+export interface SimulatedAvatarModel {
+  /** The avatar's id. */
+  avatarId: string;
+  /** Its display name. */
+  name: string;
+  /** Its `model:` (`provider:model`, `offline` or a profile name); absent: the default model. */
+  named?: string;
+  /** What writes its turns here: always the offline scripted model (no provider is called). */
+  played: 'offline:scripted';
+}
+
 /** The outcome of a simulation: every transcript line, the summary, and the config used. */
 export interface SimulationResult {
   scenario: Scenario;
   config: CoordinationConfig;
+  /** Each avatar's model: the one it names, and the offline model that played it. */
+  models: SimulatedAvatarModel[];
   /** Epoch ms of simulated time zero. */
   startAt: number;
   transcript: TranscriptEntry[];

@@ -8,6 +8,7 @@ import {
   coordinationSettings,
 } from '../config/coordinationConfig.js';
 import { durationSchema } from '../config/duration.js';
+import { modelChoiceSchema } from '../config/modelChoice.js';
 import type { ScenarioErrorCode } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { aliasLimitProblem, MAX_YAML_ALIAS_COUNT } from './yamlAliases.js';
@@ -40,6 +41,10 @@ const avatarSchema = z
       .boolean()
       .default(false)
       .meta({ description: 'In the channel from the start (otherwise summon or join it).' }),
+    model: modelChoiceSchema.optional().meta({
+      description:
+        "The model for this avatar's turns, as in an avatars file: `provider:model` (e.g. `openai:gpt-4o-mini`), `offline`, or a profile of `TROUPE_MODEL_PROFILES`; without it, the default model. `troupe simulate` refuses an unknown provider or profile at start and plays every turn with the offline scripted model.",
+    }),
     tools: z
       .array(z.enum(['entity_lookup']))
       .optional()

@@ -1,4 +1,5 @@
 import { SimulatedClock } from '../actors/clock.js';
+import { SCRIPTED_MODEL_ID } from '../adapters/llm/scriptedModel.js';
 import { scriptedReply } from '../adapters/llm/scriptedReplies.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { ChannelFloor, type ChannelFloorOptions } from '../floor/channelFloor.js';
@@ -64,7 +65,7 @@ export class ScenarioRun {
     this.clock = new SimulatedClock(start);
     this.cursor = start;
     this.scriptEnd = start;
-    this.roster = scenario.avatars.map(({ present: _present, ...profile }) => profile);
+    this.roster = scenario.avatars.map(({ present: _present, model: _model, ...profile }) => profile);
     this.avatarsById = new Map(scenario.avatars.map((a) => [a.id, a]));
     this.humansById = new Map(scenario.humans.map((h) => [h.id, h]));
     this.avatarNames = scenario.avatars.flatMap((a) => [a.name, ...(a.aliases ?? [])]);
@@ -104,6 +105,12 @@ export class ScenarioRun {
     return {
       scenario,
       config: setting.config,
+      models: scenario.avatars.map((a) => ({
+        avatarId: a.id,
+        name: a.name,
+        ...(a.model !== undefined ? { named: a.model } : {}),
+        played: SCRIPTED_MODEL_ID,
+      })),
       startAt: setting.start,
       transcript,
       summary: buildSummary({

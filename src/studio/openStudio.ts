@@ -15,6 +15,7 @@ import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
 import { configErrorCodes } from '../ports/errorCodes.js';
+import type { TurnModel, TurnModelResolver } from '../ports/model.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { loadScenarioFile } from '../simulator/scenario.js';
@@ -52,6 +53,16 @@ export interface OpenStudioOptions {
   logger?: Logger;
   /** Coordination settings for the playground's floor (default: the defaults). */
   config?: CoordinationConfigInput;
+  /** The scenario whose avatars and channel the playground uses (default: the package's `examples/tour.yaml`). */
+  scenarioFile?: string;
+  /** The model of avatars that name none (default: the offline scripted model). */
+  model?: TurnModel;
+  /**
+   * Builds the models avatars name with `model:` (e.g. `modelFromEnv(process.env).models`);
+   * default: only `offline`. A choice it refuses stops the studio at start
+   * (`TROUPE_AVATAR_MODEL_INVALID`, naming the avatar).
+   */
+  models?: TurnModelResolver;
   /** Where the page's files are (default: the package's `studio/`). */
   staticDir?: string;
   /** The mailbox the assistant starts with, one email per line (default: the sample mailbox). */
@@ -101,7 +112,9 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
   const logger = options.logger ?? silentLogger();
   const ownStore = options.store === undefined;
   const store = options.store ?? createMemoryStore();
-  const scenario = await loadScenarioFile(fileURLToPath(new URL('tour.yaml', examplesDir)));
+  const scenario = await loadScenarioFile(
+    options.scenarioFile ?? fileURLToPath(new URL('tour.yaml', examplesDir)),
+  );
   const channel = { kind: 'terminal', id: scenario.channel };
   const person = scenario.humans[0] ? { id: PERSON.id, name: scenario.humans[0].name } : PERSON;
   const lookup = lazyEntityLookup({}, { logger });
@@ -109,6 +122,8 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
   const runtime = createRuntime({
     avatars: scenarioAvatars(scenario),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.models ? { models: options.models } : {}),
     transports: [transport],
     store,
     clock,

@@ -1,4 +1,7 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../src/cli/program.js';
 
@@ -15,7 +18,7 @@ function get(url: string, headers: Record<string, string> = {}): Promise<number>
 }
 
 /** `troupe studio` in-process: the output so far, a way to stop it, and its exit code. */
-function startStudio(args: string[]) {
+function startStudio(args: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
   let stop: (signal: string) => void = () => {};
@@ -35,7 +38,7 @@ function startStudio(args: string[]) {
       stderr += t;
       printed();
     },
-    env: { LOG_LEVEL: 'silent' },
+    env: { LOG_LEVEL: 'silent', ...env },
     isTTY: false,
     stopSignal: () => stopped,
   };
@@ -85,5 +88,41 @@ describe('troupe studio', () => {
     expect(second.stderr).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/u);
     first.stop('SIGINT');
     expect(await first.exit).toBe(0);
+  });
+
+  it('--scenario: its avatars write with the model they name, built from the environment; an unknown one stops it at start', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-studio-cli-'));
+    const file = join(dir, 'playground.yaml');
+    const write = (model: string) =>
+      writeFile(
+        file,
+        [
+          'name: playground',
+          'avatars:',
+          `  - { id: luna, name: Luna, present: true, model: "${model}" }`,
+          '  - { id: milo, name: Milo, present: true }',
+          'script:',
+          '  - { wait: 1s }',
+        ].join('\n'),
+      );
+    await write('opneai:gpt-4o');
+    const refused = startStudio(['--port', '0', '--scenario', file]);
+    expect(await refused.exit).toBe(2);
+    expect(refused.stderr).toContain(
+      'error TROUPE_AVATAR_MODEL_INVALID: Avatar Luna (luna) has model "opneai:gpt-4o": unknown provider "opneai"',
+    );
+
+    await write('cheap');
+    const run = startStudio(['--port', '0', '--scenario', file], {
+      TROUPE_MODEL_PROFILES:
+        '{"cheap":{"provider":"openai-compatible","model":"llama3.2","baseUrl":"http://127.0.0.1:9/v1"}}',
+    });
+    await run.urlPrinted;
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('Model: offline scripted replies');
+    expect(run.stdout).toContain('  Luna: openai-compatible:llama3.2\n');
+    expect(run.stdout).not.toContain('Milo:');
+    run.stop('SIGTERM');
+    expect(await run.exit).toBe(0);
   });
 });

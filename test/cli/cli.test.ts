@@ -72,6 +72,17 @@ describe('troupe CLI (child process)', () => {
 });
 
 describe('troupe CLI (in process)', () => {
+  it('simulate reads BOT_MENTION_CASCADE_LIMIT from the environment: with 1, one named avatar answers in the cascade lane', async () => {
+    const lanes = async (env: Record<string, string>) => {
+      const { code, stdout } = await inProcess(['simulate', 'examples/group-mention.yaml', '--json'], env);
+      expect(code).toBe(0);
+      const out = JSON.parse(stdout) as { transcript: { type: string; avatarId?: string; lane?: string }[] };
+      return out.transcript.filter((e) => e.type === 'avatar' && e.lane === 'cascade').map((e) => e.avatarId);
+    };
+    expect(await lanes({})).toEqual(['bo', 'cy']);
+    expect(await lanes({ BOT_MENTION_CASCADE_LIMIT: '1' })).toEqual(['bo']);
+  });
+
   it('tour prints the transcript, the summary and how to go on', async () => {
     const { code, stdout, stderr } = await inProcess(['tour']);
     expect(code).toBe(0);

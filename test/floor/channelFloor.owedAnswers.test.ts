@@ -25,7 +25,8 @@ describe('an answer owed by an avatar that was busy', () => {
     expect(miloClaims(effects)).toMatchObject([
       {
         rung: 'thread',
-        lane: 'thread',
+        // It answers the message that opened the thread: a cascade turn, the thread's too.
+        lane: 'cascade',
         threadId: 'ch:th1',
         triggerMessageId: 'ch:t1/m',
         reason:

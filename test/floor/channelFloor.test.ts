@@ -830,7 +830,8 @@ describe('mention threads between avatars', () => {
       },
     ]);
     const claim = onlyClaim(effects);
-    expect(claim).toMatchObject({ avatarId: 'milo', rung: 'thread', threadId: 'ch:th1', lane: 'thread' });
+    // The answer to the message that opened the thread is the cascade's, and the thread's first turn.
+    expect(claim).toMatchObject({ avatarId: 'milo', rung: 'thread', threadId: 'ch:th1', lane: 'cascade' });
     expect(claim.context).toMatchObject({ threadPartnerNames: ['Luna'], threadTurn: 1, threadMaxTurns: 6 });
 
     const consumed = s.deliver(3_000, claim.turnId, 'Luna, I agree.');
@@ -1016,9 +1017,10 @@ describe('threads end and stay ended', () => {
       lanes.push(next.lane);
       turn = next;
     }
-    expect(lanes).toEqual(['thread', 'thread', 'thread', 'thread', 'thread', 'thread']);
+    // The answer to the message that opened the thread is the cascade's; the thread pays for the rest.
+    expect(lanes).toEqual(['cascade', 'thread', 'thread', 'thread', 'thread', 'thread']);
     expect(ofType(last, 'thread.ended')).toMatchObject([{ outcome: 'exhausted', turns: 6 }]);
-    expect(s.floor.view().budget.cascade).toBe(3); // untouched: talk outside threads keeps its lane
+    expect(s.floor.view().budget.cascade).toBe(2);
   });
 
   it('does not let a reply that lands after its thread expired open new threads (one mention, one thread)', () => {

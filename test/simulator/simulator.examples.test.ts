@@ -24,9 +24,14 @@ const threadEnds = (r: SimulationResult) =>
 /** Checks that hold for every run: the floor's limits, seen from the outside. */
 function expectFloorInvariants(r: SimulationResult) {
   const messages = new Map<string, { authorId: string; human: boolean }>();
+  // The message that opened each thread: the one just before its `thread.opened`.
+  const openedBy = new Map<string, string>();
+  let lastMessageId: string | undefined;
   for (const e of r.transcript) {
     if (e.type === 'human') messages.set(e.messageId, { authorId: e.authorId, human: true });
     if (e.type === 'avatar') messages.set(e.messageId, { authorId: e.avatarId, human: false });
+    if (e.type === 'human' || e.type === 'avatar') lastMessageId = e.messageId;
+    if (e.type === 'thread.opened' && lastMessageId !== undefined) openedBy.set(e.threadId, lastMessageId);
   }
   const perAnchor = new Map<string, { main: number; cascade: number }>();
   for (const m of offline(r)) {
@@ -39,9 +44,10 @@ function expectFloorInvariants(r: SimulationResult) {
       const trigger = messages.get(m.triggerMessageId);
       expect(trigger?.authorId).not.toBe(m.avatarId);
       // Answers to people are main turns; answers to avatars are thread turns inside a thread,
-      // cascade turns outside one.
+      // cascade turns outside one and to the message that opened the thread.
+      const opening = m.threadId !== undefined && openedBy.get(m.threadId) === m.triggerMessageId;
       if (trigger?.human) expect(m.lane).toBe('main');
-      else expect(m.lane).toBe(m.threadId !== undefined ? 'thread' : 'cascade');
+      else expect(m.lane).toBe(m.threadId !== undefined && !opening ? 'thread' : 'cascade');
     }
     const counts = perAnchor.get(m.anchorMessageId ?? '') ?? { main: 0, cascade: 0 };
     if (m.lane === 'main' || m.lane === 'cascade') counts[m.lane] += 1;
@@ -116,6 +122,56 @@ describe('examples', () => {
     expect(answers.filter((m) => m.addressedById === 'ada').map((m) => m.avatarId)).toEqual(
       expect.arrayContaining(['bo', 'cy']),
     );
+  });
+
+  it('cascade-limit and cascade-limit-1: BOT_MENTION_CASCADE_LIMIT bounds who answers the message that opens a thread', async () => {
+    const asked = (r: SimulationResult) =>
+      r.transcript.find(
+        (e): e is AvatarMessageEntry => e.type === 'avatar' && e.source === 'script' && e.avatarId === 'ada',
+      )?.messageId;
+    const answersTo = (r: SimulationResult, messageId: string | undefined) =>
+      offline(r)
+        .filter((m) => m.triggerMessageId === messageId)
+        .map((m) => `${m.avatarId}:${m.rung}/${m.lane}`);
+
+    const byDefault = await run('cascade-limit');
+    expectFloorInvariants(byDefault);
+    expect(byDefault.config.botCascadeLimit).toBe(3);
+    expect(answersTo(byDefault, asked(byDefault))).toEqual(['bo:thread/cascade', 'cy:thread/cascade']);
+
+    const limited = await run('cascade-limit-1');
+    expectFloorInvariants(limited);
+    expect(limited.config.botCascadeLimit).toBe(1);
+    expect(answersTo(limited, asked(limited))).toEqual(['bo:thread/cascade']);
+    expect(limited.transcript).toContainEqual(
+      expect.objectContaining({
+        type: 'suppressed',
+        avatarId: 'cy',
+        messageId: asked(limited),
+        reason: 'mention-cap',
+      }),
+    );
+    // Cy speaks only later, as a turn the thread pays for.
+    expect(
+      offline(limited)
+        .filter((m) => m.avatarId === 'cy')
+        .map((m) => `${m.rung}/${m.lane}`),
+    ).toEqual(['thread/thread']);
+    expect(formatTranscript(limited)).toContain('· thread workshop:th1 (cascade lane)');
+  });
+
+  it('group-mention with BOT_MENTION_CASCADE_LIMIT=1 from the base config: one of the two named answers', async () => {
+    const scenario = await loadScenarioFile('examples/group-mention.yaml');
+    const byDefault = runScenario(scenario);
+    const limited = runScenario(scenario, { config: { ...byDefault.config, botCascadeLimit: 1 } });
+    expectFloorInvariants(limited);
+    const cascade = (r: SimulationResult) =>
+      offline(r)
+        .filter((m) => m.lane === 'cascade')
+        .map((m) => m.avatarId);
+    expect(cascade(byDefault)).toEqual(['bo', 'cy']);
+    expect(cascade(limited)).toEqual(['bo']);
+    expect(formatTranscript(limited)).not.toBe(formatTranscript(byDefault));
   });
 
   it('tour: a mention, a summon with greeting and follow-up, and a thread that ends naturally', async () => {

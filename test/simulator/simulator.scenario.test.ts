@@ -167,6 +167,37 @@ script:
     ]);
   });
 
+  it("reads an avatar's model as one text, provider:model or a profile name, and refuses a malformed one", () => {
+    const s = parseScenarioText(
+      `
+name: t
+avatars:
+  - { id: luna, name: Luna, model: "openai:gpt-4o-mini" }
+  - { id: rex, name: Rex, model: { provider: openai-compatible, id: "llama3.2:3b" } }
+  - { id: pip, name: Pip, model: cheap }
+  - { id: zed, name: Zed }
+script:
+  - { wait: 1s }
+`,
+      'models.yaml',
+    );
+    expect(s.avatars.map((a) => a.model)).toEqual([
+      'openai:gpt-4o-mini',
+      'openai-compatible:llama3.2:3b',
+      'cheap',
+      undefined,
+    ]);
+    expect(
+      problemsOf(`
+name: t
+avatars:
+  - { id: luna, name: Luna, model: "gpt 4o" }
+script:
+  - { wait: 1s }
+`),
+    ).toEqual(['avatars[0].model: no spaces: provider:model (e.g. openai:gpt-4o-mini) or a profile name']);
+  });
+
   it('validates config overrides with the same rules as the environment', () => {
     const problems = problemsOf(`${base}
 config: { BOT_MENTION_CASCADE_LIMIT: lots, SUMMON_FOLLOWUP_DELAY: -3, NOT_A_KNOB: 1 }

@@ -49,11 +49,19 @@ function refuse(message: string): never {
   throw new TroupeError('TROUPE_AVATAR_MODEL_INVALID', message);
 }
 
+/**
+ * Refuses, as the resolver does (`TROUPE_AVATAR_MODEL_INVALID`), a choice that names neither a
+ * known provider nor one of `profiles`; builds nothing and checks no key or server, for runs
+ * that play every turn offline.
+ */
+export function checkModelChoice(choice: string, profiles?: Readonly<Record<string, ModelProfile>>): void {
+  targetOf(choice, profiles);
+}
+
 /** The provider, model and server a choice names, from itself or its profile. */
-function targetOf(choice: string, options: ModelResolverOptions): Target {
+function targetOf(choice: string, profiles: Readonly<Record<string, ModelProfile>> = {}): Target {
   const parsed = parseModelChoice(choice);
   if (parsed.kind === 'profile') {
-    const profiles = options.profiles ?? {};
     const profile = profiles[parsed.name];
     if (!profile) {
       const known = Object.keys(profiles);
@@ -111,7 +119,7 @@ export function createModelResolver(options: ModelResolverOptions): TurnModelRes
   if (defaultModel.limit)
     limits.set(limitKey(defaultModel.provider, defaultModel.baseUrl), defaultModel.limit);
   return (choice) => {
-    const spec = complete(targetOf(choice, options), options);
+    const spec = complete(targetOf(choice, options.profiles), options);
     if (!spec) return defaultModel.provider === 'offline' ? defaultModel.model : createScriptedModel();
     const key = modelKey(spec.provider, spec.modelId, spec.baseUrl);
     const known = models.get(key);

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { formatTranscript } from '../../simulator/formatTranscript.js';
 import { runScenario } from '../../simulator/runScenario.js';
+import { scenarioModelProblem } from '../avatarModelCheck.js';
+import { fail } from '../fail.js';
 import type { CliContext } from './cliContext.js';
 
 export interface SimulateFlags {
@@ -14,7 +16,7 @@ export function registerSimulateCommand(program: Command, context: CliContext): 
     .command('simulate')
     .description('Run a scenario file (YAML or JSON) in simulated time with offline scripted avatars.')
     .argument('<file>', 'scenario file, e.g. examples/summon-followup-exit.yaml')
-    .option('--json', 'print { scenario, config, transcript, summary } as JSON')
+    .option('--json', 'print { scenario, config, models, transcript, summary } as JSON')
     .option('--verbose', 'also show claims and suppressed candidates inline')
     .action(async (file: string, flags: SimulateFlags) => {
       await simulate(context, file, flags);
@@ -26,10 +28,17 @@ async function simulate(context: CliContext, file: string, flags: SimulateFlags)
   if (!config) return;
   const scenario = await context.loadScenario(file);
   if (!scenario) return;
+  const problem = scenarioModelProblem(scenario, context.io.env);
+  if (problem) {
+    context.exitCode = fail(context.stderr, problem.code, problem.message);
+    return;
+  }
   const result = runScenario(scenario, { config });
   if (flags.json) {
-    const { scenario: s, config: c, transcript, summary } = result;
-    context.io.stdout(`${JSON.stringify({ scenario: s, config: c, transcript, summary }, null, 2)}\n`);
+    const { scenario: s, config: c, models, transcript, summary } = result;
+    context.io.stdout(
+      `${JSON.stringify({ scenario: s, config: c, models, transcript, summary }, null, 2)}\n`,
+    );
   } else {
     context.io.stdout(formatTranscript(result, { color: context.useColor, verbose: flags.verbose ?? false }));
   }

@@ -14,10 +14,15 @@ export function registerStudioCommand(program: Command, context: CliContext): vo
       'the address to listen on (default 127.0.0.1; another exposes the studio to the network)',
     )
     .option('--port <port>', 'the port (default 4319; 0 picks a free one)')
-    .action(async (flags: { host?: string; port?: string }) => {
+    .option(
+      '--scenario <file>',
+      "a scenario file whose avatars (with their model:) and channel the playground uses (default: the tour's)",
+    )
+    .action(async (flags: { host?: string; port?: string; scenario?: string }) => {
       context.exitCode = await runStudio({
         ...(flags.host !== undefined ? { host: flags.host } : {}),
         ...(flags.port !== undefined ? { port: flags.port } : {}),
+        ...(flags.scenario !== undefined ? { scenario: flags.scenario } : {}),
         stdout: context.io.stdout,
         stderr: context.stderr,
         env: context.io.env,

@@ -113,7 +113,7 @@ export const coordinationSettings = defineSettings({
     key: 'botCascadeLimit',
     schema: count(0, 100),
     default: 3,
-    doc: 'Bot-to-bot responses allowed after one human message (the cascade lane of its budget); one avatar message gets at most min(this, `MAX_RESPONSES_PER_MESSAGE`) answers.',
+    doc: 'Bot-to-bot responses allowed after one human message (the cascade lane of its budget); one avatar message gets at most min(this, `MAX_RESPONSES_PER_MESSAGE`) answers, the message that opens a mention thread too (with `1`, one of the avatars it names answers it; the others may speak later as thread turns).',
   },
   BOT_MENTION_CREATE_THREAD: {
     key: 'botMentionCreateThread',

@@ -88,15 +88,7 @@ export function tryCandidates(
           : gate(state, setup, c, lane, thread);
     if (blocked) {
       if (isCapReason(blocked)) suppressCapped(pass, c);
-      else
-        effects.push({
-          type: 'candidate.suppressed',
-          at: u.at,
-          avatarId: c.avatarId,
-          messageId: u.messageId,
-          rung: c.rung,
-          reason: blocked,
-        });
+      else suppress(pass, c, blocked);
       // Someone addressed by name while mid-turn still owes an answer.
       if (blocked === 'busy' && !single) {
         state.deferred.set(c.avatarId, { spec: claimSpec(pass, c, lane, inThread), messageId: u.messageId });
@@ -147,20 +139,27 @@ function blocksEveryRung(reason: SuppressionReason): boolean {
 /** Rungs at which a person calls on an avatar by name (or by answering it): they hear of its cap. */
 const CALLED = new Set(['reply', 'mention', 'summon']);
 
-/** A capped candidate: suppressed with the cap in words, and a person who called on it is told. */
-function suppressCapped(pass: CandidatePass, c: Candidate): void {
-  const { state, setup, u, effects } = pass;
-  const block = capBlock(state, setup, c.avatarId);
-  if (!block) return;
-  effects.push({
+/** Reports that the candidate does not answer this message, and why. */
+function suppress(pass: CandidatePass, c: Candidate, reason: SuppressionReason, detail?: string): void {
+  const { u } = pass;
+  const effect: FloorEffect = {
     type: 'candidate.suppressed',
     at: u.at,
     avatarId: c.avatarId,
     messageId: u.messageId,
     rung: c.rung,
-    reason: block.reason,
-    detail: block.detail,
-  });
+    reason,
+  };
+  if (detail !== undefined) effect.detail = detail;
+  pass.effects.push(effect);
+}
+
+/** A capped candidate: suppressed with the cap in words, and a person who called on it is told. */
+function suppressCapped(pass: CandidatePass, c: Candidate): void {
+  const { state, setup, u, effects } = pass;
+  const block = capBlock(state, setup, c.avatarId);
+  if (!block) return;
+  suppress(pass, c, block.reason, block.detail);
   if (pass.human && CALLED.has(c.rung))
     noticeCap(state, setup, block, c.avatarId, pass.author, u.messageId, effects);
 }

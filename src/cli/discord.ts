@@ -212,6 +212,7 @@ function startBot(options: DiscordCommandOptions, session: DiscordSession) {
       : {}),
     describeConfig: () => describeDiscordConfig(options, session),
     describeUsage: () => describeDiscordUsage(options, session),
+    cappedBy: (avatarId) => cappedByOf(options, session, avatarId),
     logger: session.logger,
   });
 }
@@ -221,6 +222,19 @@ function describeDiscordUsage(options: DiscordCommandOptions, session: DiscordSe
   const ledger = session.runtime.usage;
   if (!ledger) return ['This bot records no usage.'];
   return dayUsageLines(dayUsageOf(ledger, options.config, session.runtime.avatars, Date.now()));
+}
+
+/** Why a daily cap keeps the avatar quiet now, for `/avatars` (undefined when none does). */
+function cappedByOf(
+  options: DiscordCommandOptions,
+  session: DiscordSession,
+  avatarId: string,
+): string | undefined {
+  const ledger = session.runtime.usage;
+  if (!ledger) return undefined;
+  const day = dayUsageOf(ledger, options.config, session.runtime.avatars, Date.now());
+  const capped = day.avatars.find((a) => a.id === avatarId)?.capped;
+  return capped ? `${capped.reason} (${capped.detail})` : undefined;
 }
 
 /** What `/troupe config` shows: the settings in force, credentials redacted. */

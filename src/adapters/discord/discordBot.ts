@@ -48,6 +48,8 @@ export interface DiscordBotOptions {
   describeConfig?: () => Record<string, string>;
   /** Today's usage per avatar with the caps, as lines, for `/troupe usage`. */
   describeUsage?: () => string[];
+  /** Why a daily cap keeps an avatar quiet now, for `/avatars`. */
+  cappedBy?: (avatarId: string) => string | undefined;
   /** How long `/summon` waits for the greeting before it answers anyway (default 20 s). */
   greetingTimeoutMs?: number;
   /** Epoch ms, for the daily summon limit (default `Date.now`; tests pass their clock). */
@@ -182,6 +184,7 @@ function commandHandlerFor(options: DiscordBotOptions, log: Logger): DiscordComm
     summon: { roles: options.summon?.roles ?? [], perDay: options.summon?.perDay ?? DEFAULT_SUMMONS_PER_DAY },
     ...(options.describeConfig ? { describeConfig: options.describeConfig } : {}),
     ...(options.describeUsage ? { describeUsage: options.describeUsage } : {}),
+    ...(options.cappedBy ? { cappedBy: options.cappedBy } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.greetingTimeoutMs !== undefined ? { greetingTimeoutMs: options.greetingTimeoutMs } : {}),
     logger: log,

@@ -47,6 +47,8 @@ export interface DiscordCommandHandlerOptions {
   describeConfig?: () => Record<string, string>;
   /** Today's usage per avatar with the caps, as lines, for `/troupe usage`. */
   describeUsage?: () => string[];
+  /** Why a daily cap keeps the avatar quiet now, in words, or undefined (for `/avatars`). */
+  cappedBy?: (avatarId: string) => string | undefined;
   /** How long `/summon` waits for the greeting before it answers anyway (default 20 s). */
   greetingTimeoutMs?: number;
   /** Epoch ms, for the daily limit. Default `Date.now`. */
@@ -249,6 +251,8 @@ export class DiscordCommandHandler {
       if (p.summonTurns > 0) parts.push(`${p.summonTurns} summon turn${p.summonTurns === 1 ? '' : 's'} left`);
       if (p.conversing) parts.push(`in conversation for ${formatDuration(p.conversingUntil - now)}`);
       if (p.cooldownUntil > now) parts.push(`cooling down ${formatDuration(p.cooldownUntil - now)}`);
+      const capped = this.options.cappedBy?.(p.id);
+      if (capped !== undefined) parts.push(`capped: ${capped}`);
       return `• ${parts.join(' — ')}`;
     });
     lines.push(

@@ -145,6 +145,36 @@ describe('slash commands (break attempts)', () => {
     );
   });
 
+  it('/avatars says which avatar a daily cap keeps quiet, and why', async () => {
+    const config = { ...defaultCoordinationConfig, avatarMaxTokensPerDay: 10_000 };
+    let h: DiscordHarness | undefined;
+    const cappedBy = (avatarId: string) => {
+      const runtime = h?.runtime;
+      if (!runtime?.usage) return undefined;
+      const capped = dayUsageOf(runtime.usage, config, runtime.avatars, Date.now()).avatars.find(
+        (a) => a.id === avatarId,
+      )?.capped;
+      return capped ? `${capped.reason} (${capped.detail})` : undefined;
+    };
+    h = await harness({ runtime: { model, config }, bot: { cappedBy } });
+    h.runtime.usage?.record({
+      at: Date.now(),
+      model: 'test:priced',
+      spender: { kind: 'avatar', id: 'nova' },
+      scope: `discord:${GENERAL}`,
+      purpose: 'turn',
+      inputTokens: 11_000,
+      outputTokens: 1_000,
+      characters: 40,
+    });
+    const [shown] = await h.fake.interact({ channelId: GENERAL, user: ada, command: 'avatars' }).answered(1);
+    const lines = shown?.content?.split('\n') ?? [];
+    expect(lines.find((l) => l.includes('Nova'))).toContain(
+      'capped: cap-avatar-tokens (12,000 of 10,000 tokens today)',
+    );
+    expect(lines.find((l) => l.includes('Rex'))).not.toContain('capped');
+  });
+
   it('/troupe usage with more avatars than a message holds: whole lines, then how many are left out', async () => {
     const many = Array.from({ length: 40 }, (_, i) => ({
       id: `a${i}`,

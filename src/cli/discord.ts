@@ -1,5 +1,6 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { dayUsageLines, dayUsageOf } from '../actors/usage/dayUsage.js';
+import { ledgerSpendGate } from '../actors/usage/spendGate.js';
 import type { UsageLedger } from '../actors/usage/usageLedger.js';
 import { startDiscordBot } from '../adapters/discord/discordBot.js';
 import { createDiscordClient } from '../adapters/discord/discordClient.js';
@@ -212,7 +213,7 @@ function startBot(options: DiscordCommandOptions, session: DiscordSession) {
       : {}),
     describeConfig: () => describeDiscordConfig(options, session),
     describeUsage: () => describeDiscordUsage(options, session),
-    cappedBy: (avatarId) => cappedByOf(options, session, avatarId),
+    cappedBy: cappedByOf(options, session),
     logger: session.logger,
   });
 }
@@ -228,13 +229,19 @@ function describeDiscordUsage(options: DiscordCommandOptions, session: DiscordSe
 function cappedByOf(
   options: DiscordCommandOptions,
   session: DiscordSession,
-  avatarId: string,
-): string | undefined {
+): (avatarId: string) => string | undefined {
   const ledger = session.runtime.usage;
-  if (!ledger) return undefined;
-  const day = dayUsageOf(ledger, options.config, session.runtime.avatars, Date.now());
-  const capped = day.avatars.find((a) => a.id === avatarId)?.capped;
-  return capped ? `${capped.reason} (${capped.detail})` : undefined;
+  if (!ledger) return () => undefined;
+  // The floors' own gate over the ledger: the reason /avatars gives is the one that stops the turn.
+  const gate = ledgerSpendGate(
+    ledger,
+    options.config,
+    new Map(session.runtime.avatars.map((a) => [a.id, a])),
+  );
+  return (avatarId) => {
+    const block = gate(avatarId, Date.now());
+    return block ? `${block.reason} (${block.detail})` : undefined;
+  };
 }
 
 /** What `/troupe config` shows: the settings in force, credentials redacted. */

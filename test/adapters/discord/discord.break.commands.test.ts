@@ -24,6 +24,20 @@ async function harness(options: Parameters<typeof startDiscordHarness>[0] = {}):
   return h;
 }
 
+/** Records one unpriced call of 12,000 tokens for the avatar in the runtime's ledger. */
+function spendTwelveThousandTokens(h: DiscordHarness, avatarId: string): void {
+  h.runtime.usage?.record({
+    at: Date.now(),
+    model: 'test:priced',
+    spender: { kind: 'avatar', id: avatarId },
+    scope: `discord:${GENERAL}`,
+    purpose: 'turn',
+    inputTokens: 11_000,
+    outputTokens: 1_000,
+    characters: 40,
+  });
+}
+
 describe('slash commands (break attempts)', () => {
   it('/summon of an unknown avatar says so and lists the avatars; nothing is summoned', async () => {
     const h = await harness();
@@ -113,16 +127,7 @@ describe('slash commands (break attempts)', () => {
         : [];
     };
     h = await harness({ runtime: { model, config }, bot: { describeUsage } });
-    h.runtime.usage?.record({
-      at: Date.now(),
-      model: 'test:priced',
-      spender: { kind: 'avatar', id: 'nova' },
-      scope: `discord:${GENERAL}`,
-      purpose: 'turn',
-      inputTokens: 11_000,
-      outputTokens: 1_000,
-      characters: 40,
-    });
+    spendTwelveThousandTokens(h, 'nova');
     const [refused] = await h.fake
       .interact({ channelId: GENERAL, user: bob, command: 'troupe', subcommand: 'usage' })
       .answered(1);
@@ -157,16 +162,7 @@ describe('slash commands (break attempts)', () => {
       return capped ? `${capped.reason} (${capped.detail})` : undefined;
     };
     h = await harness({ runtime: { model, config }, bot: { cappedBy } });
-    h.runtime.usage?.record({
-      at: Date.now(),
-      model: 'test:priced',
-      spender: { kind: 'avatar', id: 'nova' },
-      scope: `discord:${GENERAL}`,
-      purpose: 'turn',
-      inputTokens: 11_000,
-      outputTokens: 1_000,
-      characters: 40,
-    });
+    spendTwelveThousandTokens(h, 'nova');
     const [shown] = await h.fake.interact({ channelId: GENERAL, user: ada, command: 'avatars' }).answered(1);
     const lines = shown?.content?.split('\n') ?? [];
     expect(lines.find((l) => l.includes('Nova'))).toContain(

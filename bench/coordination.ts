@@ -48,7 +48,13 @@ import {
   table,
 } from './support/report.js';
 import { printSummary } from './support/summary.js';
-import { avatarPool, generateTraffic, START_AT, type TrafficCounts } from './support/traffic.js';
+import {
+  avatarPool,
+  type ChannelSpec,
+  generateTraffic,
+  START_AT,
+  type TrafficCounts,
+} from './support/traffic.js';
 
 // ---------------------------------------------------------------- options
 
@@ -253,11 +259,44 @@ function batchesFor(name: ImplName, channels: number, batches: number): number {
   return Math.min(batches, Math.max(1, Math.ceil(xstateItems / (channels * perChannel))));
 }
 
+/** One engine's run at a scale: its batches, the figures it gathers, its idle heap. */
+interface EngineRun {
+  impl: (typeof IMPLS)[number];
+  batches: number;
+  stats: ReturnType<typeof createStats>;
+  idle: IdleHeap | null;
+  /** The first batch's floors, built while measuring the idle heap; driven first. */
+  first: FloorLike[] | undefined;
+}
+
+/**
+ * Each engine's idle heap on the first batch (forced collections), then a rewarm of each, so the
+ * timed batches that follow run back to back.
+ */
+function startEngines(channels: number, batches: number, first: ChannelSpec[]): EngineRun[] {
+  const runs: EngineRun[] = [];
+  for (const impl of IMPLS) {
+    const implBatches = batchesFor(impl.name, channels, batches);
+    if (implBatches === 0) continue;
+    const m = canMeasureHeap ? measureIdle(impl.factory, first, config, START_AT) : null;
+    runs.push({
+      impl,
+      batches: implBatches,
+      stats: createStats(true),
+      idle: m?.heap ?? null,
+      first: m?.floors,
+    });
+  }
+  if (canMeasureHeap) for (const r of runs) rewarm(r.impl.factory);
+  return runs;
+}
+
 /**
  * One scale: `channels` floors alive and interleaved at once. Every scale runs the same kind of
  * channel (same per-channel traffic length); smaller scales run several batches of fresh channels
- * so every scale sees enough traffic. Heap is measured on the first batch. The two engines run
- * one after the other (compiled, then xstate) on the same traffic.
+ * so every scale sees enough traffic. Heap is measured on the first batch. The engines take turns
+ * batch by batch on the same traffic, so a change in the machine's load while the scale runs
+ * (other processes, frequency scaling) weighs on both alike and their ratio holds.
  */
 function measureScale(channels: number): ScaleResult {
   const batches = Math.max(1, Math.ceil(itemsPerScale / (channels * perChannel)));
@@ -268,42 +307,34 @@ function measureScale(channels: number): ScaleResult {
   log(
     `  ${int(channels)} channels alive at once, ${batches} batch${batches === 1 ? '' : 'es'}, ${int(items)} inbound items`,
   );
+  const runs = startEngines(channels, batches, t.channels.slice(0, channels));
+  for (let b = 0; b < batches; b++) {
+    const batch = t.channels.slice(b * channels, (b + 1) * channels);
+    for (const r of runs) {
+      if (b >= r.batches) continue;
+      const floors = r.first ?? buildFloors(r.impl.factory, batch, config, START_AT, true);
+      r.first = undefined;
+      drive(floors, batch, { seed, recordDecisions: true }, r.stats);
+    }
+  }
   const impls: ScaleResult['impls'] = {};
   const recorded: Partial<Record<ImplName, ReturnType<typeof createStats>>> = {};
-  for (const impl of IMPLS) {
-    const implBatches = batchesFor(impl.name, channels, batches);
-    if (implBatches === 0) continue;
-    const stats = createStats(true);
-    let idle: IdleHeap | null = null;
-    for (let b = 0; b < implBatches; b++) {
-      const batch = t.channels.slice(b * channels, (b + 1) * channels);
-      let floors: FloorLike[] | undefined;
-      if (b === 0 && canMeasureHeap) {
-        const m = measureIdle(impl.factory, batch, config, START_AT);
-        floors = m.floors;
-        idle = m.heap;
-        rewarm(impl.factory);
-      } else {
-        floors = buildFloors(impl.factory, batch, config, START_AT, true);
-      }
-      drive(floors, batch, { seed, recordDecisions: true }, stats);
-      floors = undefined;
-    }
-    const run = summarize(stats);
+  for (const r of runs) {
+    const run = summarize(r.stats);
     // Only what the agreement needs is kept; the latency samples go.
-    recorded[impl.name] = { ...stats, latencies: new Float64Array(0), kinds: new Uint8Array(0) };
+    recorded[r.impl.name] = { ...r.stats, latencies: new Float64Array(0), kinds: new Uint8Array(0) };
     settledHeap();
     const threads = canMeasureHeap
-      ? measureThreads(impl.factory, t.channels.slice(0, channels), config, START_AT, threadPairs(channels))
+      ? measureThreads(r.impl.factory, t.channels.slice(0, channels), config, START_AT, threadPairs(channels))
       : null;
     log(
-      `    ${impl.name.padEnd(8)} ${int(run.messagesPerSec)} msg/s (steady ${int(run.steady.messagesPerSec)}), ` +
+      `    ${r.impl.name.padEnd(8)} ${int(run.messagesPerSec)} msg/s (steady ${int(run.steady.messagesPerSec)}), ` +
         `${fixed(run.steady.usPerMessage, 2)} µs/msg, p99 ${fixed(run.latency.p99)} µs` +
-        (idle ? `, ${int(idle.bytesPerIdlePresence)} B/idle presence` : '') +
+        (r.idle ? `, ${int(r.idle.bytesPerIdlePresence)} B/idle presence` : '') +
         (threads ? `, ${int(threads.bytesPerOpenThread)} B/open thread` : '') +
-        (implBatches < batches ? ` (${implBatches} of ${batches} batches)` : ''),
+        (r.batches < batches ? ` (${r.batches} of ${batches} batches)` : ''),
     );
-    impls[impl.name] = { batches: implBatches, items: itemsIn(implBatches), run, idle, threads };
+    impls[r.impl.name] = { batches: r.batches, items: itemsIn(r.batches), run, idle: r.idle, threads };
   }
   const agreements: PairAgreement[] = [];
   for (const [a, b] of PAIRS) {

@@ -26,5 +26,5 @@ export function compileAction(
       `read the values from the context or the event inside the assign, or ${STEPPER_ADVICE}`,
     );
   }
-  return action.update;
+  return action.write;
 }

@@ -2,7 +2,11 @@ import type { Unsupported } from './unsupportedFeature.js';
 import type { MachineArgs, StateNodeReading } from './xstateInternals.js';
 
 export type Guard = (args: MachineArgs) => boolean;
-export type Assigner = (args: MachineArgs) => Record<string, unknown>;
+/**
+ * An `assign` as the compiled engine runs it: writes its update into the microstep's fresh context
+ * (`target`, which `args.context` is too), so no partial object is made and merged per step.
+ */
+export type Assigner = (target: Record<string, unknown>, args: MachineArgs) => void;
 
 /** A transition with its targets resolved, its guard and assigns read, its domain worked out. */
 export interface Transition {

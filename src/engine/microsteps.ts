@@ -65,21 +65,16 @@ function applyAssigns(
   context: unknown,
   event: { type: string },
 ): unknown {
-  let ctx = context;
-  let copied = false;
+  let args: { context: Record<string, unknown>; event: { type: string } } | undefined;
   for (const t of transitions) {
     for (const assign of t.assigns) {
       // One fresh context per microstep, updated in place by each assign in turn: each sees the
       // previous one's result, as in xstate, and the caller's context is never touched.
-      const partial = assign({ context: ctx, event });
-      if (!copied) {
-        ctx = { ...(ctx as object) };
-        copied = true;
-      }
-      Object.assign(ctx as object, partial);
+      args ??= { context: { ...(context as Record<string, unknown>) }, event };
+      assign(args.context, args);
     }
   }
-  return ctx;
+  return args ? args.context : context;
 }
 
 function activeAfter(transitions: readonly Transition[], config: Configuration): Set<Node> {

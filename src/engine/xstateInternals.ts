@@ -79,6 +79,11 @@ export type ActionReading =
       name: string | undefined;
       /** The partial context the `assign` produces, whether it was given a function or a map. */
       update: (args: MachineArgs) => Record<string, unknown>;
+      /**
+       * The same update written straight into a context the caller owns. For a property map every
+       * value is computed from the context as it was before any is written, as xstate does.
+       */
+      write: (target: Record<string, unknown>, args: MachineArgs) => void;
       hasParams: boolean;
     }
   /** Any other action: inline functions, `raise`, `sendTo`, `enqueueActions`, unknown names. */
@@ -224,17 +229,34 @@ function readAction(action: unknown, impl: Implementations): ActionReading {
     };
   }
   const assignment = built.assignment;
-  let update: (args: MachineArgs) => Record<string, unknown>;
-  if (typeof assignment === 'function') update = assignment as typeof update;
-  else {
-    const entries = Object.entries(assignment as Record<string, unknown>);
-    update = (args) => {
-      const partial: Record<string, unknown> = {};
-      for (const [key, value] of entries) partial[key] = typeof value === 'function' ? value(args) : value;
-      return partial;
-    };
+  const { update, write } =
+    typeof assignment === 'function'
+      ? updateByFunction(assignment as (args: MachineArgs) => Record<string, unknown>)
+      : updateByMap(assignment as Record<string, unknown>);
+  return { kind: 'assign', name, update, write, hasParams: hasParams(action) };
+}
+
+type Update = Pick<Extract<ActionReading, { kind: 'assign' }>, 'update' | 'write'>;
+
+function updateByFunction(fn: (args: MachineArgs) => Record<string, unknown>): Update {
+  return { update: fn, write: (target, args) => Object.assign(target, fn(args)) };
+}
+
+function updateByMap(assignment: Record<string, unknown>): Update {
+  const entries = Object.entries(assignment);
+  const valueOf = (value: unknown, args: MachineArgs): unknown =>
+    typeof value === 'function' ? value(args) : value;
+  const update = (args: MachineArgs) => {
+    const partial: Record<string, unknown> = {};
+    for (const [key, value] of entries) partial[key] = valueOf(value, args);
+    return partial;
+  };
+  const only = entries.length === 1 ? entries[0] : undefined;
+  if (only) {
+    const [key, value] = only;
+    return { update, write: (target, args) => void (target[key] = valueOf(value, args)) };
   }
-  return { kind: 'assign', name, update, hasParams: hasParams(action) };
+  return { update, write: (target, args) => Object.assign(target, update(args)) };
 }
 
 function readTransition(t: XTransition, eventType: string | null, impl: Implementations): TransitionReading {

@@ -168,6 +168,39 @@ describe('compileMachine: the machines as plain step functions', () => {
     expect(compiled.step(s2, { type: 'presence.generated', at: 3, turnId: 'other' })).toBe(s2);
   });
 
+  it('runs assigns as xstate does: a property map reads the context before it; the next assign sees it after', () => {
+    const machine = createMachine({
+      types: {} as { context: { a: number; b: number; c: number; log: string } },
+      context: { a: 1, b: 2, c: 0, log: '' },
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            GO: {
+              target: 'done',
+              actions: [
+                // A swap: both values come from the context as it was before this assign.
+                assign({ a: ({ context }) => context.b, b: ({ context }) => context.a }),
+                assign({ c: ({ context }) => context.a * 10 + context.b }),
+                assign(({ context }) => ({ log: `${context.a}${context.b}${context.c}` })),
+                assign({ log: ({ context }) => `${context.log}!` }),
+              ],
+            },
+          },
+        },
+        done: {},
+      },
+    });
+    const compiled = compileMachine(machine);
+    const s0 = compiled.initial(undefined as never);
+    const after = compiled.step(s0, { type: 'GO' });
+    const reference = createMachineStepper(machine);
+    const expected = reference.step(reference.initial(undefined as never), { type: 'GO' });
+    expect(view(after)).toEqual(view(expected));
+    expect(after.context).toEqual({ a: 2, b: 1, c: 21, log: '2121!' });
+    expect(s0.context).toEqual({ a: 1, b: 2, c: 0, log: '' });
+  });
+
   it('refuses what it cannot run faithfully, with a message saying what to use instead', () => {
     const withEntry = createMachine({ initial: 'a', states: { a: { entry: assign({}) } } });
     expect(() => compileMachine(withEntry)).toThrow(/entry\/exit actions at .*createMachineStepper/);

@@ -125,28 +125,52 @@ export interface DriveOptions {
 }
 
 /**
- * A JSON-like text of a value with every object's keys in sorted order (undefined properties left
- * out, as JSON does), so two floors that build the same effect with its keys in another order hash
- * alike. Only hashed, never parsed: keys are not quoted.
+ * A hash (FNV-1a) of a value read as JSON with every object's keys in sorted order (undefined
+ * properties left out, as JSON does), so two floors that build the same effect with its keys in
+ * another order hash alike. It walks the value instead of building its text: the driver's
+ * bookkeeping then leaves little garbage, and the young-generation collections that garbage would
+ * cause do not land inside the floor's timed calls. Only ever compared with itself.
  */
-export function canonical(value: unknown): string {
-  if (typeof value !== 'object' || value === null)
-    return typeof value === 'string' ? JSON.stringify(value) : String(value);
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${canonical(value[i])}`;
-    return `${out}]`;
-  }
-  const record = value as Record<string, unknown>;
-  let out = '{';
-  let first = true;
-  for (const key of Object.keys(record).sort()) {
-    const v = record[key];
-    if (v === undefined) continue;
-    out += `${first ? '' : ','}${key}:${canonical(v)}`;
-    first = false;
-  }
-  return `${out}}`;
+export function hashCanonical(value: unknown, h0: number): number {
+  let h = h0;
+  const mix = (c: number) => {
+    h = Math.imul(h ^ c, 0x01000193);
+  };
+  const str = (s: string) => {
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  };
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      mix(34);
+      str(v);
+      mix(34);
+    } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
+      mix(35);
+      mix(v >>> 0);
+      mix(Math.floor(v / 4294967296) >>> 0);
+    } else if (typeof v !== 'object' || v === null) str(String(v));
+    else if (Array.isArray(v)) {
+      mix(91);
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) mix(44);
+        walk(v[i]);
+      }
+      mix(93);
+    } else {
+      const record = v as Record<string, unknown>;
+      mix(123);
+      for (const key of Object.keys(record).sort()) {
+        const item = record[key];
+        if (item === undefined) continue;
+        str(key);
+        mix(58);
+        walk(item);
+      }
+      mix(125);
+    }
+  };
+  walk(value);
+  return h >>> 0;
 }
 
 /** Key of the decision a claim belongs to: the message it answers, or its anchor for scheduled turns. */
@@ -252,7 +276,7 @@ export function drive(
         ch.lastTickAt = event.at;
       }
       if (decisions && key !== undefined && !decisions.has(key)) decisions.set(key, '');
-      if (streams) ch.stream = hashString(canonical(effects), ch.stream);
+      if (streams) ch.stream = hashCanonical(effects, ch.stream);
       return effects;
     },
     nextDeadline() {

@@ -2,6 +2,7 @@ import type { AnyStateMachine, ContextFrom, EventFromLogic, InputFrom, StateValu
 import { buildNodes } from './compiledNodes.js';
 import { compileTransitions } from './compileTransitions.js';
 import { type Configuration, Configurations } from './configurations.js';
+import { createContextCopier } from './contextCopier.js';
 import { microstep, selectTransitions, settle } from './microsteps.js';
 import { unsupportedIn } from './unsupportedFeature.js';
 import { readMachine } from './xstateInternals.js';
@@ -64,6 +65,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
     config,
   });
   const contextFactory = reading.context;
+  const copy = createContextCopier();
   return {
     machine,
     initial(input) {
@@ -72,7 +74,7 @@ export function compileMachine<TMachine extends AnyStateMachine>(
         typeof contextFactory === 'function'
           ? (contextFactory as (a: { input: unknown }) => unknown)({ input })
           : contextFactory;
-      const settled = settle(configs, configs.initial(), context, event);
+      const settled = settle(configs, configs.initial(), context, event, copy);
       return toState(settled.config, settled.context);
     },
     restore(value, context) {
@@ -84,8 +86,8 @@ export function compileMachine<TMachine extends AnyStateMachine>(
       const args = { context: state.context, event: event as { type: string } };
       const ts = selectTransitions(config, event.type, args);
       if (ts.length === 0) return state;
-      const next = microstep(configs, ts, config, state.context, event as { type: string });
-      const settled = settle(configs, next.config, next.context, event as { type: string });
+      const next = microstep(configs, ts, config, state.context, event as { type: string }, copy);
+      const settled = settle(configs, next.config, next.context, event as { type: string }, copy);
       return toState(settled.config, settled.context);
     },
   };

@@ -1,4 +1,5 @@
 import type { Node, Transition } from './compiledNodes.js';
+import type { ContextCopier } from './contextCopier.js';
 import { type Configuration, type Configurations, enterDefaults } from './configurations.js';
 import type { MachineArgs } from './xstateInternals.js';
 
@@ -49,8 +50,9 @@ export function microstep(
   config: Configuration,
   context: unknown,
   event: { type: string },
+  copy: ContextCopier,
 ): Stepped {
-  const ctx = applyAssigns(transitions, context, event);
+  const ctx = applyAssigns(transitions, context, event, copy);
   if (!transitions.some((t) => t.targets.length > 0)) return { config, context: ctx };
   const only = transitions.length === 1 ? transitions[0] : undefined;
   const known = only ? config.after.get(only) : undefined;
@@ -64,13 +66,14 @@ function applyAssigns(
   transitions: readonly Transition[],
   context: unknown,
   event: { type: string },
+  copy: ContextCopier,
 ): unknown {
   let args: { context: Record<string, unknown>; event: { type: string } } | undefined;
   for (const t of transitions) {
     for (const assign of t.assigns) {
       // One fresh context per microstep, updated in place by each assign in turn: each sees the
       // previous one's result, as in xstate, and the caller's context is never touched.
-      args ??= { context: { ...(context as Record<string, unknown>) }, event };
+      args ??= { context: copy(context), event };
       assign(args.context, args);
     }
   }
@@ -108,13 +111,14 @@ export function settle(
   config: Configuration,
   context: unknown,
   event: { type: string },
+  copy: ContextCopier,
 ): Stepped {
   let c = config;
   let ctx = context;
   for (let i = 0; i < 100 && !c.done && c.hasAlways; i++) {
     const ts = selectTransitions(c, null, { context: ctx, event });
     if (ts.length === 0) break;
-    ({ config: c, context: ctx } = microstep(configs, ts, c, ctx, event));
+    ({ config: c, context: ctx } = microstep(configs, ts, c, ctx, event, copy));
   }
   return { config: c, context: ctx };
 }

@@ -4,6 +4,9 @@ export type ContextCopier = (context: unknown) => Record<string, unknown>;
 /** Distinct key lists one machine's copier builds a copy function for; past it, spread. */
 const MAX_SHAPES = 8;
 
+/** False once the process has refused to make a function from text. */
+let canMakeFunctions = true;
+
 interface Shape {
   keys: readonly string[];
   copy: (context: Record<string, unknown>) => Record<string, unknown>;
@@ -28,7 +31,7 @@ export function createContextCopier(): ContextCopier {
     const keys = Object.keys(c);
     const shape = shapeOf(shapes, keys) ?? addShape(shapes, keys);
     if (shape) return shape.copy(c);
-    if (shapes.length >= MAX_SHAPES) spreadOnly = true;
+    if (shapes.length >= MAX_SHAPES || !canMakeFunctions) spreadOnly = true;
     return { ...c };
   };
 }
@@ -45,9 +48,16 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 }
 
 function addShape(shapes: Shape[], keys: string[]): Shape | undefined {
-  if (shapes.length >= MAX_SHAPES || keys.includes('__proto__')) return undefined;
+  if (!canMakeFunctions || shapes.length >= MAX_SHAPES || keys.includes('__proto__')) return undefined;
   const fields = keys.map((k) => `${JSON.stringify(k)}: c[${JSON.stringify(k)}]`).join(', ');
-  const copy = new Function('c', `return { ${fields} };`) as Shape['copy'];
+  let copy: Shape['copy'];
+  try {
+    copy = new Function('c', `return { ${fields} };`) as Shape['copy'];
+  } catch {
+    // Node run with --disallow-code-generation-from-strings: spread, slower but the same.
+    canMakeFunctions = false;
+    return undefined;
+  }
   const shape = { keys, copy };
   shapes.push(shape);
   return shape;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createContextCopier } from '../../src/engine/contextCopier.js';
 
 describe('createContextCopier: a copy as a spread makes it', () => {
@@ -72,5 +72,22 @@ describe('createContextCopier: a copy as a spread makes it', () => {
         }
       }),
     );
+  });
+
+  it('copies by spread in a process that refuses to make functions from text', async () => {
+    // As under --disallow-code-generation-from-strings: the Function constructor throws.
+    vi.stubGlobal('Function', function refused() {
+      throw new EvalError('Code generation from strings disallowed for this context');
+    });
+    try {
+      vi.resetModules();
+      const fresh = await import('../../src/engine/contextCopier.js');
+      const copy = fresh.createContextCopier();
+      expect(copy({ x: 1, y: 'two' })).toStrictEqual({ x: 1, y: 'two' });
+      expect(copy({ x: 3, y: 'four' })).toStrictEqual({ x: 3, y: 'four' });
+      expect(fresh.createContextCopier()({ z: null })).toStrictEqual({ z: null });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

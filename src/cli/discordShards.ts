@@ -1,12 +1,15 @@
 import { REST, Routes, ShardingManager } from 'discord.js';
 import { discordSettingsFromEnv } from '../adapters/discord/discordSettings.js';
-import { ConfigError } from '../config/configError.js';
+import { isTroupeError } from '../ports/troupeError.js';
+import { type DiscordShardPlan, readDiscordShardPlan } from './discordShardPlan.js';
 import { fail } from './fail.js';
 
 /** How `troupe discord --shards` runs its shards. */
 export interface DiscordShardsOptions {
-  /** `auto` (Discord's recommendation) or a count. */
+  /** `auto` (Discord's recommendation), a count, or shard ids (with `shardCount`). */
   shards: string;
+  /** How many shards all hosts run together; required with a list of ids in `shards`. */
+  shardCount?: string | undefined;
   /** The script each shard runs (this CLI) and its arguments (`discord --avatars ...`). */
   script: string;
   args: readonly string[];
@@ -26,64 +29,43 @@ export interface DiscordShardsOptions {
  * restart) from answering a message twice. Stops every shard on SIGINT / SIGTERM.
  */
 export async function runDiscordShards(options: DiscordShardsOptions): Promise<number> {
+  let plan: DiscordShardPlan;
   let settings: ReturnType<typeof discordSettingsFromEnv>;
   try {
+    plan = readDiscordShardPlan({ shards: options.shards, shardCount: options.shardCount });
     settings = discordSettingsFromEnv(options.env);
   } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
+    if (!isTroupeError(error)) throw error;
     return fail(options.stderr, error.code, error.message);
   }
   let total: number;
+  let ids: readonly number[];
   // Discord lets `max_concurrency` shards identify together every 5 s; one at a time by default.
   let concurrency = 1;
-  if (options.shards === 'auto') {
-    try {
-      // Asked through DISCORD_API_URL too (discord.js's own helper always asks discord.com).
-      const rest = new REST({ ...(settings.apiUrl ? { api: settings.apiUrl } : {}) }).setToken(
-        settings.token,
-      );
-      const info = (await rest.get(Routes.gatewayBot())) as {
-        shards: number;
-        session_start_limit?: { max_concurrency?: number };
-      };
-      total = Math.max(1, info.shards);
-      concurrency = Math.max(1, info.session_start_limit?.max_concurrency ?? 1);
-    } catch (error) {
-      const status = (error as { status?: number }).status;
-      if (status === 401)
-        return fail(
-          options.stderr,
-          'TROUPE_DISCORD_TOKEN_INVALID',
-          'Discord refused the bot token. Copy it again from the Developer Portal (Bot → Reset Token) into DISCORD_TOKEN.',
-        );
-      return fail(
-        options.stderr,
-        'TROUPE_DISCORD_LOGIN_FAILED',
-        `Could not ask Discord how many shards to run: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  } else if (/^\d{1,4}$/u.test(options.shards) && Number(options.shards) >= 1) {
-    total = Number(options.shards);
+  if (plan.kind === 'auto') {
+    const recommended = await recommendedShards(settings, options.stderr);
+    if (typeof recommended === 'number') return recommended;
+    ({ total, concurrency } = recommended);
+    ids = [...Array(total).keys()];
   } else {
-    return fail(
-      options.stderr,
-      'TROUPE_CONFIG_INVALID',
-      `--shards ${JSON.stringify(options.shards)} is not "auto" or a whole number from 1.`,
-    );
+    ({ total, ids } = plan);
   }
 
   const manager = new ShardingManager(options.script, {
     totalShards: total,
+    shardList: [...ids],
     shardArgs: [...options.args],
     execArgv: [...options.execArgv],
     token: settings.token,
     respawn: true,
     mode: 'process',
   });
-  manager.on('shardCreate', (shard) => options.stdout(`Shard ${shard.id + 1} of ${total} starting.\n`));
+  manager.on('shardCreate', (shard) =>
+    options.stdout(`Shard ${shard.id} (of ${total}, ids from 0) starting.\n`),
+  );
   try {
     // Each shard process prints its own banner and errors; a shard that cannot log in ends the run.
-    await manager.spawn({ amount: total, delay: concurrency >= total ? 0 : 5_500, timeout: 60_000 });
+    await manager.spawn({ amount: total, delay: concurrency >= ids.length ? 0 : 5_500, timeout: 60_000 });
   } catch (error) {
     for (const shard of manager.shards.values()) shard.kill();
     return fail(
@@ -93,7 +75,7 @@ export async function runDiscordShards(options: DiscordShardsOptions): Promise<n
     );
   }
   const signal = await options.stopSignal;
-  options.stdout(`Stopping ${total} shard(s) (${signal})…\n`);
+  options.stdout(`Stopping ${ids.length} shard(s) (${signal})…\n`);
   await Promise.all(
     [...manager.shards.values()].map(
       (shard) =>
@@ -110,4 +92,36 @@ export async function runDiscordShards(options: DiscordShardsOptions): Promise<n
     ),
   );
   return 0;
+}
+
+/** Asks Discord how many shards to run and how many may identify together, or the exit code. */
+async function recommendedShards(
+  settings: ReturnType<typeof discordSettingsFromEnv>,
+  stderr: (text: string) => void,
+): Promise<{ total: number; concurrency: number } | number> {
+  try {
+    // Asked through DISCORD_API_URL too (discord.js's own helper always asks discord.com).
+    const rest = new REST({ ...(settings.apiUrl ? { api: settings.apiUrl } : {}) }).setToken(settings.token);
+    const info = (await rest.get(Routes.gatewayBot())) as {
+      shards: number;
+      session_start_limit?: { max_concurrency?: number };
+    };
+    return {
+      total: Math.max(1, info.shards),
+      concurrency: Math.max(1, info.session_start_limit?.max_concurrency ?? 1),
+    };
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 401)
+      return fail(
+        stderr,
+        'TROUPE_DISCORD_TOKEN_INVALID',
+        'Discord refused the bot token. Copy it again from the Developer Portal (Bot → Reset Token) into DISCORD_TOKEN.',
+      );
+    return fail(
+      stderr,
+      'TROUPE_DISCORD_LOGIN_FAILED',
+      `Could not ask Discord how many shards to run: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }

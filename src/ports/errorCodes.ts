@@ -80,6 +80,8 @@ export const platformErrorCodes = {
   discordTokenInvalid: 'TROUPE_DISCORD_TOKEN_INVALID',
   discordIntentMissing: 'TROUPE_DISCORD_INTENT_MISSING',
   discordLoginFailed: 'TROUPE_DISCORD_LOGIN_FAILED',
+  /** `--shards` / `--shard-count` do not name a usable set of shards (an id past the count, a repeat). */
+  discordShardsInvalid: 'TROUPE_DISCORD_SHARDS_INVALID',
 } as const;
 
 export const modelErrorCodes = {

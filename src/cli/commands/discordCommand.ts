@@ -7,6 +7,7 @@ interface DiscordFlags {
   avatars?: string;
   guild: string[];
   shards?: string;
+  shardCount?: string;
 }
 
 /** `troupe discord`: the avatars of a file on Discord, in one process or one per shard. */
@@ -23,13 +24,20 @@ export function registerDiscordCommand(program: Command, context: CliContext): v
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
-    .option('--shards <count>', 'run one process per shard with discord.js sharding: auto or a number')
+    .option(
+      '--shards <which>',
+      'run one process per shard with discord.js sharding: auto, a count, or shard ids such as 0,1 (with --shard-count)',
+    )
+    .option(
+      '--shard-count <count>',
+      'how many shards all hosts run together, when --shards lists the ids this host runs',
+    )
     .action(async (flags: DiscordFlags) => {
       const config = context.baseConfig();
       if (!config) return;
       const stopSignal = context.stopSignal();
-      if (flags.shards !== undefined) {
-        context.exitCode = await runShards(context, flags.shards, stopSignal);
+      if (flags.shards !== undefined || flags.shardCount !== undefined) {
+        context.exitCode = await runShards(context, flags, stopSignal);
         return;
       }
       context.exitCode = await runDiscord({
@@ -44,16 +52,20 @@ export function registerDiscordCommand(program: Command, context: CliContext): v
     });
 }
 
-function runShards(context: CliContext, shards: string, stopSignal: Promise<string>): Promise<number> {
+/** The flags that choose the shards, which the shard processes themselves do not take. */
+const SHARD_FLAGS = ['--shards', '--shard-count'];
+
+function runShards(context: CliContext, flags: DiscordFlags, stopSignal: Promise<string>): Promise<number> {
   const script = process.argv[1];
   if (!script) throw new Error('cannot tell which script to run for the shards');
-  // Each shard runs this same command, without --shards.
+  // Each shard runs this same command, without the shard flags.
   const { argv } = context;
   const args = argv.filter(
-    (a, i) => a !== '--shards' && argv[i - 1] !== '--shards' && !a.startsWith('--shards='),
+    (a, i) => !SHARD_FLAGS.some((flag) => a === flag || argv[i - 1] === flag || a.startsWith(`${flag}=`)),
   );
   return runDiscordShards({
-    shards,
+    shards: flags.shards ?? '',
+    shardCount: flags.shardCount,
     script,
     args,
     execArgv: process.execArgv,

@@ -4,7 +4,9 @@ import { ada, defaultGuild, GENERAL, GUILD } from '../../support/discordHarness.
 import { type FakeDiscord, startFakeDiscord } from '../../support/fakeDiscord.js';
 import { type FakeMongoServer, startFakeMongoServer } from '../../support/fakeMongoServer.js';
 
-const until = (check: () => boolean | undefined, timeout = 30_000) =>
+// The shards are child processes that load the CLI through tsx: on a loaded machine starting both
+// takes well over 30 s, so the waits on them are generous (they end as soon as the check holds).
+const until = (check: () => boolean | undefined, timeout = 120_000) =>
   vi.waitFor(
     () => {
       if (!check()) throw new Error('not yet');
@@ -91,5 +93,5 @@ describe('troupe discord --shards (discord.js ShardingManager, state in MongoDB)
     const answered = discord.executions.map((e) => e.content?.split('\n')[0]);
     expect(discord.executions).toHaveLength(3);
     expect(new Set(answered).size).toBe(3);
-  }, 90_000);
+  }, 240_000);
 });

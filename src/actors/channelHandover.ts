@@ -169,7 +169,10 @@ export class ChannelHandover {
         if (holder.expiresAt <= now && !waiting.has(key)) this.elsewhere.delete(key);
       for (const [key, events] of waiting) this.pollChannel(key, events, now);
     } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not read the hand-over queues; trying again at the next poll');
+      this.deps.logger.warn(
+        { err: error },
+        'could not read the hand-over queues; trying again at the next poll',
+      );
     } finally {
       this.polling = false;
     }
@@ -183,7 +186,10 @@ export class ChannelHandover {
       const { tracker } = this.deps;
       tracker.track(
         this.settle(key).catch((error: unknown) =>
-          this.deps.logger.warn({ channel: key, err: error }, 'could not remove handled events from the hand-over queue'),
+          this.deps.logger.warn(
+            { channel: key, err: error },
+            'could not remove handled events from the hand-over queue',
+          ),
         ),
         tracker.begin('write', 'store', key),
       );

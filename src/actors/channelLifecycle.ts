@@ -320,7 +320,10 @@ export class ChannelLifecycle {
       );
       inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
       if (refused.length === 0) {
-        logger.info({ channel: key, handedOver: waiting.length }, 'another process holds the channel; its events are handed over');
+        logger.info(
+          { channel: key, handedOver: waiting.length },
+          'another process holds the channel; its events are handed over',
+        );
         return;
       }
       const failure = new TroupeError(error.code, error.message, {

@@ -12,8 +12,8 @@ import type { DocumentStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
 import type { AvatarDefinition } from './avatarDefinition.js';
 import type { ChannelStart } from './channelActor.js';
-import { channelKey } from './channelKey.js';
 import type { ChannelHandover } from './channelHandover.js';
+import { channelKey } from './channelKey.js';
 import type { ChannelLeases } from './channelLeases.js';
 import { CHANNELS, type ChannelPersistence } from './channelPersistence.js';
 import { restoreChannel } from './channelRestore.js';
@@ -150,7 +150,10 @@ export class ChannelLoader {
     const start = await this.load(key);
     const handedOver = await this.deps.handover?.take(key).catch((error: unknown) => {
       // The next poll applies them.
-      this.deps.logger.warn({ channel: key, err: error }, 'could not read the events handed over to a channel');
+      this.deps.logger.warn(
+        { channel: key, err: error },
+        'could not read the events handed over to a channel',
+      );
       return [];
     });
     return handedOver && handedOver.length > 0 ? { ...start, handedOver } : start;

@@ -96,10 +96,12 @@ export class HandoverQueue {
       const queue = stored ? parseQueue(stored.value) : { next: 1, entries: [] };
       const { value, result } = change(queue);
       try {
-        if (value) await this.documents.put(HANDOVER, key, value, { expectedVersion: stored?.version ?? 0, at });
+        if (value)
+          await this.documents.put(HANDOVER, key, value, { expectedVersion: stored?.version ?? 0, at });
         else if (stored) {
           const deleted = await this.documents.delete(HANDOVER, key, { expectedVersion: stored.version });
-          if (!deleted) throw new TroupeError('TROUPE_STORE_CONFLICT', `The hand-over queue of ${key} changed.`);
+          if (!deleted)
+            throw new TroupeError('TROUPE_STORE_CONFLICT', `The hand-over queue of ${key} changed.`);
         }
         return result;
       } catch (error) {

@@ -26,11 +26,15 @@ function start(dir: string, name: string, count: number, mongoUri?: string) {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const state = { exited: false };
   const exit = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code) => resolve(code));
+    child.on('exit', (code) => {
+      state.exited = true;
+      resolve(code);
+    });
   });
-  return { child, exit };
+  return { child, exit, state };
 }
 
 const read = (dir: string, name: string): Line[] => {
@@ -100,9 +104,12 @@ function describeTwoProcesses(label: string, mongoUri?: () => string) {
       const uri = mongoUri?.();
       const a = start(dir, 'a', PER_PROCESS_KILLED, uri);
       // A takes the channel first; B's messages are then handed over to it.
-      await waitForChildren(() => repliesTo(read(dir, 'a')).length > 0);
+      await waitForChildren(() => a.state.exited || repliesTo(read(dir, 'a')).length > 0);
       const b = start(dir, 'b', PER_PROCESS_KILLED, uri);
-      await waitForChildren(() => indexes(repliesTo(read(dir, 'a')), 'b').length >= 5);
+      await waitForChildren(
+        () => a.state.exited || b.state.exited || indexes(repliesTo(read(dir, 'a')), 'b').length >= 5,
+      );
+      expect([a.state.exited, b.state.exited]).toEqual([false, false]);
       a.child.kill('SIGKILL');
       await a.exit;
       writeFileSync(join(dir, 'a.killed'), '');

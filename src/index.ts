@@ -18,7 +18,13 @@ export { systemClock } from './actors/clock.js';
 export type { InspectionEvent } from './actors/inspectionEvent.js';
 export type { RetryPolicy } from './actors/routingActor.js';
 export type { ChannelMessageEvent, RuntimeEvent, RuntimeEventInput } from './actors/runtimeEvents.js';
-export type { PersistenceOptions, Runtime, RuntimeOptions, SendResult } from './actors/runtimeOptions.js';
+export type {
+  PersistenceOptions,
+  Runtime,
+  RuntimeOptions,
+  SendOptions,
+  SendResult,
+} from './actors/runtimeOptions.js';
 export { createScriptedModel } from './adapters/llm/scriptedModel.js';
 export { createMemoryStore } from './adapters/store/memory/memoryStore.js';
 export { ConfigError } from './config/configError.js';

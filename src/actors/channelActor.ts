@@ -79,6 +79,8 @@ export interface ChannelStart {
   restored: boolean;
   /** Inbound message ids already handled (restored with the floor), oldest first. */
   seen?: readonly string[];
+  /** Events other processes stored for this channel: applied first, before the ones that waited here. */
+  handedOver?: readonly (RuntimeEvent & { at: number })[];
 }
 
 interface TurnInFlight {
@@ -141,7 +143,8 @@ export class ChannelActor implements FloorDriverHooks {
   /** Applies events to the floor, acts on its effects and keeps its tick armed (set with the floor). */
   private driver: FloorDriver | undefined;
   /** Work that arrived while the channel was loading, in order. */
-  private mailbox: (() => void)[] | undefined;
+  /** Work waiting for the floor to load, with the inbound event it applies (none for an outcome). */
+  private mailbox: { work: () => void; event?: RuntimeEvent & { at: number } }[] | undefined;
   private lastActivity: number;
 
   /** Applies a delivery's outcome the moment routing publishes it (made on first use). */
@@ -199,7 +202,8 @@ export class ChannelActor implements FloorDriverHooks {
     if (start.restored) await this.resumeInFlight();
     const queued = this.mailbox ?? [];
     this.mailbox = undefined;
-    for (const work of queued) work();
+    for (const event of start.handedOver ?? []) this.receive(event);
+    for (const { work } of queued) work();
     this.driver.armTick();
   }
 
@@ -289,9 +293,9 @@ export class ChannelActor implements FloorDriverHooks {
   }
 
   /** Work that waits for the floor to load, in order. */
-  private later(work: () => void): void {
+  private later(work: () => void, event?: RuntimeEvent & { at: number }): void {
     this.mailbox ??= [];
-    this.mailbox.push(work);
+    this.mailbox.push(event ? { work, event } : { work });
   }
 
   /** The channel's key (`kind:id`). */
@@ -303,7 +307,7 @@ export class ChannelActor implements FloorDriverHooks {
   receive(event: RuntimeEvent & { at: number }): void {
     if (this.stopped) return;
     if (!this.floor) {
-      this.later(() => this.receive(event));
+      this.later(() => this.receive(event), event);
       return;
     }
     this.lastActivity = this.deps.clock.now();
@@ -454,13 +458,13 @@ export class ChannelActor implements FloorDriverHooks {
 
   /** Cancels timers and in-flight generations; the actor accepts nothing afterwards. */
   /**
-   * Drops the events waiting for the floor to load (the channel could not be taken: another
-   * runtime owns it); returns how many there were.
+   * Drops the work waiting for the floor to load (the channel could not be taken: another
+   * runtime owns it); returns the inbound events among it, in order, to be handed over or refused.
    */
-  discardWaiting(): number {
-    const waiting = this.mailbox?.length ?? 0;
+  discardWaiting(): (RuntimeEvent & { at: number })[] {
+    const events = (this.mailbox ?? []).flatMap((entry) => (entry.event ? [entry.event] : []));
     this.mailbox = undefined;
-    return waiting;
+    return events;
   }
 
   stop(): void {

@@ -28,8 +28,8 @@ export interface LeaseHolder {
  * Channel ownership across processes sharing one durable store (SQLite file, MongoDB database):
  * a runtime works on a channel only while it holds the channel's lease, a document written by
  * compare-and-set with an expiry. Another runtime takes the channel over only once the lease has
- * lapsed (its holder crashed or hung); until then it refuses the channel's events with
- * `TROUPE_CHANNEL_OWNED`. So one channel has one writer at a time: no reply is sent twice and no
+ * lapsed (its holder crashed or hung); until then it hands the channel's events over to the
+ * holder (see ChannelHandover). So one channel has one writer at a time: no reply is sent twice and no
  * idempotency key is used by two processes for different texts.
  */
 export class ChannelLeases {
@@ -52,6 +52,11 @@ export class ChannelLeases {
 
   private get ttlMs(): number {
     return this.options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  }
+
+  /** How many leases this runtime holds. */
+  get heldCount(): number {
+    return this.held.size;
   }
 
   /** True when this runtime holds the channel's lease. */

@@ -6,11 +6,13 @@ import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { ChannelActor, type ChannelActorDeps, speakerOf } from './channelActor.js';
+import { ChannelHandover } from './channelHandover.js';
 import { channelFromKey, channelKey } from './channelKey.js';
-import { ChannelLeases, leaseOwner } from './channelLeases.js';
+import { ChannelLeases, DEFAULT_LEASE_TTL_MS, leaseOwner } from './channelLeases.js';
 import { LEDGER } from './channelLedger.js';
 import { ChannelLoader } from './channelLoader.js';
 import { CHANNELS, ChannelPersistence } from './channelPersistence.js';
+import type { RuntimeEvent } from './runtimeEvents.js';
 import type { RuntimeWiring } from './runtimeWiring.js';
 import { WakeupScheduler } from './wakeupScheduler.js';
 
@@ -29,6 +31,10 @@ export class ChannelLifecycle {
   readonly persistence: ChannelPersistence;
   /** Processes sharing a durable store take turns per channel (one writer each): see ChannelLeases. */
   readonly leases: ChannelLeases | undefined;
+  /** With leases: the events of channels another process holds are stored for it (see ChannelHandover). */
+  readonly handover: ChannelHandover | undefined;
+  /** Events whose sender asked for the channel's ownership: refused, never handed over. */
+  private readonly mustOwn = new WeakSet<RuntimeEvent>();
   private readonly loader: ChannelLoader;
   /** The cast as turns need it, made once and shared by every turn (frozen: responses carry them). */
   private readonly cast: ChannelActorDeps['cast'];
@@ -78,6 +84,7 @@ export class ChannelLifecycle {
           },
         })
       : undefined;
+    this.handover = this.leases ? this.createHandover(this.leases) : undefined;
     this.loader = new ChannelLoader({
       avatars,
       roster: wiring.roster,
@@ -87,6 +94,7 @@ export class ChannelLifecycle {
       documents: store.documents,
       persistence: this.persistence,
       leases: this.leases,
+      handover: this.handover,
       errors$,
       spendGate: wiring.spendGate,
       ready: wiring.usageLoaded,
@@ -115,7 +123,10 @@ export class ChannelLifecycle {
       tracker.track(
         actor
           .start(() => this.loader.start(key, channel))
-          .catch((error: unknown) => this.failedToStart(actor, key, error)),
+          .then(
+            () => this.handover?.settle(key).catch(() => undefined), // the next poll removes them
+            (error: unknown) => this.failedToStart(actor, key, error),
+          ),
         tracker.begin('load', 'store', key),
       );
     }
@@ -230,6 +241,7 @@ export class ChannelLifecycle {
     const { clock, registry } = this.wiring;
     clock.clearTimer(this.sweepTimer);
     this.wakeups.dispose();
+    this.handover?.dispose();
     for (const key of registry.keys()) {
       const actor = registry.get(key);
       if (actor?.ready) this.persistence.markDirty(key, actor);
@@ -237,6 +249,32 @@ export class ChannelLifecycle {
     await this.persistence.flush(undefined, { compact: true }).catch(() => undefined);
     this.persistence.dispose();
     await this.leases?.dispose().catch(() => undefined);
+  }
+
+  /** Marks an event whose sender asked for the channel's ownership: refused if another process holds it. */
+  requireOwnership(event: RuntimeEvent): void {
+    this.mustOwn.add(event);
+  }
+
+  private createHandover(leases: ChannelLeases): ChannelHandover {
+    const { wiring } = this;
+    const ttlMs = wiring.options.persistence?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+    return new ChannelHandover({
+      documents: wiring.store.documents,
+      clock: wiring.clock,
+      logger: wiring.logger.child({ actor: 'handover' }),
+      errors$: wiring.errors$,
+      tracker: wiring.tracker,
+      pollEveryMs: Math.floor(ttlMs / 3),
+      holds: (key) => leases.holds(key),
+      leasesHeld: () => leases.heldCount,
+      actor: (key) => wiring.registry.get(key),
+      activate: (key) => {
+        if (!wiring.stopping) this.activate(channelFromKey(key));
+      },
+      flush: (key) => this.persistence.flush([key]),
+      stopping: () => wiring.stopping !== undefined,
+    });
   }
 
   private createActor(channel: ChannelRef, key: string): ChannelActor {
@@ -268,17 +306,32 @@ export class ChannelLifecycle {
   private failedToStart(actor: ChannelActor, key: string, error: unknown): void {
     const { registry, logger, errors$, inspect, clock } = this.wiring;
     if (TroupeError.isInstance(error) && error.code === 'TROUPE_CHANNEL_OWNED') {
-      // Another runtime has the channel: its events here are refused, and the next one
-      // tries again (the lease may have lapsed by then).
-      const refused = actor.discardWaiting();
+      // Another runtime has the channel: its events here are handed over to it (those that asked
+      // for ownership are refused), and the next event after its lease lapses tries again.
+      const waiting = actor.discardWaiting();
       if (registry.get(key) === actor) registry.stop(key);
+      const holder = error.details as { owner?: unknown; expiresAt?: unknown } | undefined;
+      if (typeof holder?.owner === 'string' && typeof holder.expiresAt === 'number')
+        this.handover?.noteHolder(key, { owner: holder.owner, expiresAt: holder.expiresAt });
+      const refused = waiting.filter((event) => this.mustOwn.has(event));
+      this.handover?.handOver(
+        key,
+        waiting.filter((event) => !this.mustOwn.has(event)),
+      );
+      inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
+      if (refused.length === 0) {
+        logger.info(
+          { channel: key, handedOver: waiting.length },
+          'another process holds the channel; its events are handed over',
+        );
+        return;
+      }
       const failure = new TroupeError(error.code, error.message, {
         retryable: true,
-        details: { ...error.details, refusedEvents: refused },
+        details: { ...error.details, refusedEvents: refused.length },
       });
       logger.warn({ channel: key, err: failure }, failure.message);
       errors$.next(failure);
-      inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
       return;
     }
     logger.error({ channel: key, err: error }, 'channel failed to start');

@@ -12,6 +12,7 @@ import type { DocumentStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
 import type { AvatarDefinition } from './avatarDefinition.js';
 import type { ChannelStart } from './channelActor.js';
+import type { ChannelHandover } from './channelHandover.js';
 import { channelKey } from './channelKey.js';
 import type { ChannelLeases } from './channelLeases.js';
 import { CHANNELS, type ChannelPersistence } from './channelPersistence.js';
@@ -28,6 +29,8 @@ export interface ChannelLoaderDeps {
   persistence: ChannelPersistence;
   /** Present when processes share a durable store: a channel is loaded only once its lease is taken. */
   leases: ChannelLeases | undefined;
+  /** With leases: where the events other processes stored for a channel are taken from once it is leased. */
+  handover?: ChannelHandover | undefined;
   errors$: Subject<TroupeError>;
   /** The daily caps kept by the usage ledger, when any is set. */
   spendGate?: SpendGate | undefined;
@@ -38,7 +41,8 @@ export interface ChannelLoaderDeps {
 /**
  * Finds what a channel actor starts from: the channel's stored state, or a fresh floor with the
  * channel's resident avatars present. A stored state that cannot be used is reported and the
- * channel starts fresh; a channel another process holds the lease of is refused.
+ * channel starts fresh; a channel another process holds the lease of is refused (its events are
+ * then handed over), and a channel leased here starts with the events handed over to it.
  */
 export class ChannelLoader {
   /** Residents by channel, so a channel with residents starts with them present. */
@@ -121,7 +125,10 @@ export class ChannelLoader {
     }
   }
 
-  /** Takes the channel's lease, then loads it; refuses with `TROUPE_CHANNEL_OWNED` if another runtime has it. */
+  /**
+   * Takes the channel's lease, then loads it with the events other processes handed over to it;
+   * refuses with `TROUPE_CHANNEL_OWNED` if another runtime has it.
+   */
   private async leased(key: string, channel: ChannelRef): Promise<ChannelStart> {
     let holder: Awaited<ReturnType<ChannelLeases['acquire']>>;
     try {
@@ -137,10 +144,19 @@ export class ChannelLoader {
     if (holder)
       throw new TroupeError(
         'TROUPE_CHANNEL_OWNED',
-        `Channel ${key} is handled by another Troupe process (${holder.owner}) sharing this store; its events are refused here until that process stops or its lease lapses (${new Date(holder.expiresAt).toISOString()}). Route a channel's events to one process (e.g. one discord.js shard per guild).`,
+        `Channel ${key} is handled by another Troupe process (${holder.owner}) sharing this store until that process stops or its lease lapses (${new Date(holder.expiresAt).toISOString()}); events sent here that asked for the channel's ownership were refused, the others are handed over to it.`,
         { retryable: true, details: { channel, owner: holder.owner, expiresAt: holder.expiresAt } },
       );
-    return this.load(key);
+    const start = await this.load(key);
+    const handedOver = await this.deps.handover?.take(key).catch((error: unknown) => {
+      // The next poll applies them.
+      this.deps.logger.warn(
+        { channel: key, err: error },
+        'could not read the events handed over to a channel',
+      );
+      return [];
+    });
+    return handedOver && handedOver.length > 0 ? { ...start, handedOver } : start;
   }
 }
 

@@ -9,7 +9,7 @@ import { channelKey } from './channelKey.js';
 import type { ChannelLifecycle } from './channelLifecycle.js';
 import { parseRuntimeEvent } from './parseRuntimeEvent.js';
 import type { RuntimeEvent } from './runtimeEvents.js';
-import type { SendResult } from './runtimeOptions.js';
+import type { SendOptions, SendResult } from './runtimeOptions.js';
 import type { RuntimeWiring } from './runtimeWiring.js';
 
 /**
@@ -23,7 +23,7 @@ export class RuntimeFrontDoor {
     private readonly channels: ChannelLifecycle,
   ) {}
 
-  readonly send = (input: unknown): SendResult => {
+  readonly send = (input: unknown, options?: SendOptions): SendResult => {
     if (this.wiring.stopping)
       return this.reject(
         new TroupeError('TROUPE_RUNTIME_STOPPED', 'The runtime is stopping and accepts no more events.'),
@@ -53,7 +53,7 @@ export class RuntimeFrontDoor {
         ),
       );
     }
-    return this.accept(parsed.data as RuntimeEvent);
+    return this.accept(parsed.data as RuntimeEvent, options?.requireOwnership === true);
   };
 
   /** Sends every event of the stream; a stream that fails is reported on `errors$`. */
@@ -81,8 +81,11 @@ export class RuntimeFrontDoor {
     return actor.view() as FloorView;
   }
 
-  /** Routes a ready response, or hands the event to its channel's actor (stamped with its time). */
-  private accept(event: RuntimeEvent): SendResult {
+  /**
+   * Routes a ready response, or hands the event to its channel's actor (stamped with its time), or
+   * to the process holding its channel.
+   */
+  private accept(event: RuntimeEvent, requireOwnership: boolean): SendResult {
     const { clock, tracker, routing, avatarsById } = this.wiring;
     const at = event.at ?? clock.now();
     if (event.type === 'response.send') {
@@ -116,9 +119,26 @@ export class RuntimeFrontDoor {
         ),
       );
     }
-    const actor = this.channels.activate(event.channel);
     // The parsed event is the runtime's own copy: stamped in place.
     event.at = at;
+    const handover = this.channels.handover;
+    if (handover !== undefined) {
+      const key = channelKey(event.channel);
+      if (handover.heldElsewhere(key, clock.now())) {
+        if (requireOwnership)
+          return this.reject(
+            new TroupeError(
+              'TROUPE_CHANNEL_OWNED',
+              `Channel ${key} is handled by another Troupe process sharing this store; the event asked for ownership and was refused. Send it without requireOwnership to hand it over.`,
+              { retryable: true, details: { channel: event.channel } },
+            ),
+          );
+        handover.handOver(key, [event as RuntimeEvent & { at: number }]);
+        return { accepted: true, handedOver: true };
+      }
+      if (requireOwnership) this.channels.requireOwnership(event);
+    }
+    const actor = this.channels.activate(event.channel);
     actor.receive(event as RuntimeEvent & { at: number });
     this.channels.retireIfFinished(actor);
     return { accepted: true };

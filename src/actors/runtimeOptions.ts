@@ -134,13 +134,30 @@ export interface StopOptions {
   deadlineMs?: number;
 }
 
-/** What {@link Runtime.send} says about an event. */
-export type SendResult = { accepted: true } | { accepted: false; error: TroupeError };
+/**
+ * What {@link Runtime.send} says about an event. `handedOver: true`: another process sharing the
+ * store holds the event's channel, and the event was stored for it to answer (the write itself
+ * happens after `send` returns; a failure of it is reported on `errors$`).
+ */
+export type SendResult = { accepted: true; handedOver?: true } | { accepted: false; error: TroupeError };
+
+/** How {@link Runtime.send} treats an event. */
+export interface SendOptions {
+  /**
+   * Refuse the event (`TROUPE_CHANNEL_OWNED`, on `errors$` and in the result when known at once)
+   * when another process holds its channel's lease, instead of handing it over to that process.
+   */
+  requireOwnership?: boolean;
+}
 
 /** A running Troupe runtime. */
 export interface Runtime {
-  /** Validates and applies one event; invalid events are rejected (also on `errors$`), never thrown. */
-  send(event: unknown): SendResult;
+  /**
+   * Validates and applies one event; invalid events are rejected (also on `errors$`), never thrown.
+   * With a store shared by several processes, an event for a channel another process holds is
+   * handed over to it (stored for it to answer), unless `options.requireOwnership` is set.
+   */
+  send(event: unknown, options?: SendOptions): SendResult;
   /** Feeds a stream of inbound events (from a transport adapter) into the runtime. */
   connect(events$: Observable<unknown>): Subscription;
   /** Every routing outcome, as it happens. */

@@ -28,7 +28,8 @@ export const runtimeErrorCodes = {
   channelInvalid: 'TROUPE_CHANNEL_INVALID',
   /**
    * Another process sharing the durable store handles this channel (it holds the channel's
-   * lease); its events are refused here until that lease lapses.
+   * lease), and an event was refused rather than handed over to it: its sender asked for
+   * ownership, or the channel's hand-over queue is full or could not be written.
    */
   channelOwned: 'TROUPE_CHANNEL_OWNED',
   /** A display name is empty or too long. */

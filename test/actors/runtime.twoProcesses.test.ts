@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,61 +8,124 @@ import { type FakeMongoServer, startFakeMongoServer } from '../support/fakeMongo
 
 const CHILD = fileURLToPath(new URL('../support/twoWriterChild.ts', import.meta.url));
 const PER_PROCESS = 40;
+const PER_PROCESS_KILLED = 20;
 
 interface Line {
-  type: 'sent' | 'error' | 'asked' | 'done';
+  type: 'sent' | 'error' | 'asked' | 'answered-all' | 'done' | 'timeout';
   key?: string;
   text?: string;
   replyTo?: string;
   code?: string;
   refused?: number;
   messageId?: string;
+  handedOver?: boolean;
 }
 
-function run(dir: string, name: string, mongoUri?: string): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const args = [CHILD, dir, name, String(PER_PROCESS), ...(mongoUri ? [mongoUri] : [])];
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => resolve(code));
+function start(dir: string, name: string, count: number, mongoUri?: string) {
+  const args = [CHILD, dir, name, String(count), ...(mongoUri ? [mongoUri] : [])];
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const state = { exited: false };
+  const exit = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      state.exited = true;
+      resolve(code);
+    });
+  });
+  return { child, exit, state };
 }
 
-const read = (dir: string, name: string): Line[] =>
-  readFileSync(join(dir, `${name}.jsonl`), 'utf8')
-    .trim()
+const read = (dir: string, name: string): Line[] => {
+  const file = join(dir, `${name}.jsonl`);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
     .split('\n')
+    .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Line);
+};
+
+/** Waits for the child processes to get somewhere (polling their files; the processes set the pace). */
+async function waitForChildren(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** The messages the replies answer, in the order they went out (A's log first: A holds the channel). */
+const repliesTo = (lines: Line[]) => lines.filter((l) => l.type === 'sent').map((l) => l.replyTo ?? '?');
+const indexes = (ids: string[], sender: string) =>
+  ids.filter((id) => id.startsWith(`${sender}-`)).map((id) => Number(id.slice(sender.length + 1)));
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** Two real processes on one store: the checks are the same whatever the store. */
 function describeTwoProcesses(label: string, mongoUri?: () => string) {
   describe(`two processes on ${label}`, () => {
-    const dir = mkdtempSync(join(tmpdir(), 'troupe-two-'));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const dirs: string[] = [];
+    const newDir = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'troupe-two-'));
+      dirs.push(dir);
+      return dir;
+    };
+    afterAll(() => {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    });
 
-    it('answer each message at most once, never share an idempotency key, and say what they refused', async () => {
+    it('answer all 2 × 40 messages to one channel once each, in each sender’s order, refusing none', async () => {
+      const dir = newDir();
       const uri = mongoUri?.();
-      const exits = await Promise.all([run(dir, 'a', uri), run(dir, 'b', uri)]);
-      expect(exits).toEqual([0, 0]);
+      const a = start(dir, 'a', PER_PROCESS, uri);
+      const b = start(dir, 'b', PER_PROCESS, uri);
+      expect(await Promise.all([a.exit, b.exit])).toEqual([0, 0]);
       const lines = { a: read(dir, 'a'), b: read(dir, 'b') };
       for (const name of ['a', 'b'] as const) expect(lines[name].at(-1)?.type).toBe('done');
 
       const sent = [...lines.a, ...lines.b].filter((l) => l.type === 'sent');
-      // One reply per message at most (the reply is threaded to the message it answers).
-      const repliesPer = new Map<string, number>();
-      for (const s of sent) repliesPer.set(s.replyTo ?? '?', (repliesPer.get(s.replyTo ?? '?') ?? 0) + 1);
-      expect([...repliesPer.entries()].filter(([, n]) => n > 1)).toEqual([]);
       // No idempotency key went out twice, from one process or both.
       const keys = sent.map((s) => s.key);
       expect(new Set(keys).size).toBe(keys.length);
-      // Every message was either answered or refused with TROUPE_CHANNEL_OWNED, and counted.
-      const refused = [...lines.a, ...lines.b]
-        .filter((l) => l.type === 'error' && l.code === 'TROUPE_CHANNEL_OWNED')
-        .reduce((n, l) => n + (l.refused ?? 0), 0);
-      expect(sent.length + refused).toBe(2 * PER_PROCESS);
-      expect(sent.length).toBeGreaterThanOrEqual(PER_PROCESS);
+      // Every message answered, once.
+      const replies = [...repliesTo(lines.a), ...repliesTo(lines.b)];
+      expect(replies.length).toBe(2 * PER_PROCESS);
+      expect(new Set(replies).size).toBe(2 * PER_PROCESS);
+      // Nothing refused: the process without the channel handed its messages over.
+      expect([...lines.a, ...lines.b].filter((l) => l.type === 'error')).toEqual([]);
+      const handedOver = [...lines.a, ...lines.b].filter((l) => l.type === 'asked' && l.handedOver);
+      expect(handedOver.length).toBeGreaterThan(PER_PROCESS / 2);
+      // Each sender's messages answered in the order sent (one process answered them all).
+      for (const log of [lines.a, lines.b])
+        for (const sender of ['a', 'b']) {
+          const order = indexes(repliesTo(log), sender);
+          expect(order).toEqual([...order].sort((x, y) => x - y));
+        }
+    });
+
+    it('with the channel’s holder killed mid-way, the other takes the channel and answers the rest', async () => {
+      const dir = newDir();
+      const uri = mongoUri?.();
+      const a = start(dir, 'a', PER_PROCESS_KILLED, uri);
+      // A takes the channel first; B's messages are then handed over to it.
+      await waitForChildren(() => a.state.exited || repliesTo(read(dir, 'a')).length > 0);
+      const b = start(dir, 'b', PER_PROCESS_KILLED, uri);
+      await waitForChildren(
+        () => a.state.exited || b.state.exited || indexes(repliesTo(read(dir, 'a')), 'b').length >= 5,
+      );
+      expect([a.state.exited, b.state.exited]).toEqual([false, false]);
+      a.child.kill('SIGKILL');
+      await a.exit;
+      writeFileSync(join(dir, 'a.killed'), '');
+      expect(await b.exit).toBe(0);
+      const lines = { a: read(dir, 'a'), b: read(dir, 'b') };
+      expect(lines.b.at(-1)?.type).toBe('done');
+      // Every message of B answered once: by A until it died, by B after it took the channel over.
+      const byA = indexes(repliesTo(lines.a), 'b');
+      const byB = indexes(repliesTo(lines.b), 'b');
+      expect(byA.length).toBeGreaterThanOrEqual(5);
+      expect(byB.length).toBeGreaterThan(0);
+      expect([...byA, ...byB]).toEqual(range(PER_PROCESS_KILLED));
+      // Nothing refused, no key sent twice.
+      expect(lines.b.filter((l) => l.type === 'error')).toEqual([]);
+      const keys = [...lines.a, ...lines.b].filter((l) => l.type === 'sent').map((l) => l.key);
+      expect(new Set(keys).size).toBe(keys.length);
     });
   });
 }

@@ -13,6 +13,7 @@ import { transactional } from '../../src/adapters/sql/asRole.js';
 import { createDemoErp, demoErpAgentRole } from '../../src/adapters/sql/demoErp.js';
 import { createEntityCreator } from '../../src/adapters/sql/entityCreate.js';
 import { createEntityLookup } from '../../src/adapters/sql/entityLookup.js';
+import { lazyEntityLookup } from '../../src/adapters/sql/lazyEntityLookup.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { createTestRuntime } from '../../src/testing/index.js';
 
@@ -170,5 +171,32 @@ describe('create vendor X in chat', () => {
       { action: 'create', entity_type: 'vendor', response_mode: 'error', outcome: 'refused' },
     ]);
     await t.stop();
+  });
+});
+
+describe('on the demo ERP `troupe chat` opens (ERP_DATABASE_URL unset)', () => {
+  it('runs as erp_agent: a vendor is created, a part is refused by the database', async () => {
+    const tool = lazyEntityLookup({}, { logger: silentLogger() });
+    const env = canCreateAll;
+    const t = createTestRuntime({
+      avatars: [dewey],
+      channel: office,
+      lookup: { tool, composer: { env: () => env } },
+    });
+    await t.say('Dewey, create vendor Lazy Lane Supply');
+    await t.advance(5_000);
+    await t.say('Dewey, Edmonton');
+    await t.advance(5_000);
+    await t.say('Dewey, yes');
+    expect(t.transport.texts().at(-1)).toMatch(/^Created the vendor Lazy Lane Supply \(id 1000\)/u);
+    await t.advance(5_000);
+    await t.say('Dewey, create part Spare wheel nut');
+    await t.advance(5_000);
+    await t.say('Dewey, WHL-0001');
+    await t.advance(5_000);
+    await t.say('Dewey, yes');
+    expect(t.transport.texts().at(-1)).toMatch(/I'm not allowed to create parts/u);
+    await t.stop();
+    await tool.close();
   });
 });

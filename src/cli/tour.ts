@@ -77,7 +77,10 @@ export async function playScenario(scenario: Scenario, options: PlayOptions): Pr
     transports: [transport],
     store: { outbox: new MemoryOutbox(), history: new MemoryHistory() },
     logger: silentLogger(),
-    ...(lookupTool ? { lookup: { tool: lookupTool } } : {}),
+    // The tour shows creating a vendor and the database refusing a part, so both may be asked for.
+    ...(lookupTool
+      ? { lookup: { tool: lookupTool, composer: { config: { canCreateVendor: true, canCreatePart: true } } } }
+      : {}),
   });
   clock = t.clock;
   const start = t.clock.now();

@@ -3,6 +3,7 @@
  * parts, its telemetry record and the counters to increment. Pure: no I/O, no clock, no global
  * state; settings come from `options` and are read at every call.
  */
+import { actionErrorReply } from './actionErrorReply.js';
 import type { ComposedReply, ReplyParts } from './composedReply.js';
 import { type ComposerConfigOptions, resolveComposerConfig } from './composerConfig.js';
 import { disambiguationReply } from './disambiguationReply.js';
@@ -123,7 +124,11 @@ function composeChecked(envelope: unknown, options: ComposeOptions): ComposedRep
       );
     case 'error': {
       // The schema guarantees `error` on an error envelope; the fallback only satisfies the type.
-      const content = errorReply(checked.error ?? { code: 'UNKNOWN', message: '' }, attempts, vocabulary);
+      const error = checked.error ?? { code: 'UNKNOWN', message: '' };
+      const content =
+        checked.source === 'action'
+          ? actionErrorReply(error, vocabulary)
+          : errorReply(error, attempts, vocabulary);
       return finish({ ...content, severity: 'error' }, 'error', attempts, candidatesCount, counters);
     }
   }
@@ -139,6 +144,9 @@ function composeChecked(envelope: unknown, options: ComposeOptions): ComposedRep
  *   footnote;
  * - `error`: a vetted sentence for the error's category (permissions, schema, system), never the
  *   tool's raw message.
+ *
+ * An envelope with `source: "action"` reports a record the agent created: a success says
+ * "Created the vendor …", an error says that nothing was created and why.
  *
  * Never throws: anything that is not a valid envelope (or any unexpected failure) yields an error
  * reply with response mode `error` and the counter `envelope_invalid` (or `compose_failed`).

@@ -35,19 +35,19 @@ export const composerSettings = defineSettings({
     key: 'canCreateVendor',
     schema: flag,
     default: false,
-    doc: 'When a vendor is not found, offer to create it (true) or point to Vendors → Add New (false).',
+    doc: 'When a vendor is not found, offer to create it, and let "create vendor <name>" create one (true); or point to Vendors → Add New and refuse to create (false).',
   },
   AGENT_CAN_CREATE_CUSTOMER: {
     key: 'canCreateCustomer',
     schema: flag,
     default: false,
-    doc: 'When a customer is not found, offer to create it (true) or point to Customers → Add New (false).',
+    doc: 'When a customer is not found, offer to create it, and let "create customer <name>" create one (true); or point to Customers → Add New and refuse to create (false).',
   },
   AGENT_CAN_CREATE_PART: {
     key: 'canCreatePart',
     schema: flag,
     default: false,
-    doc: 'When a part is not found, offer to create it (true) or point to Parts → Add New (false).',
+    doc: 'When a part is not found, offer to create it, and let "create part <name>" create one (true); or point to Parts → Add New and refuse to create (false).',
   },
 });
 

@@ -37,6 +37,22 @@ export const schemaCodes: readonly string[] = [
 /** System codes that mean the request itself was unusable: asking differently helps, retrying does not. */
 export const invalidInputCodes: readonly string[] = ['INVALID_INPUT', 'BAD_REQUEST', 'INVALID_QUERY'];
 
+/**
+ * System codes that mean the database refused a new record's values: a duplicate of a unique
+ * value, a broken check, a missing required value, a reference to nothing, a value of the wrong type.
+ */
+export const constraintCodes: readonly string[] = [
+  'UNIQUE_VIOLATION',
+  'CHECK_VIOLATION',
+  'NOT_NULL_VIOLATION',
+  'FOREIGN_KEY_VIOLATION',
+  'INVALID_INPUT',
+  '23505',
+  '23514',
+  '23502',
+  '23503',
+];
+
 /** System codes that mean a temporary outage: retrying later may help unless `retryable` is false. */
 export const temporaryCodes: readonly string[] = [
   'TIMEOUT',

@@ -25,6 +25,13 @@ export {
   readComposerConfig,
   resolveComposerConfig,
 } from './composerConfig.js';
+export {
+  type ComposedStep,
+  type CreateStep,
+  composeCreateStep,
+  confirmPrompt,
+  mayCreate,
+} from './createSteps.js';
 export { choicePrompt } from './disambiguationReply.js';
 export {
   type EnvelopeAttempts,
@@ -46,6 +53,7 @@ export {
   toolResultEnvelopeSchema,
 } from './envelope.js';
 export {
+  constraintCodes,
   errorCategoryOf,
   invalidInputCodes,
   permissionCodes,
@@ -55,7 +63,9 @@ export {
 export {
   type ComposerCounter,
   type ComposeTelemetry,
+  type CreateTelemetry,
   composerCounters,
   composeTelemetrySchema,
+  createTelemetrySchema,
 } from './telemetry.js';
 export { attemptSentences } from './whatITried.js';

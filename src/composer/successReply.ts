@@ -8,6 +8,7 @@ import type { ComposerConfig } from './composerConfig.js';
 import { countOf, type EntityVocabulary } from './entityVocabulary.js';
 import type { ToolResultEnvelope } from './envelope.js';
 import { fieldPhrase, isIdColumn } from './fieldPhrases.js';
+import { formatValue } from './formatValue.js';
 import { lookupTarget, matchingPhrase } from './lookupTarget.js';
 import { storedNameOf } from './storedName.js';
 import { buildTablePreview } from './tablePreview.js';
@@ -45,6 +46,18 @@ function singleSummary(
     : `I found the ${vocabulary.singular} ${stored.name}${closest}.`;
 }
 
+/** "Created the vendor Acme Widgets (id 1000)." — an action's new record, by its stored name. */
+function createdSummary(row: Readonly<Record<string, unknown>>, vocabulary: EntityVocabulary): string {
+  const stored = storedNameOf(row, vocabulary);
+  const idKey = Object.keys(row).find(isIdColumn);
+  const id = idKey === undefined ? undefined : row[idKey];
+  const idText =
+    typeof id === 'number' || typeof id === 'string' ? ` (id ${formatValue(idKey ?? 'id', id, 40)})` : '';
+  return stored === undefined
+    ? `Created the ${vocabulary.singular}${idText}.`
+    : `Created the ${vocabulary.singular} ${stored.name}${idText}.`;
+}
+
 /**
  * Summary and table preview for a success. A single record (one row, one in total) gets the
  * natural sentence; otherwise the summary counts every matching row and the table shows the first
@@ -60,8 +73,10 @@ export function successReply(
   const table = buildTablePreview(rows, total, config.tablePreviewLimit);
   const first = rows[0];
   const summary =
-    first !== undefined && rows.length === 1 && total === 1
-      ? singleSummary(envelope, first, vocabulary)
-      : `I found ${countOf(total, vocabulary)}${matchingPhrase(lookupTarget(envelope.query), envelope.match === 'fuzzy')}.`;
+    envelope.source === 'action'
+      ? createdSummary(first ?? {}, vocabulary)
+      : first !== undefined && rows.length === 1 && total === 1
+        ? singleSummary(envelope, first, vocabulary)
+        : `I found ${countOf(total, vocabulary)}${matchingPhrase(lookupTarget(envelope.query), envelope.match === 'fuzzy')}.`;
   return table.keys.length > 0 ? { summary, table, severity: 'info' } : { summary, severity: 'info' };
 }

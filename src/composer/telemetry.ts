@@ -39,3 +39,19 @@ export const composerCounters = {
 
 /** The name of one composer counter. */
 export type ComposerCounter = (typeof composerCounters)[keyof typeof composerCounters];
+
+/**
+ * The record a create flow leaves when it ends: the entity type, the reply's mode, and the outcome
+ * (`created`; `failed`: the database refused or broke; `refused`: the capability is off or the
+ * tool cannot create; `cancelled`: the person said no). `error_category` is the failure's category.
+ */
+export const createTelemetrySchema = z.strictObject({
+  action: z.literal('create'),
+  entity_type: z.string(),
+  response_mode: z.enum(['success', 'error', 'cancelled']),
+  outcome: z.enum(['created', 'failed', 'refused', 'cancelled']),
+  error_category: z.enum(['permissions', 'schema', 'system']).optional(),
+});
+
+/** The record a create flow leaves when it ends. */
+export type CreateTelemetry = z.infer<typeof createTelemetrySchema>;

@@ -1,5 +1,6 @@
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
+import { createRecordMachine } from '../machines/createRecord.machine.js';
 import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
 import { statechartDiagram } from './statechartDiagram.js';
 
@@ -28,6 +29,11 @@ export function renderStatechartsDoc(): string {
       'Pending choice',
       '`src/machines/pendingChoice.machine.ts`. One per channel and person after a disambiguation: a reply that picks an option resolves it (the lookup re-runs by id), anything else clears it, and it expires at its deadline.',
       pendingChoiceMachine,
+    ),
+    section(
+      'Create record',
+      '`src/machines/createRecord.machine.ts`. One per channel and person after "create vendor Acme": the required fields are asked one at a time, the row is shown until yes, no or a correction, and the insert ends it created or failed. No, or the deadline, ends it without an insert.',
+      createRecordMachine,
     ),
   ].join('\n');
 }

@@ -51,6 +51,12 @@ export {
   threadDeadline,
 } from './conversationThread.machine.js';
 export {
+  type CreateRecordContext,
+  type CreateRecordEvent,
+  type CreateRecordInput,
+  createRecordMachine,
+} from './createRecord.machine.js';
+export {
   type EmailLifecycleContext,
   type EmailLifecycleEvent,
   type EmailLifecycleInput,

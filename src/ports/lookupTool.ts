@@ -1,3 +1,5 @@
+import type { RecordCreator } from './recordCreator.js';
+
 /**
  * The lookup tool as the runtime uses it: anything that turns a query into a tool result envelope
  * (the SQL entity lookup is one). The envelope is validated by the composer, not trusted here.
@@ -8,6 +10,8 @@ export interface LookupTool {
    * otherwise it counts as external.
    */
   readonly local?: boolean;
+  /** Creates records under the same database role, when the tool can ("create vendor Acme"). */
+  readonly creator?: RecordCreator;
   lookup(input: {
     entity_type: string;
     entity_name?: string | undefined;

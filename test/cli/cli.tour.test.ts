@@ -35,11 +35,16 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(
       /Sam: Luna, 2\n.*🌙 Luna \(offline\): Parts for Truck Inc — Calgary, contact Mira Patel/u,
     );
+    // A vendor is created under the demo ERP's agent role; a part is refused by the database.
+    expect(stdout).toMatch(
+      /Sam: Luna, yes\n.*🌙 Luna \(offline\): Created the vendor Comet Optics \(id \d+\)/u,
+    );
+    expect(stdout).toMatch(/🌙 Luna \(offline\): I'm not allowed to create parts: the database refused/u);
     // The summary counts what the runtime reported: routing outcomes and floor effects.
     expect(stdout).toContain('── Summary: tour ──');
     expect(stdout).toMatch(/Routing outcomes: [1-9]\d* sent, 0 not delivered/);
     expect(stdout).toMatch(
-      /Messages: 4 from people, \d+ avatar messages delivered \(by rung: mention 4, greeting 1, follow-up 1, thread \d+\)/,
+      /Messages: 11 from people, \d+ avatar messages delivered \(by rung: mention 11, greeting 1, follow-up 1, thread \d+\)/,
     );
     expect(stdout).toMatch(/Threads: 1 opened — concluded 1/);
     expect(stdout).toMatch(/ {2}th1 {2}summon .+ concluded — .+\(Rex, Luna, Pip\)/);

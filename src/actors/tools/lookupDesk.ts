@@ -6,6 +6,7 @@ import type { Logger } from '../../logging/logger.js';
 import { type PendingChoiceContext, pendingChoiceMachine } from '../../machines/pendingChoice.machine.js';
 import type { LookupTool } from '../../ports/lookupTool.js';
 import type { EventLog } from '../../ports/store.js';
+import { CreateDesk } from './createDesk.js';
 import { type LookupIntent, lookupIntent } from './lookupIntent.js';
 
 /** What the desk needs. */
@@ -20,6 +21,8 @@ export interface LookupDeskOptions {
   logger: Logger;
   /** How long a disambiguation waits for the person's pick (default 10 minutes). */
   choiceTtlMs?: number;
+  /** How long a create flow waits for the person's next reply (default 10 minutes). */
+  createTtlMs?: number;
 }
 
 /** The stream the composer's telemetry goes to. */
@@ -36,12 +39,25 @@ type PendingState = ReturnType<typeof stepper.initial>;
  */
 export class LookupDesk {
   private readonly pending = new Map<string, PendingState>();
+  /** "create vendor Acme" flows, through the tool's creator (refused when it has none). */
+  private readonly creates: CreateDesk;
 
-  constructor(private readonly options: LookupDeskOptions) {}
+  constructor(private readonly options: LookupDeskOptions) {
+    this.creates = new CreateDesk({
+      creator: options.tool.creator,
+      compose: options.compose,
+      composer: options.composer,
+      events: options.events,
+      stream: AGENT_EVENT_LOGS,
+      logger: options.logger,
+      ...(options.createTtlMs !== undefined ? { ttlMs: options.createTtlMs } : {}),
+    });
+  }
 
   /**
-   * The reply to a turn, if the desk has one: a pick of a pending choice, or (for models that
-   * cannot call tools themselves) a plain lookup request it recognises. Undefined otherwise.
+   * The reply to a turn, if the desk has one: a step of a create flow ("create vendor Acme", with
+   * any model), a pick of a pending choice, or (for models that cannot call tools themselves) a
+   * plain lookup request it recognises. Undefined otherwise.
    */
   async answer(input: {
     channelKey: string;
@@ -49,12 +65,17 @@ export class LookupDesk {
     recognise: boolean;
     /** The avatar's name and aliases: "Dewey, the second one" is read as "the second one". */
     names?: readonly string[];
-  }): Promise<ComposedReply | undefined> {
+  }): Promise<{ text: string } | undefined> {
     const { turn } = input;
     const text = withoutAddress(turn.context.triggerText, input.names ?? []);
     const userId = turn.context.addressedById;
     if (text === undefined || userId === undefined || turn.kind !== 'response') return undefined;
     const key = `${input.channelKey}\u0000${userId}`;
+    const created = await this.creates.answer({ key, turn, text });
+    if (created) {
+      this.pending.delete(key);
+      return created;
+    }
     const waiting = this.pending.get(key);
     if (waiting) {
       this.pending.delete(key);

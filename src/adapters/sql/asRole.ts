@@ -16,12 +16,20 @@ export interface ConnectionPool {
  * Used to run lookups with a read-only role (the demo ERP's `erp_reader`).
  */
 export function asRole(db: TransactionRunner | ConnectionPool, role: string): Queryable {
-  const setRole = `set local role ${quoteIdent(role)}`;
+  return transactional(db, role);
+}
+
+/**
+ * A {@link Queryable} that runs every statement in its own transaction, as `role` when one is
+ * given (`SET LOCAL ROLE`). Writes go through it, so a failed statement leaves nothing behind.
+ */
+export function transactional(db: TransactionRunner | ConnectionPool, role?: string): Queryable {
+  const setRole = role === undefined ? undefined : `set local role ${quoteIdent(role)}`;
   if ('transaction' in db)
     return {
       query: (text, params) =>
         db.transaction(async (tx) => {
-          await tx.query(setRole, []);
+          if (setRole) await tx.query(setRole, []);
           return tx.query(text, params);
         }),
     };
@@ -30,7 +38,7 @@ export function asRole(db: TransactionRunner | ConnectionPool, role: string): Qu
       const client = await db.connect();
       try {
         await client.query('begin', []);
-        await client.query(setRole, []);
+        if (setRole) await client.query(setRole, []);
         const result = await client.query(text, params);
         await client.query('commit', []);
         client.release();

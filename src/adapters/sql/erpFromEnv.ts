@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { count } from '../../config/settingSchemas.js';
 import { defineSettings, type EnvRecord, settingsFromEnv } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
+import { transactional } from './asRole.js';
 import { type Queryable, sqlErrorCode, sqlErrorText } from './sqlSupport.js';
 
 /** The environment variables that choose the ERP database the entity lookup reads, with docs. */
@@ -34,6 +35,11 @@ export interface ErpDatabase {
   /** `postgres` for ERP_DATABASE_URL, `demo` for the embedded demo ERP. */
   kind: 'postgres' | 'demo';
   db: Queryable;
+  /**
+   * The database as the agent uses it: each statement in its own transaction, under the agent's
+   * role where the database has one (the demo ERP's `erp_agent`). Default: `db`.
+   */
+  agent?: Queryable;
   close(): Promise<void>;
 }
 
@@ -78,14 +84,15 @@ async function openPostgres(
       'ERP database: idle connection error',
     );
   });
-  return { kind: 'postgres', db: pool, close: () => pool.end() };
+  // The connection's own user is the agent's role.
+  return { kind: 'postgres', db: pool, agent: transactional(pool), close: () => pool.end() };
 }
 
 async function openDemo(): Promise<ErpDatabase> {
   // Loaded on demand: a real ERP never loads PGlite.
-  const { createDemoErp } = await import('./demoErp.js');
+  const { createDemoErp, demoErpAgentRole } = await import('./demoErp.js');
   const db = await createDemoErp();
-  return { kind: 'demo', db, close: () => db.close() };
+  return { kind: 'demo', db, agent: transactional(db, demoErpAgentRole), close: () => db.close() };
 }
 
 /**

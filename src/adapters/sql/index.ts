@@ -3,7 +3,8 @@
  * connection from the environment. The demo ERP (PGlite) is `troupe/demo-erp`, loaded on demand.
  * @packageDocumentation
  */
-export { asRole, type ConnectionPool, type TransactionRunner } from './asRole.js';
+export { asRole, type ConnectionPool, type TransactionRunner, transactional } from './asRole.js';
+export { createEntityCreator, type EntityCreatorOptions } from './entityCreate.js';
 export {
   createEntityLookup,
   type EntityLookup,

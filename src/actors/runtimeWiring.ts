@@ -18,6 +18,7 @@ import { channelFromKey } from './channelKey.js';
 import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
 import { RelationshipTracker } from './relationshipTracker.js';
+import { WitnessLog } from './witnessLog.js';
 import { RoutingActor } from './routingActor.js';
 import type { ResolvedRuntimeOptions } from './runtimeOptions.js';
 import { LookupDesk } from './tools/lookupDesk.js';
@@ -114,6 +115,12 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     avatarModels: new Map([...avatarModels].map(([id, m]) => [id, metered(m)])),
     history: store.history,
     relationships,
+    witness: new WitnessLog({
+      documents: store.documents,
+      clock,
+      logger: logger.child({ actor: 'witness' }),
+      backfill: config.witnessBackfill,
+    }),
     avatars: new Map(roster.map((a) => [a.id, a])),
     ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
   });

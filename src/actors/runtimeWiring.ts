@@ -18,7 +18,6 @@ import { channelFromKey } from './channelKey.js';
 import { systemClock } from './clock.js';
 import type { InspectionEvent } from './inspectionEvent.js';
 import { RelationshipTracker } from './relationshipTracker.js';
-import { WitnessLog } from './witnessLog.js';
 import { RoutingActor } from './routingActor.js';
 import type { ResolvedRuntimeOptions } from './runtimeOptions.js';
 import { LookupDesk } from './tools/lookupDesk.js';
@@ -27,6 +26,7 @@ import { meteredTurnModel } from './usage/meteredTurnModel.js';
 import { hasDailyCaps, ledgerSpendGate } from './usage/spendGate.js';
 import { createUsageLedger } from './usage/storedUsageLedger.js';
 import type { UsageLedger } from './usage/usageLedger.js';
+import { WitnessLog } from './witnessLog.js';
 import { type ExternalWait, WorkTracker } from './workTracker.js';
 
 /**

@@ -158,3 +158,22 @@ describe('avatars know only what they witnessed', () => {
     expect(last?.type === 'prompt' && last.tokens).not.toContain('«m3»');
   });
 });
+
+describe('how many messages a turn saw', () => {
+  it('turn.generated says how many channel messages the prompt showed the avatar', async () => {
+    const t = createTestRuntime({
+      avatars,
+      model: mockModel(() => 'hello'),
+      config: { witnessBackfill: 1, summonProactiveEnabled: false },
+    });
+    await t.say('first');
+    await t.advance(1_000);
+    await t.say('second');
+    await t.advance(1_000);
+    await t.summon('rex');
+    const greeting = t.inspection.findLast((e) => e.type === 'turn.generated' && e.avatarId === 'rex');
+    // The one message said just before Rex arrived (the backfill), nothing older.
+    expect(greeting).toMatchObject({ type: 'turn.generated', seen: 1 });
+    await t.stop();
+  });
+});

@@ -88,6 +88,8 @@ interface TurnInFlight {
   abort: AbortController;
   /** The turn as the runtime counts it: it moves its wait along (model, store). */
   unit: WorkUnit;
+  /** How many channel messages the turn's prompt showed the avatar (none built: undefined). */
+  seen?: number | undefined;
 }
 
 interface AwaitedAnswer {
@@ -109,6 +111,8 @@ class TurnGeneration implements GenerationInput {
     private readonly abort: AbortController,
     readonly unit: WorkUnit,
   ) {}
+
+  seen: number | undefined = undefined;
 
   get signal(): AbortSignal {
     return this.abort.signal;
@@ -199,6 +203,13 @@ export class ChannelActor implements FloorDriverHooks {
       hooks: this,
     });
     for (const id of start.seen ?? []) remember(this.seenMessages, id, MESSAGES_REMEMBERED);
+    // A fresh floor without residents starts empty: nothing to tell the presence record.
+    if (start.restored || this.deps.hasResidents)
+      this.deps.executor.recordPresenceAtStart(
+        this.deps.key,
+        start.floor.view().present.map((p) => p.id),
+        this.deps.clock.now(),
+      );
     if (start.restored) await this.resumeInFlight();
     const queued = this.mailbox ?? [];
     this.mailbox = undefined;
@@ -484,6 +495,16 @@ export class ChannelActor implements FloorDriverHooks {
     if (this.deps.inspecting())
       this.deps.inspect({ type: 'floor.effect', at: effect.at, channelKey: this.deps.key, effect });
     if (effect.type === 'event.rejected') this.log.info({ code: effect.code }, effect.message);
+    else if (effect.type === 'presence.summoned')
+      this.trackWrite(
+        this.deps.executor.recordArrival(this.deps.key, effect.avatarId, effect.at),
+        'presence record write failed',
+      );
+    else if (effect.type === 'presence.dismissed')
+      this.trackWrite(
+        this.deps.executor.recordDeparture(this.deps.key, effect.avatarId, effect.at),
+        'presence record write failed',
+      );
     else if (effect.type === 'cap.notice') this.sendCapNotice(effect);
   }
 
@@ -542,11 +563,13 @@ export class ChannelActor implements FloorDriverHooks {
     try {
       let generation: TurnGenerationResult | undefined;
       let failure: { error: unknown } | undefined;
+      const input = this.generationInput(turn);
       try {
-        generation = await this.deps.executor.generate(this.generationInput(turn));
+        generation = await this.deps.executor.generate(input);
       } catch (error) {
         failure = { error };
       }
+      turn.seen = input.seen;
       const response = this.prepareReply(turn, generation, failure);
       if (!response) return;
       // The stored floor must know the turn before the outbox does (a restart then resumes it).
@@ -668,6 +691,7 @@ export class ChannelActor implements FloorDriverHooks {
           avatarId: claim.avatarId,
           model: generation.model,
           chars: generation.text.length,
+          ...(turn.seen !== undefined ? { seen: turn.seen } : {}),
         });
       this.apply({ type: 'turn.generated', at, turnId: claim.turnId });
     }

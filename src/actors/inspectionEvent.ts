@@ -22,6 +22,8 @@ export type InspectionEvent =
       avatarId: string;
       model: string;
       chars: number;
+      /** How many channel messages the prompt showed the avatar (absent: the model reads no prompt). */
+      seen?: number;
     }
   | {
       type: 'turn.generation-failed';

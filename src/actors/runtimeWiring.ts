@@ -26,6 +26,7 @@ import { meteredTurnModel } from './usage/meteredTurnModel.js';
 import { hasDailyCaps, ledgerSpendGate } from './usage/spendGate.js';
 import { createUsageLedger } from './usage/storedUsageLedger.js';
 import type { UsageLedger } from './usage/usageLedger.js';
+import { WitnessLog } from './witnessLog.js';
 import { type ExternalWait, WorkTracker } from './workTracker.js';
 
 /**
@@ -114,6 +115,12 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     avatarModels: new Map([...avatarModels].map(([id, m]) => [id, metered(m)])),
     history: store.history,
     relationships,
+    witness: new WitnessLog({
+      documents: store.documents,
+      clock,
+      logger: logger.child({ actor: 'witness' }),
+      backfill: config.witnessBackfill,
+    }),
     avatars: new Map(roster.map((a) => [a.id, a])),
     ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
   });

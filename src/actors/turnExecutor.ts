@@ -12,6 +12,7 @@ import type {
 import { type RelationshipTracker, relationshipNote } from './relationshipTracker.js';
 import type { LookupDesk } from './tools/lookupDesk.js';
 import { turnBrief } from './turnBrief.js';
+import type { WitnessLog } from './witnessLog.js';
 import type { WorkUnit } from './workTracker.js';
 
 /** What the turn executor needs. */
@@ -31,6 +32,8 @@ export interface TurnExecutorOptions {
   lookupDesk?: LookupDesk;
   /** Ids of avatars allowed to use the lookup tool. */
   toolUsers?: ReadonlySet<string>;
+  /** When avatars were present: prompts then hold only what the avatar witnessed. */
+  witness?: WitnessLog;
 }
 
 /** What {@link TurnExecutor.generate} is asked. */
@@ -43,6 +46,8 @@ export interface GenerationInput {
   signal?: AbortSignal;
   /** The turn as the runtime counts it: generation marks what it waits for (lookup, store, model). */
   unit?: WorkUnit;
+  /** Set by generation: how many channel messages the prompt showed the avatar. */
+  seen?: number | undefined;
 }
 
 /**
@@ -137,7 +142,10 @@ export class TurnExecutor {
       return model.generateTurn(new UnreadPromptRequest(input));
     }
     unit?.waitOn('store');
-    const history = await this.options.history.recent(input.channelKey, this.historyLimit);
+    const recent = await this.options.history.recent(input.channelKey, this.historyLimit);
+    const witness = this.options.witness;
+    const history = witness ? await witness.witnessed(input.channelKey, input.avatar.id, recent) : recent;
+    input.seen = history.length;
     const note = await this.relationshipNote(input.avatar, input.turn).catch(() => undefined);
     const prompt = buildTurnPrompt({
       avatar: input.avatar,
@@ -228,8 +236,24 @@ export class TurnExecutor {
     return this.append(entry);
   }
 
+  /** Records that an avatar arrived in a channel (it witnesses what is said from now on). */
+  recordArrival(channelKey: string, avatarId: string, at: number): Promise<void> | undefined {
+    return this.options.witness?.arrive(channelKey, avatarId, at);
+  }
+
+  /** Records that an avatar left a channel (it witnesses nothing more there until it returns). */
+  recordDeparture(channelKey: string, avatarId: string, at: number): Promise<void> | undefined {
+    return this.options.witness?.leave(channelKey, avatarId, at);
+  }
+
+  /** Tells the presence record who is present as a channel starts (fresh or restored). */
+  recordPresenceAtStart(channelKey: string, presentIds: readonly string[], at: number): void {
+    this.options.witness?.reconcile(channelKey, presentIds, at);
+  }
+
   private append(entry: HistoryEntry): Promise<void> | undefined {
     const { history } = this.options;
+    this.options.witness?.noteMessage(entry.channelId, entry.messageId, entry.at);
     if (!history.appendNow) return history.append(entry);
     try {
       history.appendNow(entry);

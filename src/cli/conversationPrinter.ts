@@ -67,6 +67,11 @@ export function attachConversationPrinter(options: ConversationPrinterOptions): 
     // The runtime publishes each outcome here before the floor hears of the delivery, so a
     // message is printed before what it caused (a thread concluding on a goodbye).
     else if (event.type === 'routing.outcome') printOutcome(state, event.outcome);
+    else if (event.type === 'turn.generated' && state.verbose && event.seen !== undefined)
+      // What the avatar knew: only messages said while it was present, its own, and the backfill.
+      state.write(
+        state.dim(`   ${state.who(event.avatarId)} saw ${event.seen} message${event.seen === 1 ? '' : 's'}`),
+      );
     else if (event.type === 'turn.generation-failed') {
       state.stats.turns.failed += 1;
       state.failedTurns.add(event.turnId);

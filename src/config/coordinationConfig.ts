@@ -127,6 +127,12 @@ export const coordinationSettings = defineSettings({
     default: 6,
     doc: 'Most turns in a thread opened by a bot mention.',
   },
+  TROUPE_WITNESS_BACKFILL: {
+    key: 'witnessBackfill',
+    schema: count(0, 100),
+    default: 5,
+    doc: "How many messages said before an avatar's arrival its prompts show (0: none). Beyond these, an avatar's prompts hold only messages said while it was present, and its own.",
+  },
   MENTION_GRANT_TURNS: {
     key: 'mentionGrantTurns',
     schema: count(0, 100),

@@ -33,17 +33,7 @@ export function runtimeStudioActions(options: RuntimeStudioActionsOptions): Stud
     if (!result.accepted) refuse(result.error.code, result.error.message, 400);
   };
   return {
-    answer: (interruptId, answer) => answerInterrupt(assistant, interruptId, answer),
-    async retry(emailId) {
-      try {
-        const record = await assistant.retry(emailId);
-        return { emailState: record.state.value };
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
-          refuse(error.code, error.message, /^No email/u.test(error.message) ? 404 : 409);
-        throw error;
-      }
-    },
+    ...inboxStudioActions(assistant),
     post({ text, replyTo }) {
       const target = replyTo !== undefined ? transport.lookup(replyTo) : undefined;
       if (replyTo !== undefined && !target)
@@ -66,6 +56,26 @@ export function runtimeStudioActions(options: RuntimeStudioActionsOptions): Stud
     },
     dismiss(avatarId) {
       sendOrRefuse({ type: 'avatar.dismiss', channel, avatarId });
+    },
+  };
+}
+
+/**
+ * The inbox's actions on an email assistant, the same calls `troupe inbox answer` and `retry`
+ * make (of two answers to one interrupt, one wins; the other is refused with 409).
+ */
+export function inboxStudioActions(assistant: EmailAssistant): Pick<StudioActions, 'answer' | 'retry'> {
+  return {
+    answer: (interruptId, answer) => answerInterrupt(assistant, interruptId, answer),
+    async retry(emailId) {
+      try {
+        const record = await assistant.retry(emailId);
+        return { emailState: record.state.value };
+      } catch (error) {
+        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
+          refuse(error.code, error.message, /^No email/u.test(error.message) ? 404 : 409);
+        throw error;
+      }
     },
   };
 }

@@ -27,13 +27,19 @@ const refuse = (code: TroupeError['code'], message: string, status: number): nev
  * `details.status` is the HTTP status the server answers with.
  */
 export function runtimeStudioActions(options: RuntimeStudioActionsOptions): StudioActions {
-  const { runtime, assistant, transport, channel, person } = options;
+  return { ...inboxStudioActions(options.assistant), ...playgroundStudioActions(options) };
+}
+
+/** The playground's actions: the person's messages, summons and dismissals in its channel. */
+export function playgroundStudioActions(
+  options: Omit<RuntimeStudioActionsOptions, 'assistant'>,
+): Pick<StudioActions, 'post' | 'summon' | 'dismiss'> {
+  const { runtime, transport, channel, person } = options;
   const sendOrRefuse = (event: unknown) => {
     const result = runtime.send(event);
     if (!result.accepted) refuse(result.error.code, result.error.message, 400);
   };
   return {
-    ...inboxStudioActions(assistant),
     post({ text, replyTo }) {
       const target = replyTo !== undefined ? transport.lookup(replyTo) : undefined;
       if (replyTo !== undefined && !target)

@@ -4,7 +4,7 @@ import type { TerminalTransport } from '../adapters/terminal/terminalTransport.j
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { emailErrorCodes, studioErrorCodes } from '../ports/errorCodes.js';
 import { TroupeError } from '../ports/troupeError.js';
-import { inboxStudioActions, runtimeStudioActions } from './runtimeStudioActions.js';
+import { inboxStudioActions, playgroundStudioActions } from './runtimeStudioActions.js';
 import type { StudioActions } from './studioApi.js';
 import { renderStudioCharts } from './studioCharts.js';
 import type { StudioProjection } from './studioProjection.js';
@@ -99,13 +99,10 @@ function attachedActions(
       404,
     );
   const readOnly = () => refused(studioErrorCodes.readOnly, READ_ONLY_PLAYGROUND, 403);
-  if (assistant && playground) return runtimeStudioActions({ runtime, assistant, ...playground });
-  const inbox = assistant ? inboxStudioActions(assistant) : undefined;
   return {
-    answer: (id, answer) => (inbox ? inbox.answer(id, answer) : noInbox()),
-    retry: (emailId) => (inbox ? inbox.retry(emailId) : noInbox()),
-    post: readOnly,
-    summon: readOnly,
-    dismiss: readOnly,
+    ...(assistant ? inboxStudioActions(assistant) : { answer: noInbox, retry: noInbox }),
+    ...(playground
+      ? playgroundStudioActions({ runtime, ...playground })
+      : { post: readOnly, summon: readOnly, dismiss: readOnly }),
   };
 }

@@ -19,6 +19,7 @@ export function createPlaygroundView({ api, onUnauthorized }) {
   const input = byId('message-text', HTMLInputElement);
   const replyBox = byId('reply-to', HTMLElement);
   const heading = byId('channel-heading', HTMLElement);
+  const readOnlyNote = byId('playground-read-only', HTMLElement);
   /** message id → its <li> and the message it shows (as JSON) */
   const shown = new Map();
   /** @type {StudioState | undefined} */
@@ -144,7 +145,7 @@ export function createPlaygroundView({ api, onUnauthorized }) {
           {
             type: 'button',
             'aria-label': `Summon ${avatar.name}`,
-            disabled: avatar.present || undefined,
+            disabled: avatar.present || latest?.playground.readOnly !== undefined || undefined,
             onclick: () => presence('/api/playground/summon', avatar, 'Summoned'),
           },
           'Summon',
@@ -154,7 +155,7 @@ export function createPlaygroundView({ api, onUnauthorized }) {
           {
             type: 'button',
             'aria-label': `Dismiss ${avatar.name}`,
-            disabled: !avatar.present || undefined,
+            disabled: !avatar.present || latest?.playground.readOnly !== undefined || undefined,
             onclick: () => presence('/api/playground/dismiss', avatar, 'Dismissed'),
           },
           'Dismiss',
@@ -168,6 +169,10 @@ export function createPlaygroundView({ api, onUnauthorized }) {
     latest = state;
     const { channel, avatars, messages } = state.playground;
     heading.textContent = `Channel ${channel.platform}:${channel.id}`;
+    const { readOnly } = state.playground;
+    form.hidden = readOnly !== undefined;
+    readOnlyNote.hidden = readOnly === undefined;
+    readOnlyNote.textContent = readOnly ?? '';
     const focusedItem = document.activeElement?.closest('#avatar-list [data-avatar-id]');
     const focusedAvatar = focusedItem instanceof HTMLElement ? focusedItem.dataset.avatarId : undefined;
     const focusedLabel = document.activeElement?.getAttribute?.('aria-label');

@@ -1,8 +1,10 @@
+import { serveStudio } from '../studio/serveStudio.js';
+import type { StudioServer } from '../studio/studioServer.js';
 import { printChatBanner } from './chatBanner.js';
 import { readChatLines } from './chatLines.js';
 import type { ChatOptions } from './chatOptions.js';
 import type { ChatRoom } from './chatRoom.js';
-import { closeChatRuntime, openChatRuntime } from './chatRuntime.js';
+import { type ChatRuntime, closeChatRuntime, openChatRuntime } from './chatRuntime.js';
 import { readChatSettings } from './chatSettings.js';
 import { createChatTerminal } from './chatTerminal.js';
 import { attachConversationPrinter } from './conversationPrinter.js';
@@ -60,9 +62,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
     projection,
   });
   terminal.closeOnInterrupt();
+  const studio = options.studio ? await serveChatStudio(room, opened, options) : undefined;
   try {
     await readChatLines(room);
   } finally {
+    await studio?.close();
     terminal.close();
     await closeChatRuntime(opened);
     printer.detach();
@@ -71,4 +75,28 @@ export async function runChat(options: ChatOptions): Promise<number> {
   terminal.erasePrompt(); // the prompt left behind by Ctrl+D
   room.say(dim(`Bye, ${room.human.name}.`));
   return 0;
+}
+
+/**
+ * `--studio`: the studio served from this process over the chat's own runtime and projection (its
+ * live actors, not a copy), on 127.0.0.1 with a fresh token; the URL is printed. The page posts
+ * into the chat's channel only with `--playground`.
+ */
+async function serveChatStudio(
+  room: ChatRoom,
+  opened: ChatRuntime,
+  options: ChatOptions,
+): Promise<StudioServer> {
+  const server = await serveStudio({
+    runtime: opened.runtime,
+    studioStore: opened.studioStore,
+    projection: opened.projection,
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.playground
+      ? { playground: { transport: opened.transport, channel: room.channel, person: room.human } }
+      : {}),
+  });
+  room.say(`Troupe Studio: ${server.url}#token=${server.token}`);
+  return server;
 }

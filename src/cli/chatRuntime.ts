@@ -6,6 +6,7 @@ import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { createRuntime } from '../createRuntime.js';
 import type { TroupeStore } from '../ports/store.js';
 import { TroupeError } from '../ports/troupeError.js';
+import { READ_ONLY_PLAYGROUND } from '../studio/serveStudio.js';
 import { attachStudioProjection, type StudioProjection } from '../studio/studioProjection.js';
 import { createStudioStore, type StudioStore } from '../studio/studioStore.js';
 import type { ChatOptions } from './chatOptions.js';
@@ -66,6 +67,16 @@ export async function openChatRuntime(
   const studioStore = createStudioStore({
     now: Date.now(),
     avatarNames: new Map(avatars.map((a) => [a.id, a.name])),
+    // The chat's channel is the studio's playground: watched, and posted into with --playground.
+    playground: {
+      channel: { platform: 'terminal', id: options.channel },
+      avatars: runtime.avatars.map((a) => ({
+        id: a.id,
+        name: a.name,
+        ...(a.emoji ? { emoji: a.emoji } : {}),
+      })),
+      ...(options.playground ? {} : { readOnly: READ_ONLY_PLAYGROUND }),
+    },
   });
   const projection = attachStudioProjection({
     store: studioStore,
@@ -73,6 +84,7 @@ export async function openChatRuntime(
     clock: systemClock,
     logger,
     config: options.config,
+    playground: { transport, channelId: options.channel },
   });
   return { runtime, transport, store, lookupTool, studioStore, projection };
 }

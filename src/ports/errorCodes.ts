@@ -202,6 +202,8 @@ export const studioErrorCodes = {
   badRequest: 'TROUPE_STUDIO_BAD_REQUEST',
   /** No such route (or method). */
   notFound: 'TROUPE_STUDIO_NOT_FOUND',
+  /** A playground POST to a studio that only watches its runtime (started without `--playground`). */
+  readOnly: 'TROUPE_STUDIO_READ_ONLY',
   /** The studio failed on a request (a bug); its log has the cause. */
   failed: 'TROUPE_STUDIO_FAILED',
 } as const;

@@ -9,7 +9,7 @@ import { createMemoryStore } from '../adapters/store/memory/memoryStore.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
 import { createLocalEmailAssistant } from '../app/localEmailAssistant.js';
 import { scenarioAvatars } from '../app/scenarioAvatars.js';
-import type { CoordinationConfigInput } from '../config/coordinationConfig.js';
+import type { CoordinationConfig, CoordinationConfigInput } from '../config/coordinationConfig.js';
 import { resolveCoordinationConfig } from '../config/coordinationFromEnv.js';
 import { createRuntime } from '../createRuntime.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
@@ -19,7 +19,9 @@ import type { TurnModel, TurnModelResolver } from '../ports/model.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError, TroupeError } from '../ports/troupeError.js';
 import { loadScenarioFile } from '../simulator/scenario.js';
+import { attachStudio } from './attachStudio.js';
 import { runtimeStudioActions } from './runtimeStudioActions.js';
+import type { ServeStudioOptions } from './serveStudio.js';
 import { renderStudioCharts } from './studioCharts.js';
 import { attachStudioProjection } from './studioProjection.js';
 import { startStudioServer } from './studioServer.js';
@@ -39,6 +41,23 @@ async function receiveMailbox(assistant: EmailAssistant, file: string, logger: L
 
 /** How {@link openStudio} starts. Everything has an embedded default. */
 export interface OpenStudioOptions {
+  /**
+   * A runtime that runs already, with `assistant`: the studio attaches to them (their live
+   * actors, the inbox of their store) instead of making its own demo, and closing it leaves them
+   * running. The demo's options (scenario, models, mailbox, config) are then not used.
+   */
+  attach?: {
+    runtime: Runtime;
+    assistant: EmailAssistant;
+    /** A terminal channel of the runtime the page may post in; none: the playground only watches. */
+    playground?: NonNullable<ServeStudioOptions['playground']>;
+    /** The coordination settings the runtime runs with, for the caps shown (default: the defaults). */
+    config?: CoordinationConfig;
+    /** Also show the floors other processes stored (see `attachStudio`). */
+    storedFloors?: boolean;
+    /** How often the store is read again (wall-clock ms); default: on the page's reads only. */
+    refreshMs?: number;
+  };
   /** Default: the system clock. Tests pass a SimulatedClock and move it with `advance`. */
   clock?: Clock;
   /** Default: a memory store (closed with the studio; a store given here is left open). */
@@ -94,7 +113,12 @@ export interface OpenedStudio {
    * and `TROUPE_TEST_NOT_SETTLED` naming an external wait unanswered for `settleLimitMs`.
    */
   advance(ms: number): Promise<void>;
-  /** Stops the server, the runtime, the demo ERP and (when it made it) the store. */
+  /** Reads the store again for what other processes changed (an answer given elsewhere). */
+  refresh(): Promise<void>;
+  /**
+   * Stops the server, the runtime, the demo ERP and (when it made it) the store; an attached
+   * studio stops only its server and projection.
+   */
   close(): Promise<void>;
 }
 
@@ -108,6 +132,7 @@ const PERSON = { id: 'studio-user', name: 'Sam' };
  * `troupe studio` runs this.
  */
 export async function openStudio(options: OpenStudioOptions = {}): Promise<OpenedStudio> {
+  if (options.attach) return openAttached(options, options.attach);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger();
   const ownStore = options.store === undefined;
@@ -194,16 +219,8 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
     runtime,
     assistant,
     studioStore,
-    async advance(ms) {
-      if (!(clock instanceof SimulatedClock))
-        throw new TroupeError(
-          configErrorCodes.invalid,
-          'advance() moves a SimulatedClock; this studio runs on the system clock (pass clock: new SimulatedClock()).',
-        );
-      await advanceOnClock(runtime, clock, ms, {
-        ...(options.settleLimitMs !== undefined ? { limitMs: options.settleLimitMs } : {}),
-      });
-    },
+    advance: advancer(runtime, clock, options),
+    refresh: () => projection.refresh(),
     close() {
       closing ??= (async () => {
         await server.close();
@@ -214,5 +231,55 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
       })();
       return closing;
     },
+  };
+}
+
+/** `advance` of a studio: moves a SimulatedClock and settles the runtime after each timer. */
+function advancer(runtime: Runtime, clock: Clock, options: OpenStudioOptions) {
+  return async (ms: number) => {
+    if (!(clock instanceof SimulatedClock))
+      throw new TroupeError(
+        configErrorCodes.invalid,
+        'advance() moves a SimulatedClock; this studio runs on the system clock (pass clock: new SimulatedClock()).',
+      );
+    await advanceOnClock(runtime, clock, ms, {
+      ...(options.settleLimitMs !== undefined ? { limitMs: options.settleLimitMs } : {}),
+    });
+  };
+}
+
+/** The studio attached to a runtime and assistant the caller runs (and stops). */
+async function openAttached(
+  options: OpenStudioOptions,
+  attach: NonNullable<OpenStudioOptions['attach']>,
+): Promise<OpenedStudio> {
+  const clock = options.clock ?? systemClock;
+  const { runtime, assistant } = attach;
+  const studio = await attachStudio({
+    runtime,
+    assistant,
+    clock,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(attach.config ? { config: attach.config } : {}),
+    ...(attach.playground ? { playground: attach.playground } : {}),
+    ...(attach.storedFloors ? { storedFloors: true } : {}),
+    ...(attach.refreshMs !== undefined ? { refreshMs: attach.refreshMs } : {}),
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(options.staticDir !== undefined ? { staticDir: options.staticDir } : {}),
+    ...(options.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.bodyTimeoutMs } : {}),
+  });
+  return {
+    url: studio.server.url,
+    token: studio.server.token,
+    port: studio.server.port,
+    clock,
+    runtime,
+    assistant,
+    studioStore: studio.studioStore,
+    advance: advancer(runtime, clock, options),
+    refresh: () => studio.refresh(),
+    close: () => studio.close(),
   };
 }

@@ -27,23 +27,19 @@ const refuse = (code: TroupeError['code'], message: string, status: number): nev
  * `details.status` is the HTTP status the server answers with.
  */
 export function runtimeStudioActions(options: RuntimeStudioActionsOptions): StudioActions {
-  const { runtime, assistant, transport, channel, person } = options;
+  return { ...inboxStudioActions(options.assistant), ...playgroundStudioActions(options) };
+}
+
+/** The playground's actions: the person's messages, summons and dismissals in its channel. */
+export function playgroundStudioActions(
+  options: Omit<RuntimeStudioActionsOptions, 'assistant'>,
+): Pick<StudioActions, 'post' | 'summon' | 'dismiss'> {
+  const { runtime, transport, channel, person } = options;
   const sendOrRefuse = (event: unknown) => {
     const result = runtime.send(event);
     if (!result.accepted) refuse(result.error.code, result.error.message, 400);
   };
   return {
-    answer: (interruptId, answer) => answerInterrupt(assistant, interruptId, answer),
-    async retry(emailId) {
-      try {
-        const record = await assistant.retry(emailId);
-        return { emailState: record.state.value };
-      } catch (error) {
-        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
-          refuse(error.code, error.message, /^No email/u.test(error.message) ? 404 : 409);
-        throw error;
-      }
-    },
     post({ text, replyTo }) {
       const target = replyTo !== undefined ? transport.lookup(replyTo) : undefined;
       if (replyTo !== undefined && !target)
@@ -66,6 +62,26 @@ export function runtimeStudioActions(options: RuntimeStudioActionsOptions): Stud
     },
     dismiss(avatarId) {
       sendOrRefuse({ type: 'avatar.dismiss', channel, avatarId });
+    },
+  };
+}
+
+/**
+ * The inbox's actions on an email assistant, the same calls `troupe inbox answer` and `retry`
+ * make (of two answers to one interrupt, one wins; the other is refused with 409).
+ */
+export function inboxStudioActions(assistant: EmailAssistant): Pick<StudioActions, 'answer' | 'retry'> {
+  return {
+    answer: (interruptId, answer) => answerInterrupt(assistant, interruptId, answer),
+    async retry(emailId) {
+      try {
+        const record = await assistant.retry(emailId);
+        return { emailState: record.state.value };
+      } catch (error) {
+        if (TroupeError.isInstance(error) && error.code === emailErrorCodes.inboxInvalid)
+          refuse(error.code, error.message, /^No email/u.test(error.message) ? 404 : 409);
+        throw error;
+      }
     },
   };
 }

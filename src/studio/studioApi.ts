@@ -38,6 +38,8 @@ export interface StudioApiOptions {
   actions: StudioActions;
   /** The charts, rendered on the first request and kept. */
   charts: () => Promise<StudioChart[]>;
+  /** Read before the state is answered or streamed (never failing; see `serveStudio`). */
+  refresh?: () => Promise<void>;
   streams: LiveStreams;
   logger: Logger;
   bodyTimeoutMs: number;
@@ -68,8 +70,15 @@ export function studioApi(options: StudioApiOptions): Hono<StudioEnv> {
   let charts: Promise<StudioChart[]> | undefined;
   const api = new Hono<StudioEnv>();
   api.use('*', studioApiAuth(options.token));
-  api.get('/state', () => jsonAnswer(200, store.getSnapshot().context));
-  api.get('/events', (c) => options.streams.open(c, store, logger));
+  const refresh = options.refresh ?? (async () => {});
+  api.get('/state', async () => {
+    await refresh();
+    return jsonAnswer(200, store.getSnapshot().context);
+  });
+  api.get('/events', async (c) => {
+    await refresh();
+    return options.streams.open(c, store, logger);
+  });
   api.get('/avatars', () => jsonAnswer(200, { avatars: store.getSnapshot().context.playground.avatars }));
   api.get('/charts', async () => {
     charts ??= options.charts();

@@ -29,6 +29,11 @@ export interface StudioProjectionOptions {
   config?: CoordinationConfig;
   /** The playground channel's transport: its messages are the playground's. */
   playground?: { transport: TerminalTransport; channelId: string };
+  /**
+   * Channels whose floors are read from the store on {@link StudioProjection.refresh} (the floors
+   * other processes run): default none.
+   */
+  storedFloors?: () => Promise<{ channelKey: string; view: FloorView }[]>;
 }
 
 /** A projection attached to a runtime. */
@@ -40,6 +45,11 @@ export interface StudioProjection {
    * who is there from the start, before any event (a channel's load itself tells nothing).
    */
   open(channel: ChannelRef): Promise<FloorView>;
+  /**
+   * Reads the store again for what other processes changed: the inbox (an interrupt answered
+   * elsewhere moves to the answered list), the telemetry, and the stored floors when given.
+   */
+  refresh(): Promise<void>;
   detach(): void;
 }
 
@@ -125,38 +135,23 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
     subscriptions.add(off);
   }
 
-  // The inbox as this process sees it: what waits, by id, updated from the assistant's changes.
-  const pending = new Map<string, InboxItem>();
-  const sendInbox = (answered: InboxItem[]) =>
-    store.send({ type: 'inboxChanged', pending: [...pending.values()], answered });
-  let ready: Promise<void> = refreshTelemetry();
-  if (emailAssistant) {
-    subscriptions.add(
-      emailAssistant.changes$.subscribe((change) => {
-        if (change.type === 'record') store.send({ type: 'emailChanged', record: change.record });
-        else if (change.type === 'interrupt.removed') {
-          pending.delete(change.interruptId);
-          sendInbox([]);
-        } else if (change.item.status === 'pending') {
-          pending.set(change.item.id, change.item);
-          sendInbox([]);
-        } else {
-          pending.delete(change.item.id);
-          sendInbox([change.item]);
-        }
-      }),
-    );
-    ready = Promise.all([
-      ready,
-      emailAssistant.pending().then((items) => {
-        for (const item of items) if (!pending.has(item.id)) pending.set(item.id, item);
-        if (!detached) sendInbox([]);
-      }),
-    ]).then(() => undefined);
-  }
+  const inbox = emailAssistant
+    ? inboxFollower(emailAssistant, store, subscriptions, () => detached)
+    : undefined;
+  const ready = Promise.all([refreshTelemetry(), inbox?.ready]).then(() => undefined);
+  const refreshFloors = async () => {
+    const floors = (await options.storedFloors?.()) ?? [];
+    if (detached) return;
+    for (const { channelKey: key, view } of floors)
+      store.send({ type: 'floorViewed', channelKey: key, view });
+  };
 
   return {
     ready,
+    async refresh() {
+      await Promise.all([inbox?.refresh(), refreshTelemetry(), refreshFloors()]);
+      if (!detached) store.send({ type: 'ticked', now: clock.now() });
+    },
     async open(channel) {
       const view = await runtime.open(channel);
       if (!detached) store.send({ type: 'floorViewed', channelKey: channelKey(channel), view });
@@ -167,6 +162,57 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
       subscriptions.unsubscribe();
     },
   };
+}
+
+/**
+ * The inbox as this process sees it: what waits, by id, updated from the assistant's changes;
+ * `refresh` reads the store again, so an interrupt answered by another process (an
+ * `troupe inbox answer`) moves to the answered list with its email's state.
+ */
+function inboxFollower(
+  assistant: EmailAssistant,
+  store: StudioStore,
+  subscriptions: Subscription,
+  detached: () => boolean,
+): { ready: Promise<void>; refresh(): Promise<void> } {
+  const pending = new Map<string, InboxItem>();
+  const sendInbox = (answered: InboxItem[]) =>
+    store.send({ type: 'inboxChanged', pending: [...pending.values()], answered });
+  subscriptions.add(
+    assistant.changes$.subscribe((change) => {
+      if (change.type === 'record') store.send({ type: 'emailChanged', record: change.record });
+      else if (change.type === 'interrupt.removed') {
+        pending.delete(change.interruptId);
+        sendInbox([]);
+      } else if (change.item.status === 'pending') {
+        pending.set(change.item.id, change.item);
+        sendInbox([]);
+      } else {
+        pending.delete(change.item.id);
+        sendInbox([change.item]);
+      }
+    }),
+  );
+  const ready = assistant.pending().then((items) => {
+    for (const item of items) if (!pending.has(item.id)) pending.set(item.id, item);
+    if (!detached()) sendInbox([]);
+  });
+  const refresh = async () => {
+    const now = await assistant.pending();
+    const ids = new Set(now.map((item) => item.id));
+    const gone = [...pending.keys()].filter((id) => !ids.has(id));
+    const answered = (await Promise.all(gone.map((id) => assistant.interrupt(id)))).filter(
+      (item): item is InboxItem => item?.status === 'answered',
+    );
+    const emails = new Set([...now, ...answered].map((item) => item.emailId));
+    const records = await Promise.all([...emails].map((id) => assistant.record(id)));
+    if (detached()) return;
+    for (const record of records) if (record) store.send({ type: 'emailChanged', record });
+    pending.clear();
+    for (const item of now) pending.set(item.id, item);
+    sendInbox(answered);
+  };
+  return { ready, refresh };
 }
 
 /**

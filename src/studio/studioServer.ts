@@ -36,6 +36,8 @@ export interface StudioServerOptions {
   actions: StudioActions;
   /** The charts, rendered on the first request and kept. */
   charts: () => Promise<StudioChart[]>;
+  /** Read before `/api/state` and `/api/events` answer: what other processes changed in the store. */
+  refresh?: () => Promise<void>;
   logger?: Logger;
   /** Where the page's files are (default: the package's `studio/` folder). */
   staticDir?: string;
@@ -101,6 +103,7 @@ function studioApp({ bound, token, staticDir, streams, logger, options }: Studio
       token,
       actions: options.actions,
       charts: options.charts,
+      ...(options.refresh ? { refresh: options.refresh } : {}),
       streams,
       logger,
       bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,

@@ -103,6 +103,8 @@ export interface StudioPlayground {
   channel: { platform: string; id: string };
   avatars: PlaygroundAvatar[];
   messages: PlaygroundMessage[];
+  /** Set when the page may only watch this channel (nothing is posted, summoned or dismissed): why. */
+  readOnly?: string;
 }
 
 /** Composed-response telemetry from the `agent_event_logs` collection. */

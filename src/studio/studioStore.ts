@@ -30,6 +30,8 @@ export interface StudioStoreOptions {
   playground?: {
     channel: { platform: string; id: string };
     avatars: readonly Omit<PlaygroundAvatar, 'present'>[];
+    /** Why the page may only watch the channel (see `StudioPlayground.readOnly`). */
+    readOnly?: string;
   };
 }
 
@@ -52,6 +54,7 @@ export function emptyStudioState(options: StudioStoreOptions): StudioState {
       channel: options.playground?.channel ?? { platform: 'terminal', id: 'playground' },
       avatars: (options.playground?.avatars ?? []).map((a) => ({ ...a, present: false })),
       messages: [],
+      ...(options.playground?.readOnly !== undefined ? { readOnly: options.playground.readOnly } : {}),
     },
     counters: {},
     telemetry: { modes: {}, total: 0, recent: [] },

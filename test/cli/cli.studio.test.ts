@@ -58,7 +58,7 @@ function startStudio(args: string[], env: Record<string, string> = {}) {
 
 describe('troupe studio', () => {
   it('prints the URL with its token, serves the API with that token only, and stops cleanly on the signal', async () => {
-    const run = startStudio(['--port', '0']);
+    const run = startStudio(['--demo', '--port', '0']);
     await run.urlPrinted;
     const match = /Troupe Studio: (http:\/\/127\.0\.0\.1:(\d+)\/)#token=([\w-]+)/u.exec(run.stdout);
     expect(match, run.stderr).not.toBeNull();
@@ -76,14 +76,14 @@ describe('troupe studio', () => {
   });
 
   it('refuses a port that is not a number, and one that is taken', async () => {
-    const bad = startStudio(['--port', 'eighty']);
+    const bad = startStudio(['--demo', '--port', 'eighty']);
     expect(await bad.exit).toBe(2);
     expect(bad.stderr).toMatch(/TROUPE_CONFIG_INVALID: --port/u);
 
-    const first = startStudio(['--port', '0']);
+    const first = startStudio(['--demo', '--port', '0']);
     await first.urlPrinted;
     const port = /127\.0\.0\.1:(\d+)/u.exec(first.stdout)?.[1] ?? '';
-    const second = startStudio(['--port', port]);
+    const second = startStudio(['--demo', '--port', port]);
     expect(await second.exit).toBe(2);
     expect(second.stderr).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/u);
     first.stop('SIGINT');

@@ -7,6 +7,8 @@ interface ChatFlags {
   avatars?: string;
   name: string;
   channel: string;
+  studio?: boolean;
+  playground?: boolean;
 }
 
 /** `troupe chat`: a terminal channel with the avatars of a file, on the real runtime. */
@@ -19,6 +21,11 @@ export function registerChatCommand(program: Command, context: CliContext): void
     .option('--avatars <file>', 'avatars file, YAML or JSON (default: examples/chat/avatars.yaml)')
     .option('--name <name>', 'your name in the channel', 'Guest')
     .option('--channel <id>', 'the channel id: you are in terminal:<id>', 'lobby')
+    .option(
+      '--studio',
+      'serve Troupe Studio on this chat’s runtime (127.0.0.1, any free port, the URL printed)',
+    )
+    .option('--playground', 'with --studio: the page may post into this channel, summon and dismiss')
     .action(async (flags: ChatFlags) => {
       const { io } = context;
       const config = context.baseConfig();
@@ -36,6 +43,8 @@ export function registerChatCommand(program: Command, context: CliContext): void
         env: io.env,
         isTTY: io.isTTY,
         color: context.useColor,
+        ...(flags.studio ? { studio: true } : {}),
+        ...(flags.playground ? { playground: true } : {}),
       });
     });
 }

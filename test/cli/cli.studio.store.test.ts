@@ -1,0 +1,118 @@
+/**
+ * `troupe studio` attached to the store every command reads: the inbox it serves is the one
+ * `troupe inbox list` shows on the same SQLite directory, an answer given through the studio is
+ * stored and seen by `troupe inbox list`, and one given by `troupe inbox answer` is seen by the
+ * studio (of two answers to one interrupt, one wins).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runEmail, runInboxAnswer, runInboxList } from '../../src/cli/email.js';
+import { type CliIo, runCli } from '../../src/cli/program.js';
+
+const quiet = { stdout: () => {}, stderr: () => {} };
+
+/** `troupe studio <args>` in-process, until its URL is printed. */
+async function startStudio(args: string[], env: Record<string, string>) {
+  let stdout = '';
+  let stderr = '';
+  let stop: (signal: string) => void = () => {};
+  let printed: () => void = () => {};
+  const urlPrinted = new Promise<void>((resolve) => {
+    printed = resolve;
+  });
+  const io: CliIo = {
+    stdout: (t) => {
+      stdout += t;
+      if (/Ctrl-C/u.test(stdout)) printed();
+    },
+    stderr: (t) => {
+      stderr += t;
+      printed();
+    },
+    env: { LOG_LEVEL: 'silent', ...env },
+    isTTY: false,
+    stopSignal: () => new Promise<string>((resolve) => (stop = resolve)),
+  };
+  const exit = runCli(['studio', ...args], io);
+  await urlPrinted;
+  const match = /Troupe Studio: (http:\/\/127\.0\.0\.1:\d+\/)#token=([\w-]+)/u.exec(stdout);
+  if (!match) throw new Error(`no URL printed: ${stdout}${stderr}`);
+  const [, base = '', token = ''] = match;
+  const api = async (path: string, body?: unknown) => {
+    const response = await fetch(`${base}api/${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  return { exit, stdout: () => stdout, stop: (s: string) => stop(s), api };
+}
+
+async function listed(env: Record<string, string>): Promise<string[]> {
+  let out = '';
+  expect(await runInboxList({ ...quiet, stdout: (t) => (out += t), json: true, env })).toBe(0);
+  return (JSON.parse(out) as { id: string }[]).map((item) => item.id);
+}
+
+describe('troupe studio on the store', () => {
+  it('serves the inbox `troupe inbox list` shows; answers cross both ways, and of two one wins', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-studio-store-'));
+    const env = { LOG_LEVEL: 'silent', TROUPE_STORE: 'memory', TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z' };
+    const onDir = { ...env, TROUPE_STORE: 'sqlite', TROUPE_DATA_DIR: dir };
+    expect(await runEmail({ ...quiet, env: onDir, mailboxFile: 'examples/email/sample-mailbox.jsonl' })).toBe(
+      0,
+    );
+    const waiting = await listed(onDir);
+    expect(waiting.length).toBeGreaterThan(2);
+
+    // --store names the directory; the environment names another store (memory) and is overridden.
+    const studio = await startStudio(['--port', '0', '--store', dir], env);
+    expect(studio.stdout()).toContain(`Store: SQLite in ${dir}`);
+    expect(studio.stdout()).toContain(`Inbox: ${waiting.length} waiting`);
+    const state = async () =>
+      (await studio.api('state')).body as {
+        interrupts: { id: string }[];
+        answered: { interruptId: string; type: string }[];
+      };
+    expect((await state()).interrupts.map((i) => i.id)).toEqual(waiting);
+
+    // Answered in the studio: stored, so `troupe inbox list` no longer shows it.
+    const [first = '', second = ''] = waiting;
+    expect((await studio.api(`inbox/${encodeURIComponent(first)}/answer`, { type: 'ignore' })).status).toBe(
+      200,
+    );
+    expect(await listed(onDir)).not.toContain(first);
+
+    // Answered by `troupe inbox answer`: the studio's next read shows it answered, and its own answer loses.
+    expect(await runInboxAnswer({ ...quiet, env: onDir, id: second, type: 'ignore' })).toBe(0);
+    const after = await state();
+    expect(after.interrupts.map((i) => i.id)).not.toContain(second);
+    expect(after.answered.map((a) => a.interruptId)).toEqual(expect.arrayContaining([first, second]));
+    expect((await studio.api(`inbox/${encodeURIComponent(second)}/answer`, { type: 'ignore' })).status).toBe(
+      409,
+    );
+
+    // Nothing posts into a channel from here: the playground only watches.
+    const post = await studio.api('playground/message', { text: 'hello' });
+    expect(post.status).toBe(403);
+    expect(post.body).toMatchObject({ error: { code: 'TROUPE_STUDIO_READ_ONLY' } });
+    studio.stop('SIGTERM');
+    expect(await studio.exit).toBe(0);
+  });
+
+  it('refuses --store with --demo', async () => {
+    let stderr = '';
+    const io: CliIo = {
+      stdout: () => {},
+      stderr: (t) => (stderr += t),
+      env: { LOG_LEVEL: 'silent' },
+      isTTY: false,
+      stopSignal: () => new Promise(() => {}),
+    };
+    expect(await runCli(['studio', '--demo', '--store', '/tmp/x', '--port', '0'], io)).toBe(2);
+    expect(stderr).toMatch(/TROUPE_CONFIG_INVALID: --store attaches/u);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Node, Transition } from './compiledNodes.js';
-import type { ContextCopier } from './contextCopier.js';
 import { type Configuration, type Configurations, enterDefaults } from './configurations.js';
+import type { ContextCopier } from './contextCopier.js';
 import type { MachineArgs } from './xstateInternals.js';
 
 /** A configuration and context after a microstep. */

@@ -244,17 +244,22 @@ function updateByFunction(fn: (args: MachineArgs) => Record<string, unknown>): U
 
 function updateByMap(assignment: Record<string, unknown>): Update {
   const entries = Object.entries(assignment);
-  const valueOf = (value: unknown, args: MachineArgs): unknown =>
+  const resolve = (value: unknown, args: MachineArgs): unknown =>
     typeof value === 'function' ? value(args) : value;
   const update = (args: MachineArgs) => {
     const partial: Record<string, unknown> = {};
-    for (const [key, value] of entries) partial[key] = valueOf(value, args);
+    for (const [key, value] of entries) partial[key] = resolve(value, args);
     return partial;
   };
   const only = entries.length === 1 ? entries[0] : undefined;
   if (only) {
     const [key, value] = only;
-    return { update, write: (target, args) => void (target[key] = valueOf(value, args)) };
+    return {
+      update,
+      write: (target, args) => {
+        target[key] = resolve(value, args);
+      },
+    };
   }
   return { update, write: (target, args) => Object.assign(target, update(args)) };
 }

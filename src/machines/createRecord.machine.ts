@@ -65,14 +65,13 @@ export const createRecordMachine = setup({
   initial: 'asking',
   states: {
     asking: {
+      // Checked after every transition, targetless ones too: the last field answered moves on.
       always: { guard: 'complete', target: 'confirming' },
       on: {
         'create.answer': [
           expiry,
           { guard: 'blankAnswer', actions: 'stamp' },
           {
-            target: 'asking',
-            reenter: true,
             actions: assign({
               now: ({ event }) => event.at,
               values: ({ context, event }) => {
@@ -88,8 +87,6 @@ export const createRecordMachine = setup({
         'create.correct': [
           expiry,
           {
-            target: 'asking',
-            reenter: true,
             actions: assign({
               now: ({ event }) => event.at,
               values: ({ context, event }) => ({ ...context.values, [event.column]: event.value }),

@@ -1,0 +1,95 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../../src/cli/program.js';
+import { type ChatRequestBody, startFakeOpenAiServer } from '../support/fakeOpenAiServer.js';
+
+/** Runs `troupe chat` in-process, reading `lines` as standard input. */
+async function chatInProcess(args: string[], lines: string[], env: Record<string, string>) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env: { TROUPE_STORE: 'memory', ...env },
+    isTTY: false,
+    stdin: Readable.from(lines.map((l) => `${l}\n`)),
+  };
+  const code = await runCli(['chat', ...args], io);
+  return { code, stdout, stderr };
+}
+
+/** Everything a request shows the model, as one text. */
+const promptText = (body: ChatRequestBody) =>
+  body.messages
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n');
+
+const isFor = (name: string) => (body: ChatRequestBody) =>
+  body.messages.some((m) => m.role === 'system' && String(m.content).startsWith(`You are ${name},`));
+
+describe('troupe chat: an avatar is prompted with what it witnessed', () => {
+  it('never shows an avatar what was said before it arrived or while it was away, beyond the backfill', async () => {
+    const fake = await startFakeOpenAiServer();
+    let n = 0;
+    fake.respondWith(() => ({ text: `reply${++n}` }));
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'troupe-witness-'));
+      const avatars = join(dir, 'avatars.yaml');
+      await writeFile(
+        avatars,
+        'avatars:\n' +
+          '  - { id: nova, name: Nova, persona: "An astronomer.", residentIn: ["terminal:den"] }\n' +
+          '  - { id: rex, name: Rex, persona: "A dinosaur." }\n',
+      );
+      const chat = await chatInProcess(
+        ['--avatars', avatars, '--channel', 'den', '--name', 'Sam'],
+        [
+          'Nova, the early word is AARDVARK',
+          'Nova, the next word is BADGER',
+          '/summon Rex',
+          'Rex, the word now is CHEETAH',
+          '/dismiss Rex',
+          'Nova, while Rex is away: DINGO',
+          'Nova, and also EMU',
+          '/summon Rex',
+          'Rex, what words do you know?',
+          '/quit',
+        ],
+        {
+          NO_COLOR: '1',
+          TROUPE_MODEL_BASE_URL: fake.baseUrl,
+          TROUPE_MODEL: 'fake',
+          TROUPE_MODEL_RETRIES: '0',
+          TROUPE_WITNESS_BACKFILL: '1',
+        },
+      );
+      expect(chat.code, chat.stderr).toBe(0);
+      const requests = fake.chatRequests();
+      const rex = requests.filter(isFor('Rex')).map(promptText);
+      const nova = requests.filter(isFor('Nova')).map(promptText);
+      expect(rex.length).toBeGreaterThanOrEqual(3);
+      for (const prompt of rex) {
+        expect(prompt).not.toContain('AARDVARK');
+        expect(prompt).not.toContain('BADGER');
+        expect(prompt).not.toContain('DINGO');
+        expect(prompt).not.toContain('EMU');
+      }
+      // Each arrival brings the last message said before it (TROUPE_WITNESS_BACKFILL=1), no more.
+      const greetings = rex.filter((p) => p.includes('You have just been summoned'));
+      expect(greetings).toHaveLength(2);
+      expect(greetings[0]).toMatch(/\nNova: reply2$/u);
+      expect(greetings[1]).toContain('\nNova: reply13');
+      expect(greetings[1]).not.toContain('reply12');
+      // What it heard while present stays with it after it left and came back.
+      expect(rex.at(-1)).toContain('CHEETAH');
+      // The resident, present throughout, saw everything.
+      expect(nova.at(-1)).toContain('AARDVARK');
+      expect(nova.at(-1)).toContain('CHEETAH');
+    } finally {
+      await fake.close();
+    }
+  });
+});

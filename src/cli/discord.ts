@@ -1,4 +1,5 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
+import { systemClock } from '../actors/clock.js';
 import { dayUsageLines, dayUsageOf } from '../actors/usage/dayUsage.js';
 import { ledgerSpendGate } from '../actors/usage/spendGate.js';
 import type { UsageLedger } from '../actors/usage/usageLedger.js';
@@ -20,6 +21,7 @@ import { logLevelFromEnv } from '../logging/logLevel.js';
 import { redactCredentials } from '../ports/redactCredentials.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
+import { type AttachedStudio, attachStudio } from '../studio/attachStudio.js';
 import { avatarModelProblem } from './avatarModelCheck.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { fail, readOrFail } from './fail.js';
@@ -39,6 +41,11 @@ export interface DiscordCommandOptions {
   stopSignal: Promise<string>;
   /** How long a stop waits for replies in flight before leaving them in the outbox (default 10 s). */
   stopDeadlineMs?: number;
+  /**
+   * Serve the studio from this process over the bot's own runtime (127.0.0.1, any free port, a
+   * fresh token; the URL is printed). Its playground only watches: it never posts into Discord.
+   */
+  studio?: boolean;
 }
 
 const SNOWFLAKE = /^\d{17,20}$/u;
@@ -86,13 +93,37 @@ export async function runDiscord(options: DiscordCommandOptions): Promise<number
     throw error;
   }
   options.stdout(welcome(options, session, bot));
+  const studio = options.studio ? await serveDiscordStudio(options, session) : undefined;
   const signal = await options.stopSignal;
   options.stdout(`Stopping (${signal}): finishing replies in flight…\n`);
+  await studio?.close();
   const left = await stopDiscordSession(options, session, bot);
   options.stdout(
     left > 0 ? `Stopped; ${left} reply(ies) left in the outbox for the next start.\n` : 'Stopped.\n',
   );
   return 0;
+}
+
+/**
+ * `--studio`: the studio over this bot's runtime (its live actors) and its email inbox, if any. On
+ * 127.0.0.1 with a fresh token; the playground only watches, so nothing is posted into Discord.
+ */
+async function serveDiscordStudio(
+  options: DiscordCommandOptions,
+  session: DiscordSession,
+): Promise<AttachedStudio> {
+  const studio = await attachStudio({
+    runtime: session.runtime,
+    ...(session.email ? { assistant: session.email.assistant } : {}),
+    clock: systemClock,
+    logger: session.logger,
+    config: options.config,
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const shard = session.client.shard ? ` (shard ${session.client.shard.ids.join(',')})` : '';
+  options.stdout(`Troupe Studio${shard}: ${studio.server.url}#token=${studio.server.token}\n`);
+  return studio;
 }
 
 /** The settings, avatars, store and email inbox, or the exit code of what the operator must fix. */

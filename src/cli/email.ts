@@ -11,6 +11,7 @@ import { createLogger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, isTroupeError, TroupeError } from '../ports/troupeError.js';
+import { serveEmailStudio } from './emailStudio.js';
 import { fail } from './fail.js';
 import { inboxItemJson, jsonText } from './inboxJson.js';
 import { type OpenedEmailAssistant, openEmailAssistant } from './openEmailAssistant.js';
@@ -74,6 +75,8 @@ export async function runEmail(
     watch?: boolean;
     /** Resolves when the process is asked to stop (`--watch` runs until then). */
     stopSignal?: Promise<string>;
+    /** With `watch`: serve the studio from this process over its assistant (see `serveEmailStudio`). */
+    studio?: boolean;
   },
 ): Promise<number> {
   const opened = await open(options);
@@ -82,6 +85,10 @@ export async function runEmail(
   const out = (line: string) => options.stdout(`${terminalText(line)}\n`);
   const usage = (message: string) => fail(options.stderr, 'TROUPE_CONFIG_INVALID', message);
   try {
+    if (options.studio && !options.watch)
+      return usage(
+        '--studio serves the studio while --watch polls Gmail: give both, or run `troupe studio`.',
+      );
     if (gmail) {
       if (options.mailboxGiven)
         return usage(
@@ -149,7 +156,13 @@ export async function runEmail(
 async function runOnGmail(
   opened: Opened,
   gmail: NonNullable<Opened['gmail']>,
-  options: { watch?: boolean; stopSignal?: Promise<string>; stderr: (text: string) => void },
+  options: {
+    watch?: boolean;
+    stopSignal?: Promise<string>;
+    studio?: boolean;
+    env: Readonly<Record<string, string | undefined>>;
+    stderr: (text: string) => void;
+  },
   out: (line: string) => void,
 ): Promise<number> {
   const { assistant, account } = { assistant: opened.assistant, account: gmail.account };
@@ -190,6 +203,10 @@ async function runOnGmail(
     return 0;
   }
   const { pollGmail } = await import('../adapters/gmail/gmailPoller.js');
+  const studio = options.studio
+    ? await serveEmailStudio(options.env, opened.store, assistant, opened.logger)
+    : undefined;
+  if (studio) out(`Troupe Studio: ${studio.url}`);
   const controller = new AbortController();
   void options.stopSignal?.then(() => controller.abort());
   const end = await pollGmail({
@@ -202,6 +219,7 @@ async function runOnGmail(
       if (pass.handed.length > 0) await printPending(assistant, out);
     },
   });
+  await studio?.close();
   await account.auth.flush();
   if (end.stopped === 'auth') return failed(end.error);
   out('Stopped.');

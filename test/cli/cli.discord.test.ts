@@ -76,6 +76,51 @@ describe('troupe discord', () => {
     expect(run.out()).toMatch(/Stopping \(SIGTERM\).*\n.*Stopped/su);
   });
 
+  it('--studio: serves the studio over the live bot; the page shows its channels and never posts into Discord', async () => {
+    const fake = await fakeDiscord();
+    const run = inProcess(['--guild', GUILD, '--studio'], {
+      DISCORD_TOKEN: fake.token,
+      DISCORD_API_URL: fake.restApi,
+    });
+    await until(() => /Troupe Studio: .*#token=/u.test(run.out()));
+    const [, base = '', token = ''] =
+      /Troupe Studio: (http:\/\/127\.0\.0\.1:\d+\/)#token=([\w-]+)/u.exec(run.out()) ?? [];
+    const api = async (path: string, body?: unknown) => {
+      const response = await fetch(`${base}api/${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads a few fields of the state's JSON.
+      return { status: response.status, body: (await response.json()) as Record<string, any> };
+    };
+    const summon = fake.interact({
+      channelId: GENERAL,
+      user: ada,
+      command: 'summon',
+      options: { avatar: 'stargazer' },
+    });
+    expect((await summon.answered(2))[1]?.content).toContain('Nova is here');
+    // The page shows the bot's own floor: Nova present in the Discord channel.
+    await expect
+      .poll(async () => ((await api('state')).body.actors as { id: string }[]).map((a) => a.id))
+      .toContain(`presence:discord:${GENERAL}:nova`);
+    const post = await api('playground/message', { text: 'from the page' });
+    expect(post.status).toBe(403);
+    expect(post.body.error.code).toBe('TROUPE_STUDIO_READ_ONLY');
+    const sent = [
+      ...fake.executions.map((e) => e.content),
+      ...[...fake.messages.values()].flat().map((m) => m.content),
+    ];
+    expect(sent.join('\n')).not.toContain('from the page');
+    run.stop('SIGTERM');
+    expect(await run.code).toBe(0);
+    // The studio stops with the bot.
+    await expect(
+      fetch(`${base}api/state`, { headers: { authorization: `Bearer ${token}` } }),
+    ).rejects.toThrow();
+  });
+
   it('with TROUPE_DISCORD_INBOX, the interrupts troupe email left in the store are posted there with their buttons, and answered from Discord', async () => {
     const fake = await fakeDiscord();
     const env = {

@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
 import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { runTroupe } from '../support/runTroupe.js';
 
@@ -192,6 +193,49 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     expect(watched.stdout).toContain('Email assistant — Gmail sam@acme.dev (every 30 s until Ctrl-C)');
     expect(watched.stdout).toContain('Waiting for you (2)');
     expect(watched.stdout).toMatch(/Stopped\.\n$/u);
+  });
+
+  it('--watch --studio serves the studio over the watching assistant: an answer on the page goes to Gmail and the store', async () => {
+    fillInbox();
+    let answered: Promise<void> | undefined;
+    const studioAnswer = async (stdout: string) => {
+      const [, base = '', token = ''] =
+        /Troupe Studio: (http:\/\/127\.0\.0\.1:\d+\/)#token=([\w-]+)/u.exec(stdout) ?? [];
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const state = (await (await fetch(`${base}api/state`, { headers })).json()) as {
+        interrupts: { id: string }[];
+      };
+      const q1 = state.interrupts.find((i) => i.id.startsWith('q1'));
+      const response = await fetch(`${base}api/inbox/${encodeURIComponent(q1?.id ?? 'none')}/answer`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ type: 'accept' }),
+      });
+      expect(response.status).toBe(200);
+    };
+    let stop: (signal: string) => void = () => undefined;
+    const stopped = new Promise<string>((resolve) => {
+      stop = resolve;
+    });
+    let stdout = '';
+    const code = runCli(['email', '--watch', '--studio'], {
+      stdout: (t) => {
+        stdout += t;
+        if (!answered && /Waiting for you/u.test(stdout))
+          answered = studioAnswer(stdout).finally(() => stop('SIGINT'));
+      },
+      stderr: () => undefined,
+      env: { ...env, TROUPE_GMAIL_POLL_SECONDS: '30' },
+      isTTY: false,
+      stopSignal: () => stopped,
+    });
+    expect(await code).toBe(0);
+    await answered;
+    expect(stdout).toMatch(/Troupe Studio: http:\/\/127\.0\.0\.1:\d+\/#token=/u);
+    // The reply the page accepted was sent through Gmail, and the store no longer has it waiting.
+    expect(fake.sent().map((m) => m.message.threadId)).toContain('thread-q1');
+    const listed = await troupe(['inbox', 'list'], env);
+    expect(listed.stdout).not.toMatch(/\bq1#/u);
   });
 
   it('a revoked refresh token is TROUPE_GMAIL_AUTH with how to get a new one, exit 2, and no secret printed', async () => {

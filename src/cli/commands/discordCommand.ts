@@ -8,6 +8,7 @@ interface DiscordFlags {
   guild: string[];
   shards?: string;
   shardCount?: string;
+  studio?: boolean;
 }
 
 /** `troupe discord`: the avatars of a file on Discord, in one process or one per shard. */
@@ -32,6 +33,10 @@ export function registerDiscordCommand(program: Command, context: CliContext): v
       '--shard-count <count>',
       'how many shards all hosts run together, when --shards lists the ids this host runs',
     )
+    .option(
+      '--studio',
+      'serve Troupe Studio from this process over the live bot (127.0.0.1, a fresh token; the URL is printed); its playground only watches',
+    )
     .action(async (flags: DiscordFlags) => {
       const config = context.baseConfig();
       if (!config) return;
@@ -48,6 +53,7 @@ export function registerDiscordCommand(program: Command, context: CliContext): v
         stderr: context.stderr,
         env: context.io.env,
         stopSignal,
+        ...(flags.studio ? { studio: true } : {}),
       });
     });
 }

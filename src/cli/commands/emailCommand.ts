@@ -7,6 +7,7 @@ interface EmailFlags {
   mailbox?: string;
   watch?: boolean;
   status?: boolean;
+  studio?: boolean;
 }
 
 /** `troupe email`: the email assistant on Gmail or a mailbox file, or how the Gmail sync stands. */
@@ -22,6 +23,10 @@ export function registerEmailCommand(program: Command, context: CliContext): voi
     )
     .option('--watch', 'keep polling Gmail every TROUPE_GMAIL_POLL_SECONDS until Ctrl-C')
     .option(
+      '--studio',
+      'with --watch: serve Troupe Studio from this process over the live assistant (127.0.0.1, a fresh token; the URL is printed)',
+    )
+    .option(
       '--status',
       'show how the Gmail sync stands (last successful sync, cursor, messages behind, last error) and the emails that failed',
     )
@@ -35,6 +40,7 @@ export function registerEmailCommand(program: Command, context: CliContext): voi
         mailboxFile: flags.mailbox ?? context.examplesPath('email/sample-mailbox.jsonl'),
         mailboxGiven: flags.mailbox !== undefined,
         ...(flags.watch ? { watch: true, stopSignal: context.stopSignal() } : {}),
+        ...(flags.studio ? { studio: true } : {}),
         stdout: io.stdout,
         stderr,
         env: io.env,

@@ -5,23 +5,13 @@
  */
 import type { EntityVocabulary } from './entityVocabulary.js';
 import type { EnvelopeError } from './envelope.js';
-import {
-  constraintCodes,
-  displayableCode,
-  errorCategoryOf,
-  normaliseErrorCode,
-  temporaryCodes,
-} from './errorCategory.js';
+import { constraintCodes, errorFactsOf, temporaryCodes } from './errorCategory.js';
 import type { ErrorReplyContent } from './errorReply.js';
 
 /** What to tell the person when creating a record of `vocabulary`'s kind failed with `error`. */
 export function actionErrorReply(error: EnvelopeError, vocabulary: EntityVocabulary): ErrorReplyContent {
   const { plural, singular } = vocabulary;
-  const errorCategory = errorCategoryOf(error.code);
-  const normalised = normaliseErrorCode(error.code);
-  const shown = displayableCode(error.code);
-  const tellAdmin = (lead: string) =>
-    `${lead} tell your administrator${shown === undefined ? '' : ` (error code ${shown})`}.`;
+  const { errorCategory, normalised, tellAdmin } = errorFactsOf(error.code);
   const manual = vocabulary.addNewPath ? `Add it yourself in ${vocabulary.addNewPath}` : 'Add it yourself';
 
   if (errorCategory === 'permissions')

@@ -87,3 +87,22 @@ export function displayableCode(code: string): string | undefined {
   const trimmed = code.trim();
   return /^[A-Z][A-Z0-9_]{1,63}$/u.test(trimmed) || /^[0-9A-Z]{5}$/u.test(trimmed) ? trimmed : undefined;
 }
+
+/** What every error reply reads off an error's code: its category, its normal form, the admin line. */
+export interface ErrorFacts {
+  errorCategory: ErrorCategory;
+  normalised: string;
+  /** `lead` followed by "tell your administrator", with the code when it may be shown. */
+  tellAdmin: (lead: string) => string;
+}
+
+/** The {@link ErrorFacts} of an error code. */
+export function errorFactsOf(code: string): ErrorFacts {
+  const shown = displayableCode(code);
+  return {
+    errorCategory: errorCategoryOf(code),
+    normalised: normaliseErrorCode(code),
+    tellAdmin: (lead) =>
+      `${lead} tell your administrator${shown === undefined ? '' : ` (error code ${shown})`}.`,
+  };
+}

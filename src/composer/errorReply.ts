@@ -6,13 +6,7 @@
 import type { ErrorCategory } from './composedReply.js';
 import type { EntityVocabulary } from './entityVocabulary.js';
 import type { EnvelopeAttempts, EnvelopeError } from './envelope.js';
-import {
-  displayableCode,
-  errorCategoryOf,
-  invalidInputCodes,
-  normaliseErrorCode,
-  temporaryCodes,
-} from './errorCategory.js';
+import { errorFactsOf, invalidInputCodes, temporaryCodes } from './errorCategory.js';
 
 /** The user-facing content of an error reply. */
 export interface ErrorReplyContent {
@@ -36,11 +30,7 @@ export function errorReply(
   vocabulary: EntityVocabulary,
 ): ErrorReplyContent {
   const { plural, singular } = vocabulary;
-  const errorCategory = errorCategoryOf(error.code);
-  const normalised = normaliseErrorCode(error.code);
-  const shown = displayableCode(error.code);
-  const tellAdmin = (lead: string) =>
-    `${lead} tell your administrator${shown === undefined ? '' : ` (error code ${shown})`}.`;
+  const { errorCategory, normalised, tellAdmin } = errorFactsOf(error.code);
 
   if (errorCategory === 'permissions')
     return {

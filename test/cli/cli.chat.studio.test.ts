@@ -6,6 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../src/cli/program.js';
+import { studioClient } from '../support/studioClient.js';
 
 async function chatWithStudio(args: string[]) {
   const stdin = new PassThrough();
@@ -19,17 +20,7 @@ async function chatWithStudio(args: string[]) {
   };
   const exit = runCli(['chat', '--studio', ...args], io);
   await expect.poll(() => /#token=/u.test(stdout)).toBe(true);
-  const [, base = '', token = ''] =
-    /Troupe Studio: (http:\/\/127\.0\.0\.1:\d+\/)#token=([\w-]+)/u.exec(stdout) ?? [];
-  const api = async (path: string, body?: unknown) => {
-    const response = await fetch(`${base}api/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: the test reads a few fields of the state's JSON.
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  const { api } = studioClient(stdout);
   return { stdin, exit, api, stdout: () => stdout };
 }
 

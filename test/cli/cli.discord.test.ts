@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type CliIo, runCli } from '../../src/cli/program.js';
 import { ada, defaultGuild, GENERAL, GUILD, RANDOM } from '../support/discordHarness.js';
 import { type FakeDiscord, startFakeDiscord } from '../support/fakeDiscord.js';
+import { studioClient } from '../support/studioClient.js';
 
 const fakes: FakeDiscord[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -83,17 +84,7 @@ describe('troupe discord', () => {
       DISCORD_API_URL: fake.restApi,
     });
     await until(() => /Troupe Studio: .*#token=/u.test(run.out()));
-    const [, base = '', token = ''] =
-      /Troupe Studio: (http:\/\/127\.0\.0\.1:\d+\/)#token=([\w-]+)/u.exec(run.out()) ?? [];
-    const api = async (path: string, body?: unknown) => {
-      const response = await fetch(`${base}api/${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      // biome-ignore lint/suspicious/noExplicitAny: the test reads a few fields of the state's JSON.
-      return { status: response.status, body: (await response.json()) as Record<string, any> };
-    };
+    const { api, base, token } = studioClient(run.out());
     const summon = fake.interact({
       channelId: GENERAL,
       user: ada,

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { runTroupe } from '../support/runTroupe.js';
+import { studioClient } from '../support/studioClient.js';
 
 const troupe = (args: string[], env: Record<string, string>, stopWhen?: RegExp) =>
   runTroupe(args, env, stopWhen ? { stopWhen } : {});
@@ -199,18 +200,10 @@ describe('troupe email on Gmail (the real googleapis client against the fake)', 
     fillInbox();
     let answered: Promise<void> | undefined;
     const studioAnswer = async (stdout: string) => {
-      const [, base = '', token = ''] =
-        /Troupe Studio: (http:\/\/127\.0\.0\.1:\d+\/)#token=([\w-]+)/u.exec(stdout) ?? [];
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-      const state = (await (await fetch(`${base}api/state`, { headers })).json()) as {
-        interrupts: { id: string }[];
-      };
+      const { api } = studioClient(stdout);
+      const state = (await api('state')).body as { interrupts: { id: string }[] };
       const q1 = state.interrupts.find((i) => i.id.startsWith('q1'));
-      const response = await fetch(`${base}api/inbox/${encodeURIComponent(q1?.id ?? 'none')}/answer`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ type: 'accept' }),
-      });
+      const response = await api(`inbox/${encodeURIComponent(q1?.id ?? 'none')}/answer`, { type: 'accept' });
       expect(response.status).toBe(200);
     };
     let stop: (signal: string) => void = () => undefined;

@@ -101,7 +101,7 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(/ {2}· suppressed \w+/);
   });
 
-  it('npm start runs the tour, npm run chat the chat and npm run studio the studio, through the one troupe command', () => {
+  it('npm start runs the tour, npm run chat the chat and npm run studio the studio's demo, through the one troupe command', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
       scripts: Record<string, string>;
       bin: Record<string, string>;
@@ -109,6 +109,6 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(pkg.bin.troupe).toBe('./bin/troupe.js');
     expect(pkg.scripts.start).toBe('node bin/troupe.js tour');
     expect(pkg.scripts.chat).toBe('node bin/troupe.js chat');
-    expect(pkg.scripts.studio).toBe('node bin/troupe.js studio');
+    expect(pkg.scripts.studio).toBe('node bin/troupe.js studio --demo');
   });
 });

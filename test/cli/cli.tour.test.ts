@@ -101,7 +101,7 @@ describe('troupe tour (the real runtime on a simulated clock)', () => {
     expect(stdout).toMatch(/ {2}· suppressed \w+/);
   });
 
-  it('npm start runs the tour, npm run chat the chat and npm run studio the studio's demo, through the one troupe command', () => {
+  it('npm start runs the tour, npm run chat the chat and npm run studio the studio demo, through the one troupe command', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
       scripts: Record<string, string>;
       bin: Record<string, string>;

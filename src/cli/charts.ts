@@ -12,6 +12,7 @@ import {
 import { exportStatechart } from '../inspect/statechartModel.js';
 import { avatarPresenceMachine } from '../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../machines/conversationThread.machine.js';
+import { createRecordMachine } from '../machines/createRecord.machine.js';
 import { emailLifecycleMachine } from '../machines/emailLifecycle.machine.js';
 import { pendingChoiceMachine } from '../machines/pendingChoice.machine.js';
 import { chartErrorCodes } from '../ports/errorCodes.js';
@@ -24,6 +25,7 @@ export const troupeMachines: readonly AnyStateMachine[] = [
   avatarPresenceMachine,
   pendingChoiceMachine,
   emailLifecycleMachine,
+  createRecordMachine,
 ];
 
 /** What `troupe charts` was asked for. */

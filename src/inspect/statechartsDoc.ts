@@ -12,7 +12,7 @@ export function renderStatechartsDoc(): string {
     '# Statecharts',
     '',
     'Generated from the machine definitions by `npm run statecharts` (a test fails when this file',
-    'is stale). `npx troupe diagram <thread|presence|choice|email>` prints one of them; `npx troupe charts`',
+    'is stale). `npx troupe diagram <thread|presence|choice|email|create>` prints one of them; `npx troupe charts`',
     'exports them all as Mermaid, DOT, SCXML, SVG or JSON (see [charts](charts.md)).',
     '',
     section(

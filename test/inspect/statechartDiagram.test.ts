@@ -56,7 +56,7 @@ describe('statechart diagrams for design review', () => {
     expect(out).toContain('digraph "avatarPresence"');
     expect(await runCli(['diagram', 'teapot'], io)).toBe(2);
     expect(err).toContain(
-      "'teapot' is invalid for argument 'machine'. Allowed choices are email, thread, presence, choice.",
+      "'teapot' is invalid for argument 'machine'. Allowed choices are email, thread, presence, choice, create.",
     );
   });
 });

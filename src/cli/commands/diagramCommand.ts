@@ -2,6 +2,7 @@ import { Argument, type Command, Option } from 'commander';
 import { type DiagramFormat, statechartDiagram } from '../../inspect/statechartDiagram.js';
 import { avatarPresenceMachine } from '../../machines/avatarPresence.machine.js';
 import { conversationThreadMachine } from '../../machines/conversationThread.machine.js';
+import { createRecordMachine } from '../../machines/createRecord.machine.js';
 import { emailLifecycleMachine } from '../../machines/emailLifecycle.machine.js';
 import { pendingChoiceMachine } from '../../machines/pendingChoice.machine.js';
 import type { CliContext } from './cliContext.js';
@@ -12,6 +13,7 @@ const diagramMachines = {
   thread: conversationThreadMachine,
   presence: avatarPresenceMachine,
   choice: pendingChoiceMachine,
+  create: createRecordMachine,
 } as const;
 
 const diagramFormats: readonly DiagramFormat[] = ['mermaid', 'dot', 'scxml', 'json'];

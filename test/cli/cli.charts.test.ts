@@ -191,7 +191,7 @@ describe('troupe charts', () => {
   it.each([
     [
       ['diagram', 'nope'],
-      "'nope' is invalid for argument 'machine'. Allowed choices are email, thread, presence, choice.",
+      "'nope' is invalid for argument 'machine'. Allowed choices are email, thread, presence, choice, create.",
     ],
     [
       ['diagram', 'email', '--format', 'svg'],

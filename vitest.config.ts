@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -24,6 +25,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     setupFiles: ['test/support/failOnUnhandledRejection.ts'],
+    // At least two files at once: many tests mostly wait (child processes, a browser, sockets), and
+    // vitest's default (one worker fewer than cores) runs them one by one on a 2-core machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // A guard against a hang, not a speed limit: on a loaded machine tests are only slower, and
     // they wait on signals (the runtime's idle signal, a child's output, a server's events).
     testTimeout: 180_000,

@@ -35,6 +35,8 @@ export interface LeaseHolder {
 export class ChannelLeases {
   /** Leases held, by channel key, with the stored version to renew or release them by. */
   private readonly held = new Map<string, number>();
+  /** Acquisitions under way, by channel key: a second caller shares the first one's answer. */
+  private readonly acquiring = new Map<string, Promise<LeaseHolder | undefined>>();
   private timer: TimerHandle | undefined;
   private disposed = false;
 
@@ -68,7 +70,17 @@ export class ChannelLeases {
    * Takes (or keeps) the channel's lease. Resolves `undefined` once held, or the holder when
    * another runtime holds a lease that has not lapsed.
    */
-  async acquire(key: string): Promise<LeaseHolder | undefined> {
+  acquire(key: string): Promise<LeaseHolder | undefined> {
+    // Two parts of this runtime may ask at once (a reply resent after a restart and a new message):
+    // racing each other, the loser would see its own lease as another process's.
+    const pending = this.acquiring.get(key);
+    if (pending) return pending;
+    const attempt = this.tryAcquire(key).finally(() => this.acquiring.delete(key));
+    this.acquiring.set(key, attempt);
+    return attempt;
+  }
+
+  private async tryAcquire(key: string): Promise<LeaseHolder | undefined> {
     const { documents, clock, owner } = this.options;
     const now = clock.now();
     const stored = await documents.get<LeaseValue>(LEASES, key);

@@ -321,7 +321,7 @@ export class ChannelLifecycle {
       inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
       if (refused.length === 0) {
         logger.info(
-          { channel: key, handedOver: waiting.length },
+          { channel: key, handedOver: waiting.length, reason: error.message },
           'another process holds the channel; its events are handed over',
         );
         return;

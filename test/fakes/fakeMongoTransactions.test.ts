@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Document, MongoClient, MongoServerError } from 'mongodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMongoStore } from '../../src/adapters/store/mongo/mongoStore.js';
 import type { TroupeStore } from '../../src/ports/store.js';
 import { FakeMongoEngine } from '../support/fakeMongoEngine.js';
@@ -586,4 +586,40 @@ const realUri = process.env.MONGODB_URI;
 describe.skipIf(!realUri)('against a real server (MONGODB_URI)', () => {
   describeTransactions('real server', () => realUri as string);
   describeConcurrentBatches('real server', () => realUri as string);
+});
+
+describe('a transaction whose client died (the fake replica set)', () => {
+  it('holds its documents only for the lifetime limit: then the next writer gets them and the dead one is gone', async () => {
+    const server = await startFakeMongoServer({ replicaSet: 'rs0', transactionLifetimeLimitMs: 60_000 });
+    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
+    const things = client.db('lifetime').collection<Document>('things');
+    // Only the server's clock is simulated; sockets keep real timers.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      await things.insertOne({ _id: 'seed' as never, n: 0 });
+      const dead = client.startSession();
+      const next = client.startSession();
+      dead.startTransaction();
+      await things.updateOne({ _id: 'seed' as never }, { $set: { n: 1 } }, { session: dead });
+      // Its client is killed here: it never commits or aborts.
+      next.startTransaction();
+      const blocked = await serverError(
+        things.updateOne({ _id: 'seed' as never }, { $set: { n: 2 } }, { session: next }),
+      );
+      expect(blocked.code).toBe(112);
+      await next.abortTransaction().catch(() => undefined);
+
+      vi.advanceTimersByTime(60_001);
+      next.startTransaction();
+      await things.updateOne({ _id: 'seed' as never }, { $set: { n: 2 } }, { session: next });
+      await next.commitTransaction();
+      expect(await things.findOne({ _id: 'seed' as never })).toMatchObject({ n: 2 });
+      // The reaped transaction cannot commit what it wrote.
+      expect((await serverError(dead.commitTransaction())).code).toBe(251);
+    } finally {
+      vi.useRealTimers();
+      await client.close();
+      await server.close();
+    }
+  });
 });

@@ -24,7 +24,10 @@ import { compare, ensureArray, resolve } from 'mingo/util';
  * retry runs); any failed statement aborts the transaction, and every later command of it,
  * `commitTransaction` included, answers NoSuchTransaction (251). A write outside a transaction
  * never waits for a lock (a real server would): it lands, and the transaction that overlaps it
- * fails with WriteConflict when it writes or commits.
+ * fails with WriteConflict when it writes or commits. A transaction open longer than the
+ * lifetime limit (MongoDB's `transactionLifetimeLimitSeconds`, a minute by default) is aborted
+ * when another transaction needs one of its locks, and its own next command gets
+ * NoSuchTransaction: so a client killed mid-transaction holds its documents only that long.
  *
  * Retryable writes are de-duplicated: a write command carrying `lsid` + `txnNumber` outside a
  * transaction is applied once, and a retry with the same pair gets the first reply back (the case
@@ -36,6 +39,8 @@ interface Transaction {
   txnNumber: number;
   /** The engine's commit clock when it started: a document changed after that conflicts. */
   startedAt: number;
+  /** Wall-clock ms when it started, for the lifetime limit. */
+  openedAt: number;
   aborted: boolean;
   /** Namespace → this transaction's copy of the collection's documents. */
   views: Map<string, Document[]>;
@@ -164,6 +169,12 @@ export class FakeMongoEngine {
   private readonly retried = new Map<string, Reply>();
   /** The transaction the current command runs in, if any. */
   private active: Transaction | undefined;
+
+  /**
+   * @param transactionLifetimeLimitMs how long a transaction may stay open before it is aborted
+   * (MongoDB's `transactionLifetimeLimitSeconds`, 60 s by default)
+   */
+  constructor(private readonly transactionLifetimeLimitMs = 60_000) {}
 
   /** Runs one command (its body, `$db` included); never throws. */
   run(db: string, body: Document): Reply {
@@ -324,6 +335,7 @@ export class FakeMongoEngine {
       this.transactions.set(session, {
         txnNumber,
         startedAt: this.clock,
+        openedAt: Date.now(),
         aborted: false,
         views: new Map(),
         finals: new Map(),
@@ -331,6 +343,7 @@ export class FakeMongoEngine {
       });
     }
     const txn = this.transactions.get(session);
+    if (txn && !txn.aborted && this.expired(txn)) this.abort(txn);
     if (!txn || txn.txnNumber !== txnNumber || txn.aborted) throw noSuchTransaction(txnNumber);
     this.active = txn;
     let reply: Reply;
@@ -351,6 +364,7 @@ export class FakeMongoEngine {
       if (this.committed.get(session) === txnNumber) return { ok: 1 }; // a retried commit
       throw noSuchTransaction(txnNumber);
     }
+    if (!txn.aborted && this.expired(txn)) this.abort(txn);
     if (txn.aborted) throw noSuchTransaction(txnNumber);
     // Everything it wrote must be unchanged since it started (a write outside it may have landed).
     for (const key of txn.finals.keys()) {
@@ -386,6 +400,10 @@ export class FakeMongoEngine {
     return { ok: 1 };
   }
 
+  private expired(txn: Transaction): boolean {
+    return Date.now() - txn.openedAt > this.transactionLifetimeLimitMs;
+  }
+
   private abort(txn: Transaction): void {
     txn.aborted = true;
     txn.views.clear();
@@ -416,7 +434,9 @@ export class FakeMongoEngine {
     }
     for (const key of keys) {
       const owner = this.locks.get(key);
-      if (owner && owner !== txn) throw writeConflict();
+      // A server reaps transactions past their lifetime; here, when one is in another's way.
+      if (owner && owner !== txn && this.expired(owner)) this.abort(owner);
+      else if (owner && owner !== txn) throw writeConflict();
     }
     for (const key of keys) {
       this.locks.set(key, txn);

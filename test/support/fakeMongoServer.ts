@@ -43,8 +43,14 @@ const OP_MSG = 2013;
 const MORE_TO_COME = 1 << 1;
 const CHECKSUM_PRESENT = 1 << 0;
 
-export async function startFakeMongoServer(options: { replicaSet?: string } = {}): Promise<FakeMongoServer> {
-  const engine = new FakeMongoEngine();
+export async function startFakeMongoServer(
+  options: {
+    replicaSet?: string;
+    /** MongoDB's `transactionLifetimeLimitSeconds`, in ms (60 s by default, as on a real server). */
+    transactionLifetimeLimitMs?: number;
+  } = {},
+): Promise<FakeMongoServer> {
+  const engine = new FakeMongoEngine(options.transactionLifetimeLimitMs);
   const commands: string[] = [];
   const sockets = new Set<Socket>();
   const failures = new Map<

@@ -39,7 +39,9 @@ describe('troupe discord on two hosts: disjoint --shards lists out of one --shar
   let fake: FakeDiscord | undefined;
   const hosts: Host[] = [];
   beforeAll(async () => {
-    mongo = await startFakeMongoServer({ replicaSet: 'rs0' });
+    // A host killed mid-transaction holds its documents until the server reaps the transaction: a
+    // server set up with a short `transactionLifetimeLimitSeconds`, so the restart waits seconds, not a minute.
+    mongo = await startFakeMongoServer({ replicaSet: 'rs0', transactionLifetimeLimitMs: 3_000 });
     const dir = await mkdtemp(join(tmpdir(), 'troupe-hosts-'));
     avatarsFile = join(dir, 'avatars.yaml');
     const residentIn = JSON.stringify([`discord:${GENERAL}`, `discord:${OTHER_GENERAL}`]);
@@ -51,7 +53,10 @@ describe('troupe discord on two hosts: disjoint --shards lists out of one --shar
   afterAll(async () => {
     await mongo?.close();
   });
-  afterEach(async () => {
+  afterEach(async (context) => {
+    // A failed run shows what each host printed: the step that hung is in there.
+    if (context.task.result?.state === 'fail')
+      for (const [i, host] of hosts.entries()) process.stderr.write(`--- host ${i} printed:\n${host.out()}\n`);
     for (const host of hosts.splice(0)) killGroup(host);
     await fake?.close();
   });
@@ -108,6 +113,19 @@ describe('troupe discord on two hosts: disjoint --shards lists out of one --shar
     }
   }
 
+  /** The host's exit code once it stops; a host that does not stop within a minute fails with what it printed. */
+  async function exitOf(host: Host): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the host did not stop; it printed:\n${host.out()}`)), 60_000);
+    });
+    try {
+      return await Promise.race([host.exited, hung]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** The quoted question each answer in a channel carries on its first line. */
   const answersIn = (discord: FakeDiscord, channelId: string) =>
     discord.executions
@@ -147,8 +165,8 @@ describe('troupe discord on two hosts: disjoint --shards lists out of one --shar
       await ask(discord, OTHER_GENERAL, `${q} (two)`);
     }
     for (const host of [first, second]) host.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-    expect(await second.exited).toBe(0);
+    expect(await exitOf(first)).toBe(0);
+    expect(await exitOf(second)).toBe(0);
     for (const channel of [GENERAL, OTHER_GENERAL]) {
       const answers = answersIn(discord, channel);
       expect(answers).toHaveLength(3);
@@ -185,8 +203,8 @@ describe('troupe discord on two hosts: disjoint --shards lists out of one --shar
     await ask(discord, OTHER_GENERAL, 'Rex, after the restart');
     await ask(discord, OTHER_GENERAL, 'Nova, after the restart too');
     for (const host of [steady, dying]) host.child.kill('SIGTERM');
-    expect(await steady.exited).toBe(0);
-    expect(await dying.exited).toBe(0);
+    expect(await exitOf(steady)).toBe(0);
+    expect(await exitOf(dying)).toBe(0);
 
     const answers = answersIn(discord, OTHER_GENERAL);
     // Nothing doubled across the crash: every answer quotes a different question.

@@ -56,7 +56,8 @@ describe('troupe discord on two hosts: disjoint --shards lists out of one --shar
   afterEach(async (context) => {
     // A failed run shows what each host printed: the step that hung is in there.
     if (context.task.result?.state === 'fail')
-      for (const [i, host] of hosts.entries()) process.stderr.write(`--- host ${i} printed:\n${host.out()}\n`);
+      for (const [i, host] of hosts.entries())
+        process.stderr.write(`--- host ${i} printed:\n${host.out()}\n`);
     for (const host of hosts.splice(0)) killGroup(host);
     await fake?.close();
   });
@@ -117,7 +118,10 @@ describe('troupe discord on two hosts: disjoint --shards lists out of one --shar
   async function exitOf(host: Host): Promise<number | null> {
     let timer: NodeJS.Timeout | undefined;
     const hung = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the host did not stop; it printed:\n${host.out()}`)), 60_000);
+      timer = setTimeout(
+        () => reject(new Error(`the host did not stop; it printed:\n${host.out()}`)),
+        60_000,
+      );
     });
     try {
       return await Promise.race([host.exited, hung]);

@@ -137,7 +137,10 @@ export interface StopOptions {
 /**
  * What {@link Runtime.send} says about an event. `handedOver: true`: another process sharing the
  * store holds the event's channel, and the event was stored for it to answer (the write itself
- * happens after `send` returns; a failure of it is reported on `errors$`).
+ * happens after `send` returns; a failure of it is reported on `errors$`). It is known at once only
+ * once this runtime has met the holder: the first event for a channel it has not tried yet says
+ * `{ accepted: true }`, and is handed over when loading the channel finds the lease taken (logged
+ * as "another process holds the channel"); the events after it say `handedOver: true`.
  */
 export type SendResult = { accepted: true; handedOver?: true } | { accepted: false; error: TroupeError };
 

@@ -7,7 +7,8 @@ import { configErrorCodes } from '../ports/errorCodes.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
 import { type OpenedStudio, openStudio } from '../studio/openStudio.js';
 import { DEFAULT_STUDIO_PORT } from '../studio/studioServer.js';
-import { fail } from './fail.js';
+import { loadAvatarsFile } from './avatarsFile.js';
+import { fail, readOrFail } from './fail.js';
 import { exitCodeOf } from './storeErrors.js';
 import { envWithStore } from './storeFlag.js';
 import { openStoreStudio } from './studioOnStore.js';
@@ -22,6 +23,8 @@ export interface StudioCliOptions {
   demo?: boolean;
   /** The store to attach to: a directory (SQLite) or a MongoDB URI; default: the environment's. */
   store?: string;
+  /** On the store: the avatars file the bot or chat runs with, for the avatars' names. */
+  avatarsFile?: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
@@ -62,6 +65,12 @@ export async function runStudio(options: StudioCliOptions): Promise<number> {
       options.stderr,
       configErrorCodes.invalid,
       '--store attaches the studio to a store; the demo (--demo, --scenario) runs on its own memory store. Give one or the other.',
+    );
+  if (demo && options.avatarsFile !== undefined)
+    return fail(
+      options.stderr,
+      configErrorCodes.invalid,
+      "--avatars names the avatars of a store's floors; the demo takes its avatars from --scenario. Give one or the other.",
     );
   let logger: Logger;
   try {
@@ -109,7 +118,12 @@ async function openOnStore(
   listen: { host: string; port: number; logger: Logger },
 ): Promise<RunningStudio | number> {
   const env = envWithStore(options.env, options.store);
-  const opened = await openStoreStudio(env, listen, options.stderr);
+  const avatars =
+    options.avatarsFile === undefined
+      ? []
+      : await readOrFail(options.stderr, () => loadAvatarsFile(options.avatarsFile as string));
+  if (typeof avatars === 'number') return avatars;
+  const opened = await openStoreStudio(env, { ...listen, avatars }, options.stderr);
   if (typeof opened === 'number') return opened;
   const waiting = opened.studio.studioStore.getSnapshot().context.interrupts.length;
   return {

@@ -1,3 +1,4 @@
+import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { systemClock } from '../actors/clock.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { coordinationFromEnv } from '../config/coordinationFromEnv.js';
@@ -33,7 +34,13 @@ export interface StoreStudio {
  */
 export async function openStoreStudio(
   env: EnvRecord,
-  listen: { host: string; port: number; logger: Logger },
+  listen: {
+    host: string;
+    port: number;
+    logger: Logger;
+    /** The avatars the bot or chat runs with: names for the stored floors (ids without them). */
+    avatars?: readonly AvatarDefinition[];
+  },
   stderr: (text: string) => void,
 ): Promise<StoreStudio | number> {
   const { logger } = listen;
@@ -54,7 +61,14 @@ export async function openStoreStudio(
     if (!isTroupeError(error)) throw error;
     return fail(stderr, error.code, error.message, exitCodeOf(error));
   }
-  const runtime = createRuntime({ avatars: [], config, store, logger, clock: systemClock });
+  // It receives no event: its avatars only name the ones on the stored floors.
+  const runtime = createRuntime({
+    avatars: [...(listen.avatars ?? [])],
+    config,
+    store,
+    logger,
+    clock: systemClock,
+  });
   const closeAll = async () => {
     await runtime.stop();
     await opened.close();

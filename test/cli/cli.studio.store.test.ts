@@ -4,12 +4,16 @@
  * stored and seen by `troupe inbox list`, and one given by `troupe inbox answer` is seen by the
  * studio (of two answers to one interrupt, one wins).
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openDefaultStore } from '../../src/adapters/store/storeFromEnv.js';
+import { loadAvatarsFile } from '../../src/cli/avatarsFile.js';
 import { runEmail, runInboxAnswer, runInboxList } from '../../src/cli/email.js';
 import { type CliIo, runCli } from '../../src/cli/program.js';
+import { createRuntime } from '../../src/createRuntime.js';
+import { silentLogger } from '../../src/logging/logger.js';
 
 const quiet = { stdout: () => {}, stderr: () => {} };
 
@@ -101,6 +105,61 @@ describe('troupe studio on the store', () => {
     expect(post.body).toMatchObject({ error: { code: 'TROUPE_STUDIO_READ_ONLY' } });
     studio.stop('SIGTERM');
     expect(await studio.exit).toBe(0);
+  });
+
+  it("shows the stored floors' avatars by name with --avatars (by id without it)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-studio-floors-'));
+    const avatarsFile = join(dir, 'avatars.yaml');
+    await writeFile(avatarsFile, 'avatars:\n  - { id: nova, name: Nova, emoji: "🌟" }\n');
+    const env = { LOG_LEVEL: 'silent', TROUPE_STORE: 'sqlite', TROUPE_DATA_DIR: dir };
+    // A chat that ran on the directory before: Nova was summoned into its channel.
+    const store = await openDefaultStore(env);
+    const chat = createRuntime({
+      avatars: await loadAvatarsFile(avatarsFile),
+      store,
+      persistence: { durable: true },
+      logger: silentLogger(),
+    });
+    const summon = chat.send({
+      type: 'avatar.summon',
+      channel: { kind: 'terminal', id: 'lobby' },
+      avatarId: 'nova',
+      by: { kind: 'human', id: 'ada', name: 'Ada' },
+    });
+    expect(summon).toEqual({ accepted: true });
+    await chat.stop();
+    await store.close();
+
+    const presences = async (args: string[]) => {
+      const studio = await startStudio(['--port', '0', '--store', dir, ...args], env);
+      const { body } = await studio.api('state');
+      studio.stop('SIGTERM');
+      expect(await studio.exit).toBe(0);
+      return (body.actors as { kind: string; label: string }[])
+        .filter((a) => a.kind === 'presence')
+        .map((a) => a.label);
+    };
+    expect(await presences(['--avatars', avatarsFile])).toEqual(['Nova in terminal:lobby']);
+    expect(await presences([])).toEqual(['nova in terminal:lobby']);
+  });
+
+  it('refuses --avatars with --demo, and a missing avatars file by its code', async () => {
+    let stderr = '';
+    const io: CliIo = {
+      stdout: () => {},
+      stderr: (t) => (stderr += t),
+      env: { LOG_LEVEL: 'silent' },
+      isTTY: false,
+      stopSignal: () => new Promise(() => {}),
+    };
+    expect(await runCli(['studio', '--demo', '--avatars', '/tmp/x.yaml', '--port', '0'], io)).toBe(2);
+    expect(stderr).toMatch(/TROUPE_CONFIG_INVALID: --avatars names/u);
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-studio-noavatars-'));
+    stderr = '';
+    const missing = join(dir, 'none.yaml');
+    const env = { LOG_LEVEL: 'silent', TROUPE_STORE: 'sqlite', TROUPE_DATA_DIR: dir };
+    expect(await runCli(['studio', '--avatars', missing, '--port', '0'], { ...io, env })).not.toBe(0);
+    expect(stderr).toContain('TROUPE_AVATARS_NOT_FOUND');
   });
 
   it('refuses --store with --demo', async () => {

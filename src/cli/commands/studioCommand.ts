@@ -12,6 +12,10 @@ export function registerStudioCommand(program: Command, context: CliContext): vo
     .option('--store <dir|mongodb-uri>', 'the store to attach to (default: TROUPE_DATA_DIR or MONGODB_URI)')
     .option('--demo', 'run the embedded demo on a memory store instead of attaching to a store')
     .option(
+      '--avatars <file>',
+      "the avatars file the bot or chat runs with, so the stored floors show the avatars' names (ids without it)",
+    )
+    .option(
       '--host <host>',
       'the address to listen on (default 127.0.0.1; another exposes the studio to the network)',
     )
@@ -21,13 +25,21 @@ export function registerStudioCommand(program: Command, context: CliContext): vo
       "the demo with a scenario file's avatars (with their model:) and channel in the playground (implies --demo)",
     )
     .action(
-      async (flags: { host?: string; port?: string; scenario?: string; demo?: boolean; store?: string }) => {
+      async (flags: {
+        host?: string;
+        port?: string;
+        scenario?: string;
+        demo?: boolean;
+        store?: string;
+        avatars?: string;
+      }) => {
         context.exitCode = await runStudio({
           ...(flags.host !== undefined ? { host: flags.host } : {}),
           ...(flags.port !== undefined ? { port: flags.port } : {}),
           ...(flags.scenario !== undefined ? { scenario: flags.scenario } : {}),
           ...(flags.demo ? { demo: true } : {}),
           ...(flags.store !== undefined ? { store: flags.store } : {}),
+          ...(flags.avatars !== undefined ? { avatarsFile: flags.avatars } : {}),
           stdout: context.io.stdout,
           stderr: context.stderr,
           env: context.io.env,

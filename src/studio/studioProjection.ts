@@ -63,7 +63,8 @@ const CLAIMS_REMEMBERED = 200;
  * assistant's changes (pushed after each write) move the emails and the inbox; the playground's
  * messages carry the reason the floor gave for each avatar turn; telemetry is read again from the
  * store's event log after a response was prepared; the day's usage is read from the runtime's
- * usage ledger (in memory) with each floor view and once at the start. Nothing polls.
+ * usage ledger (in memory) with each floor view and once at the start, and, with stored floors,
+ * loaded again from the store at each refresh (the calls are other processes'). Nothing polls.
  */
 export function attachStudioProjection(options: StudioProjectionOptions): StudioProjection {
   const { store, runtime, clock, emailAssistant, playground } = options;
@@ -140,10 +141,16 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
     : undefined;
   const ready = Promise.all([refreshTelemetry(), inbox?.ready]).then(() => undefined);
   const refreshFloors = async () => {
-    const floors = (await options.storedFloors?.()) ?? [];
+    if (!options.storedFloors) return;
+    const floors = await options.storedFloors();
+    // The day's usage too: the calls are other processes', stored in the same ledger.
+    await runtime.usage
+      ?.load(clock.now())
+      .catch((error: unknown) => log.warn({ err: error }, "today's stored usage could not be read"));
     if (detached) return;
     for (const { channelKey: key, view } of floors)
       store.send({ type: 'floorViewed', channelKey: key, view });
+    readUsage();
   };
 
   return {

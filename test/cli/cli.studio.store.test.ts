@@ -8,10 +8,12 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createUsageLedger } from '../../src/actors/usage/storedUsageLedger.js';
 import { openDefaultStore } from '../../src/adapters/store/storeFromEnv.js';
 import { loadAvatarsFile } from '../../src/cli/avatarsFile.js';
 import { runEmail, runInboxAnswer, runInboxList } from '../../src/cli/email.js';
 import { type CliIo, runCli } from '../../src/cli/program.js';
+import { builtInModelPrices } from '../../src/config/modelPrices.js';
 import { createRuntime } from '../../src/createRuntime.js';
 import { silentLogger } from '../../src/logging/logger.js';
 
@@ -141,6 +143,40 @@ describe('troupe studio on the store', () => {
     };
     expect(await presences(['--avatars', avatarsFile])).toEqual(['Nova in terminal:lobby']);
     expect(await presences([])).toEqual(['nova in terminal:lobby']);
+  });
+
+  it("shows the day's usage other processes store, read again while it runs", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-studio-usage-'));
+    const env = { LOG_LEVEL: 'silent', TROUPE_STORE: 'sqlite', TROUPE_DATA_DIR: dir };
+    const store = await openDefaultStore(env);
+    // Another process (a bot) and its calls, stored through its usage ledger.
+    const bot = createUsageLedger({ store: store.documents, prices: builtInModelPrices });
+    const call = (outputTokens: number) =>
+      bot.record({
+        at: Date.now(),
+        model: 'openai:gpt-4o-mini',
+        spender: { kind: 'avatar', id: 'nova' },
+        scope: 'discord:1',
+        purpose: 'turn',
+        inputTokens: 100,
+        outputTokens,
+        characters: 40,
+      });
+    call(10);
+    await bot.flush();
+    const studio = await startStudio(['--port', '0', '--store', dir], env);
+    const usage = async () => {
+      const { body } = await studio.api('state');
+      return (body.usage as { total: { calls: number; outputTokens: number } }).total;
+    };
+    expect(await usage()).toMatchObject({ calls: 1, outputTokens: 10 });
+    call(20);
+    call(30);
+    await bot.flush();
+    expect(await usage()).toMatchObject({ calls: 3, outputTokens: 60 });
+    studio.stop('SIGTERM');
+    expect(await studio.exit).toBe(0);
+    await store.close();
   });
 
   it('refuses --avatars with --demo, and a missing avatars file by its code', async () => {

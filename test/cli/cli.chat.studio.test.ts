@@ -3,30 +3,19 @@
  * (the live actors: a line typed in the chat shows in the page's channel). The page posts into
  * the chat's channel only with `--playground`.
  */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../src/cli/program.js';
-import { studioClient } from '../support/studioClient.js';
+import { chatWithStudio, studioClient } from '../support/studioClient.js';
 
-async function chatWithStudio(args: string[]) {
-  const stdin = new PassThrough();
-  let stdout = '';
-  const io: CliIo = {
-    stdout: (t) => (stdout += t),
-    stderr: () => {},
-    env: { TROUPE_STORE: 'memory', LOG_LEVEL: 'silent', NO_COLOR: '1' },
-    isTTY: false,
-    stdin,
-  };
-  const exit = runCli(['chat', '--studio', ...args], io);
-  await expect.poll(() => /#token=/u.test(stdout)).toBe(true);
-  const { api } = studioClient(stdout);
-  return { stdin, exit, api, stdout: () => stdout };
+/** `troupe chat --studio <args>`, once its studio's URL is printed, with the studio's API. */
+async function chatAndStudio(args: string[]) {
+  const chat = chatWithStudio(args);
+  await expect.poll(() => /#token=/u.test(chat.stdout())).toBe(true);
+  return { ...chat, api: studioClient(chat.stdout()).api };
 }
 
 describe('troupe chat --studio', () => {
   it('serves the chat’s own runtime: a line typed in the chat shows in the page; the page only watches', async () => {
-    const chat = await chatWithStudio([]);
+    const chat = await chatAndStudio([]);
     const state = (await chat.api('state')).body;
     expect(state.playground.channel).toEqual({ platform: 'terminal', id: 'lobby' });
     expect(state.playground.readOnly).toMatch(/--playground/u);
@@ -45,7 +34,7 @@ describe('troupe chat --studio', () => {
   });
 
   it('--playground: the page posts into the chat’s channel, and the chat prints it', async () => {
-    const chat = await chatWithStudio(['--playground']);
+    const chat = await chatAndStudio(['--playground']);
     expect((await chat.api('state')).body.playground.readOnly).toBeUndefined();
     expect((await chat.api('playground/message', { text: 'from the page' })).status).toBe(202);
     await expect.poll(() => chat.stdout()).toContain('from the page');

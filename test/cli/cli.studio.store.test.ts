@@ -179,35 +179,36 @@ describe('troupe studio on the store', () => {
     await store.close();
   });
 
-  it('refuses --avatars with --demo, and a missing avatars file by its code', async () => {
+  /** `troupe studio <args>` that is expected to stop at once: its exit code and what it printed on stderr. */
+  async function refused(args: string[], env: Record<string, string> = {}) {
     let stderr = '';
     const io: CliIo = {
       stdout: () => {},
       stderr: (t) => (stderr += t),
-      env: { LOG_LEVEL: 'silent' },
+      env: { LOG_LEVEL: 'silent', ...env },
       isTTY: false,
       stopSignal: () => new Promise(() => {}),
     };
-    expect(await runCli(['studio', '--demo', '--avatars', '/tmp/x.yaml', '--port', '0'], io)).toBe(2);
-    expect(stderr).toMatch(/TROUPE_CONFIG_INVALID: --avatars names/u);
+    const code = await runCli(['studio', '--port', '0', ...args], io);
+    return { code, stderr };
+  }
+
+  it('refuses --avatars with --demo, and a missing avatars file by its code', async () => {
+    const withDemo = await refused(['--demo', '--avatars', '/tmp/x.yaml']);
+    expect(withDemo.code).toBe(2);
+    expect(withDemo.stderr).toMatch(/TROUPE_CONFIG_INVALID: --avatars names/u);
     const dir = await mkdtemp(join(tmpdir(), 'troupe-studio-noavatars-'));
-    stderr = '';
-    const missing = join(dir, 'none.yaml');
-    const env = { LOG_LEVEL: 'silent', TROUPE_STORE: 'sqlite', TROUPE_DATA_DIR: dir };
-    expect(await runCli(['studio', '--avatars', missing, '--port', '0'], { ...io, env })).not.toBe(0);
-    expect(stderr).toContain('TROUPE_AVATARS_NOT_FOUND');
+    const missing = await refused(['--avatars', join(dir, 'none.yaml')], {
+      TROUPE_STORE: 'sqlite',
+      TROUPE_DATA_DIR: dir,
+    });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('TROUPE_AVATARS_NOT_FOUND');
   });
 
   it('refuses --store with --demo', async () => {
-    let stderr = '';
-    const io: CliIo = {
-      stdout: () => {},
-      stderr: (t) => (stderr += t),
-      env: { LOG_LEVEL: 'silent' },
-      isTTY: false,
-      stopSignal: () => new Promise(() => {}),
-    };
-    expect(await runCli(['studio', '--demo', '--store', '/tmp/x', '--port', '0'], io)).toBe(2);
+    const { code, stderr } = await refused(['--demo', '--store', '/tmp/x']);
+    expect(code).toBe(2);
     expect(stderr).toMatch(/TROUPE_CONFIG_INVALID: --store attaches/u);
   });
 });

@@ -3,31 +3,15 @@
  * typed in the chat shows on the page, and what is sent from the page reaches the chat; without
  * `--playground` the page has nothing to post with.
  */
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../src/cli/program.js';
 import { browserSkipReason, useStudioBrowser } from '../support/studioBrowser.js';
-import { studioClient } from '../support/studioClient.js';
-
-function chatWithStudio(args: string[]) {
-  const stdin = new PassThrough();
-  let stdout = '';
-  const io: CliIo = {
-    stdout: (t) => (stdout += t),
-    stderr: () => {},
-    env: { TROUPE_STORE: 'memory', LOG_LEVEL: 'silent', NO_COLOR: '1' },
-    isTTY: false,
-    stdin,
-  };
-  const exit = runCli(['chat', '--studio', ...args], io);
-  return { stdin, exit, stdout: () => stdout };
-}
+import { type ChatWithStudio, chatWithStudio, studioClient } from '../support/studioClient.js';
 
 describe.skipIf(browserSkipReason !== undefined)(
   'the studio’s page on a running troupe chat, in chromium',
   () => {
     const browser = useStudioBrowser();
-    let chat: ReturnType<typeof chatWithStudio> | undefined;
+    let chat: ChatWithStudio | undefined;
     afterEach(async () => {
       chat?.stdin.end('/quit\n');
       await chat?.exit;

@@ -1,3 +1,6 @@
+import { PassThrough } from 'node:stream';
+import { type CliIo, runCli } from '../../src/cli/program.js';
+
 /** A studio's API as a test calls it: found from the URL a command printed (with its token). */
 export interface StudioClient {
   /** `GET /api/<path>`, or `POST` with `body` as JSON; the status and the parsed answer. */
@@ -23,4 +26,26 @@ export function studioClient(printed: string): StudioClient {
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
   };
+}
+
+/** A `troupe chat --studio <args>` run in-process on a memory store, typed into through `stdin`. */
+export interface ChatWithStudio {
+  stdin: PassThrough;
+  exit: Promise<number>;
+  stdout: () => string;
+}
+
+/** Starts `troupe chat --studio <args>`; its studio's URL is in `stdout()` once printed. */
+export function chatWithStudio(args: readonly string[]): ChatWithStudio {
+  const stdin = new PassThrough();
+  let stdout = '';
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: () => {},
+    env: { TROUPE_STORE: 'memory', LOG_LEVEL: 'silent', NO_COLOR: '1' },
+    isTTY: false,
+    stdin,
+  };
+  const exit = runCli(['chat', '--studio', ...args], io);
+  return { stdin, exit, stdout: () => stdout };
 }

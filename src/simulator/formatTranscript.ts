@@ -102,7 +102,11 @@ function formatEntry(entry: TranscriptEntry, h: Helpers): string | undefined {
         entry.summonTurnsLeft !== undefined
           ? ` · ${entry.summonTurnsLeft} guaranteed turn${entry.summonTurnsLeft === 1 ? '' : 's'} left`
           : '';
-      const why = dim(`· ${kind}rung ${entry.rung} — ${entry.reason}${thread}${left}`);
+      const saw =
+        h.verbose && entry.seen !== undefined
+          ? ` · saw ${entry.seen} message${entry.seen === 1 ? '' : 's'}`
+          : '';
+      const why = dim(`· ${kind}rung ${entry.rung} — ${entry.reason}${thread}${left}${saw}`);
       return `${who(entry.avatarId)} (offline): ${entry.text}  ${why}`;
     }
     case 'summon': {

@@ -75,6 +75,11 @@ export interface AvatarMessageEntry extends EntryBase {
   /** Who the turn answered (an avatar or human id). */
   addressedById?: string;
   farewell?: boolean;
+  /**
+   * For delivered turns: how many messages the avatar's prompt would have held (what it witnessed
+   * in the history window, by the same rule as the runtime's prompts).
+   */
+  seen?: number;
 }
 
 /** Every kind of transcript line. Suppressed candidates and claims print only with `verbose`. */

@@ -7,6 +7,7 @@ import { FloorDriver } from '../floor/floorDriver.js';
 import type { AvatarProfile, FloorEffect, FloorEvent, TurnClaim } from '../floor/floorTypes.js';
 import type { FloorLike, SimulationResult, TranscriptEntry } from './runScenario.js';
 import type { Scenario, ScenarioFailure, ScriptStep } from './scenario.js';
+import { SimulatedWitness } from './simulatedWitness.js';
 import { buildSummary } from './summary.js';
 import { claimFields, effectEntry } from './transcriptEntries.js';
 
@@ -36,6 +37,9 @@ export class ScenarioRun {
   private readonly avatarNames: string[];
   private readonly floor: FloorLike;
   private readonly driver: FloorDriver;
+  /** What each avatar's prompt would hold (the witness rule), and per turn how many messages that was. */
+  private readonly witness: SimulatedWitness;
+  private readonly seen = new Map<string, number>();
   private readonly transcript: TranscriptEntry[] = [];
 
   // Message bookkeeping, for `replyTo` references and message ids.
@@ -77,6 +81,8 @@ export class ScenarioRun {
       at: start,
     };
     this.floor = setting.createFloor ? setting.createFloor(floorOptions) : new ChannelFloor(floorOptions);
+    this.witness = new SimulatedWitness(scenario.channel, config.witnessBackfill);
+    for (const id of floorOptions.present ?? []) this.witness.arrived(id, start);
     // The floor's effects go to the transcript and claimed turns are played, through the one
     // driver every floor has (it also keeps a tick armed at the floor's next deadline).
     this.driver = new FloorDriver({
@@ -170,6 +176,8 @@ export class ScenarioRun {
 
   private record(effect: FloorEffect, event: FloorEvent): void {
     const t = this.rel(effect.at);
+    if (effect.type === 'presence.summoned') this.witness.arrived(effect.avatarId, effect.at);
+    else if (effect.type === 'presence.dismissed') this.witness.left(effect.avatarId, effect.at);
     switch (effect.type) {
       case 'turn.consumed': {
         // The avatar message entry stands for it; it learns the guaranteed turns left.
@@ -222,6 +230,7 @@ export class ScenarioRun {
       if (this.released.has(claim.turnId)) return;
       const at = clock.now();
       if (failure?.stage === 'generation') return this.fail(claim, failure, at);
+      this.seen.set(claim.turnId, this.witness.seenBy(claim.avatarId));
       this.apply({ type: 'turn.generated', at, turnId: claim.turnId });
       if (this.released.has(claim.turnId)) return;
       if (failure) return this.fail(claim, failure, at);
@@ -269,8 +278,10 @@ export class ScenarioRun {
       ...claimFields(claim),
       ...(claim.context.addressedById !== undefined ? { addressedById: claim.context.addressedById } : {}),
       farewell: reply.farewell,
+      ...this.seenOf(claim.turnId),
     });
     this.remember(messageId, { avatar: claim.avatarId });
+    this.witness.said(messageId, at, { kind: 'avatar', id: claim.avatarId, name: profile.name }, reply.text);
     this.apply({
       type: 'turn.delivered',
       at,
@@ -279,6 +290,13 @@ export class ScenarioRun {
       text: reply.text,
       ...(reply.mentions.length > 0 ? { mentions: reply.mentions } : {}),
     });
+  }
+
+  /** The count of messages the turn's prompt held, taken off the map. */
+  private seenOf(turnId: string): { seen?: number } {
+    const seen = this.seen.get(turnId);
+    this.seen.delete(turnId);
+    return seen === undefined ? {} : { seen };
   }
 
   // ---- the script: each step is scheduled when the previous one runs, at its own time.
@@ -329,6 +347,7 @@ export class ScenarioRun {
       const avatar = this.roster.find((a) => a.id === step.join);
       if (!avatar) return;
       this.transcript.push({ t: this.rel(at), type: 'join', avatarId: avatar.id, name: avatar.name });
+      this.witness.arrived(avatar.id, at);
       this.apply({ type: 'avatar.join', at, avatar, present: true });
     } else if ('human' in step) {
       this.humanSays(step, at);
@@ -353,6 +372,7 @@ export class ScenarioRun {
       ...(replyTo ? { replyTo } : {}),
     });
     this.remember(messageId, { human: step.human }, step.label);
+    this.witness.said(messageId, at, { kind: 'human', id: step.human, name }, step.say);
     this.apply({
       type: 'message',
       at,
@@ -381,6 +401,12 @@ export class ScenarioRun {
       source: 'script',
     });
     this.remember(messageId, { avatar: step.avatar }, step.label);
+    this.witness.said(
+      messageId,
+      at,
+      { kind: 'avatar', id: step.avatar, name: avatar?.name ?? step.avatar },
+      step.say,
+    );
     this.apply({
       type: 'message',
       at,

@@ -414,7 +414,13 @@ export class ChannelPersistence {
 
   /**
    * One ledger entry per channel (created, never overwritten: a process that lost the channel
-   * conflicts), with the channel's wake-up when it moved, all in one atomic batch.
+   * conflicts), with the channel's wake-up when it came earlier, all in one atomic batch.
+   *
+   * Between snapshots the stored wake-up only has to come no later than the channel's next
+   * deadline (what a restart must not miss): it is written when the deadline moves earlier, and
+   * left as it is when the deadline moves later or goes away. An early wake finds nothing due and
+   * the channel sleeps again; the snapshot written when it is compacted stores the exact wake-up.
+   * Most turns move a deadline later, so most ledger writes carry no wake-up write.
    */
   private async appendLedgers(batch: Pending[]): Promise<void> {
     if (batch.length === 0) return;
@@ -423,7 +429,9 @@ export class ChannelPersistence {
       const ledger = this.ledgers.get(b.key) as StoredLedger;
       const entryKey = ledgerKey(b.key, this.versions.get(b.key) as number, ledger.keys.length + 1);
       const wakeAt = b.source.wakeAt();
-      const moved = !this.storedWakeAt.has(b.key) || this.storedWakeAt.get(b.key) !== wakeAt;
+      const stored = this.storedWakeAt.get(b.key);
+      const moved =
+        wakeAt !== undefined && (!this.storedWakeAt.has(b.key) || stored === undefined || wakeAt < stored);
       const entry: LedgerEntry = { events: b.events };
       const op: DocumentOperation = {
         op: 'put',
@@ -443,7 +451,6 @@ export class ChannelPersistence {
       ledger.source = w.source;
       if (w.moved) this.storedWakeAt.set(w.key, w.wakeAt);
     });
-    await this.removeWakeups(writes.filter((w, i) => written[i] && w.moved && w.wakeAt === undefined));
   }
 
   /** Whole snapshots (compare-and-set) with their wake-ups in one batch; the ledger entries they fold in are then deleted. */

@@ -34,9 +34,10 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 }
 
 /** When and how the summon thread ends in a runtime that never stops (the control). */
-async function controlEnding() {
-  const control = createTestRuntime({ avatars, config: quiet });
-  await control.summon('rex');
+async function controlEnding(cast: typeof avatars = avatars, summons: string[] = ['rex'], opening?: string) {
+  const control = createTestRuntime({ avatars: cast, config: quiet });
+  if (opening !== undefined) await control.say(opening, { messageId: 'opening' });
+  for (const id of summons) await control.summon(id);
   await control.advance(60 * 60_000);
   const ended = threadEvents(control, 'thread.ended')[0];
   await control.stop();
@@ -76,6 +77,39 @@ describe('channel state across restarts', () => {
     await second.settle();
     expect(threadEvents(second, 'thread.ended')).toEqual([
       expect.objectContaining({ at: ended.at, outcome: ended.outcome }),
+    ]);
+    await second.stop();
+  });
+
+  it('a process that dies mid-thread (no stop) leaves a wake-up no later than the thread’s end: it ends on time after a restart', async () => {
+    // Nobody lives in the room: after the restart only its stored wake-up loads it.
+    const visitors = avatars.map(({ residentIn: _, ...a }) => a);
+    // A person speaks first, to nobody: the room's state is stored before the thread exists.
+    const opening = 'Anyone here?';
+    const ended = await controlEnding(visitors, ['nova', 'rex'], opening);
+    const store = createMemoryStore();
+    const durable = { durable: true, leaseTtlMs: 1_000 };
+    const first = createTestRuntime({ avatars: visitors, store, persistence: durable, config: quiet });
+    await first.say(opening, { messageId: 'opening' });
+    await first.summon('nova');
+    await first.summon('rex');
+    await first.advance(ended.at - first.clock.now() - 40_000);
+    await first.settle();
+    // Killed here: nothing compacted, nothing released; its in-memory timers are gone with it.
+    const second = createTestRuntime({
+      avatars: visitors,
+      store,
+      persistence: durable,
+      startAt: first.clock.now() + 2_000,
+      config: quiet,
+    });
+    await second.settle();
+    expect(threadEvents(second, 'thread.ended')).toEqual([]);
+    await second.advance(ended.at - second.clock.now() - 1);
+    expect(threadEvents(second, 'thread.ended')).toEqual([]);
+    await second.advance(1);
+    expect(threadEvents(second, 'thread.ended')).toEqual([
+      expect.objectContaining({ at: ended.at, outcome: ended.outcome, turns: ended.turns }),
     ]);
     await second.stop();
   });

@@ -77,6 +77,40 @@ describe('troupe discord', () => {
     expect(run.out()).toMatch(/Stopping \(SIGTERM\).*\n.*Stopped/su);
   });
 
+  it('creates a vendor on Discord: asks for the required field, shows the row, inserts on yes (demo ERP)', async () => {
+    const fake = await fakeDiscord();
+    const run = inProcess(['--guild', GUILD], {
+      DISCORD_TOKEN: fake.token,
+      DISCORD_API_URL: fake.restApi,
+      AGENT_CAN_CREATE_VENDOR: 'true',
+    });
+    await until(() => run.out().includes('Troupe is on Discord'));
+    const summon = fake.interact({
+      channelId: GENERAL,
+      user: ada,
+      command: 'summon',
+      options: { avatar: 'dewey' },
+    });
+    await summon.answered(2);
+    // Dewey's answers in the channel, newest last.
+    const dewey = () =>
+      fake.executions.filter((e) => e.username === 'Dewey' && e.message.channel_id === GENERAL);
+    const ask = async (content: string) => {
+      const before = dewey().length;
+      // A summoned avatar greets and follows up first: wait for its answer to this message.
+      fake.postMessage({ channelId: GENERAL, author: ada, content });
+      await until(() => dewey().some((e, i) => i >= before && /vendor|city/iu.test(e.content ?? '')));
+      return dewey().at(-1)?.content ?? '';
+    };
+    expect(await ask('Dewey, create vendor Acme Widgets')).toMatch(/I need its city/u);
+    const shown = await ask('Dewey, Calgary');
+    expect(shown).toMatch(/This is the vendor I'll create/u);
+    expect(shown).toMatch(/City: Calgary/u);
+    expect(await ask('Dewey, yes')).toMatch(/Created the vendor Acme Widgets \(id \d+\)/u);
+    run.stop('SIGTERM');
+    expect(await run.code).toBe(0);
+  }, 120_000);
+
   it('--studio: serves the studio over the live bot; the page shows its channels and never posts into Discord', async () => {
     const fake = await fakeDiscord();
     const run = inProcess(['--guild', GUILD, '--studio'], {

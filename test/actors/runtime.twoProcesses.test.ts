@@ -135,7 +135,9 @@ describeTwoProcesses('one SQLite file');
 describe('MongoDB (the fake replica set, shared over TCP)', () => {
   let server: FakeMongoServer;
   beforeAll(async () => {
-    server = await startFakeMongoServer({ replicaSet: 'rs0' });
+    // A process killed mid-transaction holds its documents until the server reaps the transaction:
+    // a short `transactionLifetimeLimitSeconds`, so the survivor waits seconds, not a minute.
+    server = await startFakeMongoServer({ replicaSet: 'rs0', transactionLifetimeLimitMs: 3_000 });
   });
   afterAll(async () => {
     await server?.close();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../src/cli/program.js';
-import { type ChatRequestBody, startFakeOpenAiServer } from '../support/fakeOpenAiServer.js';
+import { promptsAvatar, promptText, startFakeOpenAiServer } from '../support/fakeOpenAiServer.js';
 
 /** Runs `troupe chat` in-process, reading `lines` as standard input. */
 async function chatInProcess(args: string[], lines: string[], env: Record<string, string>) {
@@ -20,15 +20,6 @@ async function chatInProcess(args: string[], lines: string[], env: Record<string
   const code = await runCli(['chat', ...args], io);
   return { code, stdout, stderr };
 }
-
-/** Everything a request shows the model, as one text. */
-const promptText = (body: ChatRequestBody) =>
-  body.messages
-    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
-    .join('\n');
-
-const isFor = (name: string) => (body: ChatRequestBody) =>
-  body.messages.some((m) => m.role === 'system' && String(m.content).startsWith(`You are ${name},`));
 
 describe('troupe chat: an avatar is prompted with what it witnessed', () => {
   it('never shows an avatar what was said before it arrived or while it was away, beyond the backfill', async () => {
@@ -68,8 +59,8 @@ describe('troupe chat: an avatar is prompted with what it witnessed', () => {
       );
       expect(chat.code, chat.stderr).toBe(0);
       const requests = fake.chatRequests();
-      const rex = requests.filter(isFor('Rex')).map(promptText);
-      const nova = requests.filter(isFor('Nova')).map(promptText);
+      const rex = requests.filter(promptsAvatar('Rex')).map(promptText);
+      const nova = requests.filter(promptsAvatar('Nova')).map(promptText);
       expect(rex.length).toBeGreaterThanOrEqual(3);
       for (const prompt of rex) {
         expect(prompt).not.toContain('AARDVARK');

@@ -52,6 +52,17 @@ export interface ChatRequestBody {
 }
 
 /** Handles an extra route; gets the recorded request and the response to write. */
+/** Everything a chat request shows the model, as one text. */
+export function promptText(body: ChatRequestBody): string {
+  return body.messages
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n');
+}
+
+/** True for a request that prompts the avatar named `name` (its system prompt starts "You are <name>,"). */
+export const promptsAvatar = (name: string) => (body: ChatRequestBody) =>
+  body.messages.some((m) => m.role === 'system' && String(m.content).startsWith(`You are ${name},`));
+
 export type FakeRoute = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
 
 /** A running fake server. */

@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type CliIo, runCli } from '../../../src/cli/program.js';
 import { ada, defaultGuild, GENERAL, GUILD } from '../../support/discordHarness.js';
 import { startFakeDiscord } from '../../support/fakeDiscord.js';
-import { type ChatRequestBody, startFakeOpenAiServer } from '../../support/fakeOpenAiServer.js';
+import { promptsAvatar, promptText, startFakeOpenAiServer } from '../../support/fakeOpenAiServer.js';
 
 // The timeout guards a hang (real timers, real sockets): a loaded machine is only slower.
 const until = (check: () => boolean | undefined) =>
@@ -19,13 +19,6 @@ const until = (check: () => boolean | undefined) =>
     },
     { timeout: 60_000, interval: 10 },
   );
-
-const promptText = (body: ChatRequestBody) =>
-  body.messages
-    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
-    .join('\n');
-const isFor = (name: string) => (body: ChatRequestBody) =>
-  body.messages.some((m) => m.role === 'system' && String(m.content).startsWith(`You are ${name},`));
 
 describe('troupe discord: an avatar is prompted with what it witnessed', () => {
   it('a summoned avatar never sees what was said before it arrived, beyond the backfill', async () => {
@@ -80,8 +73,8 @@ describe('troupe discord: an avatar is prompted with what it witnessed', () => {
       discord.postMessage({ channelId: GENERAL, author: ada, content: 'Rex, the word now is CHEETAH' });
       await until(() => answersBy('Rex') > before);
 
-      const rex = model.chatRequests().filter(isFor('Rex')).map(promptText);
-      const nova = model.chatRequests().filter(isFor('Nova')).map(promptText);
+      const rex = model.chatRequests().filter(promptsAvatar('Rex')).map(promptText);
+      const nova = model.chatRequests().filter(promptsAvatar('Nova')).map(promptText);
       expect(rex.length).toBeGreaterThanOrEqual(2);
       for (const prompt of rex) {
         expect(prompt).not.toContain('AARDVARK');

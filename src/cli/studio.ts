@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { type ModelFromEnv, modelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { sqliteStorePath } from '../adapters/store/storeFromEnv.js';
 import { zodIssues } from '../config/zodIssues.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
@@ -118,6 +121,15 @@ async function openOnStore(
   listen: { host: string; port: number; logger: Logger },
 ): Promise<RunningStudio | number> {
   const env = envWithStore(options.env, options.store);
+  // A reader attaches to what a chat or bot wrote: a named directory without a store is a typo,
+  // not a new empty store.
+  const dir = env.TROUPE_STORE === 'sqlite' && options.store !== undefined ? env.TROUPE_DATA_DIR : undefined;
+  if (dir !== undefined && !existsSync(sqliteStorePath(dir)))
+    return fail(
+      options.stderr,
+      configErrorCodes.invalid,
+      `--store ${dir} holds no Troupe store (no ${sqliteStorePath(resolve(dir))}). Give the directory troupe chat, discord or email write to (their TROUPE_DATA_DIR), a mongodb:// URI, or leave --store out for the environment's store.`,
+    );
   const avatars =
     options.avatarsFile === undefined
       ? []

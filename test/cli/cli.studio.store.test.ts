@@ -4,6 +4,7 @@
  * stored and seen by `troupe inbox list`, and one given by `troupe inbox answer` is seen by the
  * studio (of two answers to one interrupt, one wins).
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -204,6 +205,15 @@ describe('troupe studio on the store', () => {
     });
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('TROUPE_AVATARS_NOT_FOUND');
+  });
+
+  it('refuses a --store directory that holds no store (a typo), and creates nothing there', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'troupe-studio-typo-'));
+    const typo = join(parent, 'trupe');
+    const { code, stderr } = await refused(['--store', typo]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`TROUPE_CONFIG_INVALID: --store ${typo} holds no Troupe store`);
+    expect(existsSync(typo)).toBe(false);
   });
 
   it('refuses --store with --demo', async () => {

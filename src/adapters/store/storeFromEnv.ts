@@ -90,6 +90,11 @@ const defaultOpeners: StoreOpeners = {
 };
 
 /** Where local data lives: `TROUPE_DATA_DIR`, else `./.troupe`. @throws ConfigError */
+/** The SQLite store's file in a data directory (`<dir>/troupe.db`). */
+export function sqliteStorePath(dataDir: string): string {
+  return join(dataDir, 'troupe.db');
+}
+
 export function defaultDataDir(env: EnvRecord): string {
   return storeFromEnv(env).dataDir;
 }
@@ -131,7 +136,7 @@ export async function openDefaultStore(
       return store;
     }
     default: {
-      const path = join(config.dataDir, 'troupe.db');
+      const path = sqliteStorePath(config.dataDir);
       const { busyTimeoutMs } = config;
       const store = await openers.sqlite({
         path,

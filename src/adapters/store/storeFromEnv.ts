@@ -89,12 +89,12 @@ const defaultOpeners: StoreOpeners = {
   mongodb: async (options) => (await import('./mongo/mongoStore.js')).openMongoStore(options),
 };
 
-/** Where local data lives: `TROUPE_DATA_DIR`, else `./.troupe`. @throws ConfigError */
 /** The SQLite store's file in a data directory (`<dir>/troupe.db`). */
 export function sqliteStorePath(dataDir: string): string {
   return join(dataDir, 'troupe.db');
 }
 
+/** Where local data lives: `TROUPE_DATA_DIR`, else `./.troupe`. @throws ConfigError */
 export function defaultDataDir(env: EnvRecord): string {
   return storeFromEnv(env).dataDir;
 }

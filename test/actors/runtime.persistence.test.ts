@@ -114,6 +114,52 @@ describe('channel state across restarts', () => {
     await second.stop();
   });
 
+  it('a channel woken from its stored state, then killed mid-thread, still ends the thread on time after a restart', async () => {
+    const visitors = avatars.map(({ residentIn: _, ...a }) => a);
+    const durable = { durable: true, leaseTtlMs: 1_000 };
+    /** A first thread that ends, both dismissed, the channel dropped (stored with no deadline), then a second thread. */
+    const script = async (t: ReturnType<typeof createTestRuntime>) => {
+      await t.summon('nova');
+      await t.summon('rex');
+      await t.advance(60 * 60_000);
+      await t.dismiss('nova');
+      await t.dismiss('rex');
+      await t.advance(30 * 60_000);
+      expect(t.runtime.activeChannels()).toEqual([]);
+      await t.summon('nova');
+      await t.summon('rex');
+    };
+    const control = createTestRuntime({ avatars: visitors, config: quiet });
+    await script(control);
+    await control.advance(60 * 60_000);
+    const ended = threadEvents(control, 'thread.ended')[1];
+    await control.stop();
+    if (!ended) throw new Error('the second thread never ended');
+
+    const store = createMemoryStore();
+    const first = createTestRuntime({ avatars: visitors, store, persistence: durable, config: quiet });
+    await script(first);
+    await first.advance(ended.at - first.clock.now() - 40_000);
+    await first.settle();
+    // Killed here. The thread's deadline was stored only with the ledger entries written since the
+    // channel woke: its snapshot, written when it was dropped, had none.
+    const second = createTestRuntime({
+      avatars: visitors,
+      store,
+      persistence: durable,
+      startAt: first.clock.now() + 2_000,
+      config: quiet,
+    });
+    await second.settle();
+    await second.advance(ended.at - second.clock.now() - 1);
+    expect(threadEvents(second, 'thread.ended')).toEqual([]);
+    await second.advance(1);
+    expect(threadEvents(second, 'thread.ended')).toEqual([
+      expect.objectContaining({ at: ended.at, outcome: ended.outcome, turns: ended.turns }),
+    ]);
+    await second.stop();
+  });
+
   it('keeps who is present and their guaranteed turns across a restart', async () => {
     const store = createMemoryStore();
     const first = createTestRuntime({ avatars, store });

@@ -51,12 +51,22 @@ export async function readJsonBody(c: Context<StudioEnv>, timeoutMs: number): Pr
       });
     });
   } catch (error) {
+    if (clientGone(c)) throw wentAway();
     if (TroupeError.isInstance(error)) throw error;
     if (error instanceof HTTPException && TroupeError.isInstance(error.cause)) throw error.cause;
-    // A client gone before its body (a closed tab) is no failure of the studio's.
-    throw bodyFailure('The client went away before its body arrived.', 400);
+    throw wentAway();
   }
+  // A client that left mid-body may leave a stream that just ends (which body was read depends on
+  // when the close was seen): what was read is not its body.
+  if (clientGone(c)) throw wentAway();
   return parseJson(text);
+}
+
+/** A client gone before its body (a closed tab) is no failure of the studio's. */
+const wentAway = () => bodyFailure('The client went away before its body arrived.', 400);
+
+function clientGone(c: Context<StudioEnv>): boolean {
+  return c.env?.incoming?.socket?.destroyed === true;
 }
 
 function parseJson(text: string): unknown {

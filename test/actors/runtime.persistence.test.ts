@@ -45,6 +45,35 @@ async function controlEnding(cast: typeof avatars = avatars, summons: string[] =
   return ended;
 }
 
+/** Nobody lives in the room: after a restart only its stored wake-up loads it. */
+const visitors = avatars.map(({ residentIn: _, ...a }) => a);
+const durable = { durable: true, leaseTtlMs: 1_000 };
+
+/**
+ * A runtime started on the store of `first` (killed: never stopped) 2 s later: the thread ends at
+ * the control's `ended.at`, not a millisecond before, with no event to wake it.
+ */
+async function endsOnTimeAfterRestart(
+  first: ReturnType<typeof createTestRuntime>,
+  ended: Extract<Effect, { type: 'thread.ended' }>,
+): Promise<void> {
+  const second = createTestRuntime({
+    avatars: visitors,
+    store: first.store,
+    persistence: durable,
+    startAt: first.clock.now() + 2_000,
+    config: quiet,
+  });
+  await second.settle();
+  await second.advance(ended.at - second.clock.now() - 1);
+  expect(threadEvents(second, 'thread.ended')).toEqual([]);
+  await second.advance(1);
+  expect(threadEvents(second, 'thread.ended')).toEqual([
+    expect.objectContaining({ at: ended.at, outcome: ended.outcome, turns: ended.turns }),
+  ]);
+  await second.stop();
+}
+
 describe('channel state across restarts', () => {
   it('a thread with 40 s left when the process stops ends 40 s later, with no event to wake it', async () => {
     const ended = await controlEnding();
@@ -82,41 +111,25 @@ describe('channel state across restarts', () => {
   });
 
   it('a process that dies mid-thread (no stop) leaves a wake-up no later than the thread’s end: it ends on time after a restart', async () => {
-    // Nobody lives in the room: after the restart only its stored wake-up loads it.
-    const visitors = avatars.map(({ residentIn: _, ...a }) => a);
     // A person speaks first, to nobody: the room's state is stored before the thread exists.
     const opening = 'Anyone here?';
     const ended = await controlEnding(visitors, ['nova', 'rex'], opening);
-    const store = createMemoryStore();
-    const durable = { durable: true, leaseTtlMs: 1_000 };
-    const first = createTestRuntime({ avatars: visitors, store, persistence: durable, config: quiet });
+    const first = createTestRuntime({
+      avatars: visitors,
+      store: createMemoryStore(),
+      persistence: durable,
+      config: quiet,
+    });
     await first.say(opening, { messageId: 'opening' });
     await first.summon('nova');
     await first.summon('rex');
     await first.advance(ended.at - first.clock.now() - 40_000);
     await first.settle();
     // Killed here: nothing compacted, nothing released; its in-memory timers are gone with it.
-    const second = createTestRuntime({
-      avatars: visitors,
-      store,
-      persistence: durable,
-      startAt: first.clock.now() + 2_000,
-      config: quiet,
-    });
-    await second.settle();
-    expect(threadEvents(second, 'thread.ended')).toEqual([]);
-    await second.advance(ended.at - second.clock.now() - 1);
-    expect(threadEvents(second, 'thread.ended')).toEqual([]);
-    await second.advance(1);
-    expect(threadEvents(second, 'thread.ended')).toEqual([
-      expect.objectContaining({ at: ended.at, outcome: ended.outcome, turns: ended.turns }),
-    ]);
-    await second.stop();
+    await endsOnTimeAfterRestart(first, ended);
   });
 
   it('a channel woken from its stored state, then killed mid-thread, still ends the thread on time after a restart', async () => {
-    const visitors = avatars.map(({ residentIn: _, ...a }) => a);
-    const durable = { durable: true, leaseTtlMs: 1_000 };
     /** A first thread that ends, both dismissed, the channel dropped (stored with no deadline), then a second thread. */
     const script = async (t: ReturnType<typeof createTestRuntime>) => {
       await t.summon('nova');
@@ -136,28 +149,18 @@ describe('channel state across restarts', () => {
     await control.stop();
     if (!ended) throw new Error('the second thread never ended');
 
-    const store = createMemoryStore();
-    const first = createTestRuntime({ avatars: visitors, store, persistence: durable, config: quiet });
+    const first = createTestRuntime({
+      avatars: visitors,
+      store: createMemoryStore(),
+      persistence: durable,
+      config: quiet,
+    });
     await script(first);
     await first.advance(ended.at - first.clock.now() - 40_000);
     await first.settle();
     // Killed here. The thread's deadline was stored only with the ledger entries written since the
     // channel woke: its snapshot, written when it was dropped, had none.
-    const second = createTestRuntime({
-      avatars: visitors,
-      store,
-      persistence: durable,
-      startAt: first.clock.now() + 2_000,
-      config: quiet,
-    });
-    await second.settle();
-    await second.advance(ended.at - second.clock.now() - 1);
-    expect(threadEvents(second, 'thread.ended')).toEqual([]);
-    await second.advance(1);
-    expect(threadEvents(second, 'thread.ended')).toEqual([
-      expect.objectContaining({ at: ended.at, outcome: ended.outcome, turns: ended.turns }),
-    ]);
-    await second.stop();
+    await endsOnTimeAfterRestart(first, ended);
   });
 
   it('keeps who is present and their guaranteed turns across a restart', async () => {

@@ -56,9 +56,9 @@ export async function readJsonBody(c: Context<StudioEnv>, timeoutMs: number): Pr
     if (error instanceof HTTPException && TroupeError.isInstance(error.cause)) throw error.cause;
     throw wentAway();
   }
-  // A client that left mid-body may leave a stream that just ends (which body was read depends on
-  // when the close was seen): what was read is not its body.
-  if (clientGone(c)) throw wentAway();
+  // A client that left mid-body may leave a stream that just ends (which depends on when the close
+  // was seen): what was read is not its body. A complete body is acted on even if its client left.
+  if (clientGone(c) && c.env.incoming.complete !== true) throw wentAway();
   return parseJson(text);
 }
 

@@ -13,6 +13,8 @@
  * and `troupe/testing`.
  * @packageDocumentation
  */
+export type { AvatarChange } from './actors/avatarCast.js';
+export type { AvatarCreationOptions, CreateAvatarRequest, CreatedAvatar } from './actors/avatarCreator.js';
 export type { AvatarDefinition, AvatarDefinitionInput } from './actors/avatarDefinition.js';
 export { systemClock } from './actors/clock.js';
 export type { InspectionEvent } from './actors/inspectionEvent.js';

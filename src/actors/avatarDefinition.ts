@@ -45,6 +45,18 @@ export const avatarDefinitionSchema = z.object({
     })
     .strict()
     .optional(),
+  /**
+   * Set by the runtime on an avatar that summoning created (absent for avatars given to it): who
+   * created it, when (epoch ms), and whether a model wrote its persona or the offline template did.
+   */
+  created: z
+    .object({
+      by: z.object({ id: z.string().min(1).max(100), name: z.string().max(100) }).strict(),
+      at: z.number().int().nonnegative(),
+      persona: z.enum(['model', 'template']),
+    })
+    .strict()
+    .optional(),
   /** Channels the avatar lives in from the start (residents), as `kind:id`, e.g. `terminal:lobby`. */
   residentIn: z
     .array(z.string().regex(/^[^:\s]+:\S+$/u, 'a channel as kind:id, e.g. terminal:lobby'))

@@ -375,6 +375,27 @@ export class ChannelActor implements FloorDriverHooks {
     }
   }
 
+  /**
+   * The runtime's cast changed: the floor takes the new roster. A forgotten avatar leaves the
+   * channel at once: its turns are dropped and their generations aborted.
+   */
+  useRoster(roster: readonly AvatarProfile[]): void {
+    if (this.stopped) return;
+    if (!this.floor) {
+      this.later(() => this.useRoster(roster));
+      return;
+    }
+    if (!this.floor.useRoster(roster)) return;
+    const kept = new Set(roster.map((a) => a.id));
+    for (const [turnId, turn] of this.turns) {
+      if (kept.has(turn.claim.avatarId)) continue;
+      this.turns.delete(turnId);
+      turn.abort.abort(new Error('the avatar was forgotten'));
+    }
+    // A tick stores the floor without the avatar and re-arms its deadline.
+    this.apply({ type: 'tick', at: this.deps.clock.now() });
+  }
+
   /** A routing outcome for a response this channel prepared. */
   onOutcome(outcome: RoutingOutcome): void {
     if (this.stopped) return;

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Subscription } from 'rxjs';
 import { DEFAULT_MAX_REPLY_CHARS } from '../config/replySettings.js';
 import type { TimerHandle } from '../ports/clock.js';
 import type { OutboxEntry } from '../ports/outbox.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../ports/routingOutcome.js';
 import { TroupeError } from '../ports/troupeError.js';
+import type { AvatarDefinition } from './avatarDefinition.js';
 import { ChannelActor, type ChannelActorDeps, speakerOf } from './channelActor.js';
 import { ChannelHandover } from './channelHandover.js';
 import { channelFromKey, channelKey } from './channelKey.js';
@@ -36,8 +38,12 @@ export class ChannelLifecycle {
   /** Events whose sender asked for the channel's ownership: refused, never handed over. */
   private readonly mustOwn = new WeakSet<RuntimeEvent>();
   private readonly loader: ChannelLoader;
-  /** The cast as turns need it, made once and shared by every turn (frozen: responses carry them). */
-  private readonly cast: ChannelActorDeps['cast'];
+  /**
+   * The cast as turns need it, shared by every turn (frozen: responses carry them); its fields are
+   * replaced when an avatar is created or forgotten.
+   */
+  private readonly cast: Mutable<ChannelActorDeps['cast']>;
+  private readonly castChanges: Subscription;
   private readonly maxReplyChars: number;
   private readonly passivateAfterMs: number;
   private readonly idleExpiryMs: number;
@@ -47,7 +53,7 @@ export class ChannelLifecycle {
   private lastExpiry = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly wiring: RuntimeWiring) {
-    const { options, avatars, clock, logger, store, durable, registry, inspect, tracker, errors$ } = wiring;
+    const { options, cast, clock, logger, store, durable, registry, inspect, tracker, errors$ } = wiring;
     this.passivateAfterMs = options.persistence?.passivateAfterMs ?? 10 * 60_000;
     this.idleExpiryMs = options.persistence?.idleExpiryMs ?? DEFAULT_IDLE_EXPIRY_MS;
     this.maxReplyChars = options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
@@ -86,8 +92,8 @@ export class ChannelLifecycle {
       : undefined;
     this.handover = this.leases ? this.createHandover(this.leases) : undefined;
     this.loader = new ChannelLoader({
-      avatars,
-      roster: wiring.roster,
+      avatars: cast.list,
+      roster: () => cast.roster,
       config: wiring.config,
       clock,
       logger,
@@ -99,18 +105,20 @@ export class ChannelLifecycle {
       spendGate: wiring.spendGate,
       ready: wiring.usageLoaded,
     });
-    this.cast = {
-      avatarIds: avatars.map((a) => a.id),
-      avatarNames: avatars.flatMap((a) => [a.name, ...(a.aliases ?? [])]),
-      speakers: new Map(avatars.map((a) => [a.id, Object.freeze(speakerOf(a))])),
-      speakerNames: new Map(avatars.map((a) => [a.id, Object.freeze([a.name, ...(a.aliases ?? [])])])),
-      voicePolicies: new Map(avatars.map((a) => [a.id, Object.freeze({ mode: a.voice })])),
-    };
+    this.cast = castForTurns(cast.list);
+    this.castChanges = cast.changes$.subscribe(() => this.castChanged());
     this.wakeups = new WakeupScheduler(clock, (key) => {
       if (wiring.stopping || registry.get(key)) return;
       this.activate(channelFromKey(key));
     });
     this.sweepTimer = clock.setTimer(clock.now() + Math.min(this.passivateAfterMs, 60_000), this.sweep);
+  }
+
+  /** An avatar was created or forgotten: turns and every live floor take the cast as it is now. */
+  private castChanged(): void {
+    const { cast, registry } = this.wiring;
+    Object.assign(this.cast, castForTurns(cast.list));
+    for (const key of registry.keys()) registry.get(key)?.useRoster(cast.roster);
   }
 
   /** The channel's actor, activated (and its state loaded) if it is not active. */
@@ -240,6 +248,7 @@ export class ChannelLifecycle {
   async close(): Promise<void> {
     const { clock, registry } = this.wiring;
     clock.clearTimer(this.sweepTimer);
+    this.castChanges.unsubscribe();
     this.wakeups.dispose();
     this.handover?.dispose();
     for (const key of registry.keys()) {
@@ -278,12 +287,11 @@ export class ChannelLifecycle {
   }
 
   private createActor(channel: ChannelRef, key: string): ChannelActor {
-    const { avatarsById, config, clock, executor, routing, tracker, logger, inspect, inspecting } =
-      this.wiring;
+    const { cast, config, clock, executor, routing, tracker, logger, inspect, inspecting } = this.wiring;
     return new ChannelActor({
       channel,
       key,
-      avatars: avatarsById,
+      avatars: cast.byId,
       hasResidents: this.loader.hasResidents(key),
       config,
       clock,
@@ -399,4 +407,17 @@ export class ChannelLifecycle {
       tracker.begin('expire', 'store'),
     );
   }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Ids, names, speakers and voice policies of the avatars, as turns read them. */
+function castForTurns(avatars: readonly AvatarDefinition[]): Mutable<ChannelActorDeps['cast']> {
+  return {
+    avatarIds: avatars.map((a) => a.id),
+    avatarNames: avatars.flatMap((a) => [a.name, ...(a.aliases ?? [])]),
+    speakers: new Map(avatars.map((a) => [a.id, Object.freeze(speakerOf(a))])),
+    speakerNames: new Map(avatars.map((a) => [a.id, Object.freeze([a.name, ...(a.aliases ?? [])])])),
+    voicePolicies: new Map(avatars.map((a) => [a.id, Object.freeze({ mode: a.voice })])),
+  };
 }

@@ -20,8 +20,10 @@ import { restoreChannel } from './channelRestore.js';
 
 /** What {@link ChannelLoader} reads channels with. */
 export interface ChannelLoaderDeps {
+  /** The avatars given to the runtime (their residences). */
   avatars: readonly AvatarDefinition[];
-  roster: AvatarProfile[];
+  /** The floors' roster as it is now (avatars are created and forgotten while the runtime runs). */
+  roster: () => readonly AvatarProfile[];
   config: CoordinationConfig;
   clock: Clock;
   logger: Logger;
@@ -74,7 +76,7 @@ export class ChannelLoader {
       floor: new ChannelFloor({
         channelId: key,
         config,
-        roster,
+        roster: roster(),
         spendGate: this.deps.spendGate,
         present: this.residents.get(key)?.ids ?? [],
         at: clock.now(),
@@ -99,7 +101,7 @@ export class ChannelLoader {
         const setting = {
           channelId: key,
           config,
-          roster,
+          roster: roster(),
           spendGate: this.deps.spendGate,
           now: () => clock.now(),
         };

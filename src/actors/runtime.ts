@@ -34,7 +34,14 @@ export function startRuntime(options: ResolvedRuntimeOptions): Runtime {
     outcomes$: routing.outcomes$.asObservable(),
     inspection$: wiring.inspection$.asObservable(),
     errors$: wiring.errors$.asObservable(),
-    avatars: wiring.avatars,
+    get avatars() {
+      return wiring.cast.list;
+    },
+    avatarChanges$: wiring.cast.changes$.asObservable(),
+    createAvatar: (request) =>
+      wiring.stopping ? Promise.reject(stoppedError()) : wiring.creator.create(request),
+    forgetAvatar: (nameOrId) =>
+      wiring.stopping ? Promise.reject(stoppedError()) : wiring.creator.forget(nameOrId),
     model: wiring.model,
     modelOf: (avatarId) => wiring.avatarModels.get(avatarId) ?? wiring.model,
     store: wiring.store,
@@ -73,6 +80,13 @@ function reportOutcomes({ routing, inspecting, inspect, errors$ }: RuntimeWiring
       );
     }
   });
+}
+
+function stoppedError(): TroupeError {
+  return new TroupeError(
+    'TROUPE_RUNTIME_STOPPED',
+    'The runtime is stopping; avatars are neither created nor forgotten now.',
+  );
 }
 
 /** Inspection events of one type, typed. */

@@ -86,7 +86,8 @@ export class RuntimeFrontDoor {
    * to the process holding its channel.
    */
   private accept(event: RuntimeEvent, requireOwnership: boolean): SendResult {
-    const { clock, tracker, routing, avatarsById } = this.wiring;
+    const { clock, tracker, routing, cast } = this.wiring;
+    const avatarsById = cast.byId;
     const at = event.at ?? clock.now();
     if (event.type === 'response.send') {
       // Upstream already decided: preparation leaves it alone and routing sends it.

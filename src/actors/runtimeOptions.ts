@@ -14,6 +14,8 @@ import type { SpeechSynthesizer } from '../ports/speech.js';
 import type { TroupeStore } from '../ports/store.js';
 import type { Transport } from '../ports/transport.js';
 import type { TroupeError } from '../ports/troupeError.js';
+import type { AvatarChange } from './avatarCast.js';
+import type { AvatarCreationOptions, CreateAvatarRequest, CreatedAvatar } from './avatarCreator.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from './avatarDefinition.js';
 import type { InspectionEvent } from './inspectionEvent.js';
 import type { RetryPolicy } from './routingActor.js';
@@ -68,6 +70,12 @@ export interface RuntimeOptions {
   sendTimeoutMs?: number;
   /** How long {@link Runtime.stop} waits for work in flight before it aborts it (default 30 s). */
   stopDeadlineMs?: number;
+  /**
+   * Summoning a name no avatar has creates one ({@link Runtime.createAvatar}): on or off (default
+   * off), how many one person may create per UTC day (default 5), and the model that writes the
+   * persona (default: the offline template). Created avatars are kept in the store.
+   */
+  avatarCreation?: AvatarCreationOptions;
   /**
    * How many recent messages a prompt carries (default 30). An in-memory store must keep at least
    * as many per channel (`createMemoryStore({ historyPerChannel })`; the one made when no store is
@@ -169,8 +177,32 @@ export interface Runtime {
   readonly inspection$: Observable<InspectionEvent>;
   /** Rejected events and runtime failures, each with a stable code. */
   readonly errors$: Observable<TroupeError>;
-  /** The avatars, validated. */
+  /**
+   * The avatars as they are now: those given (validated), then those created by summoning (read
+   * from the store at start and kept up to date). A new array after every change.
+   */
   readonly avatars: readonly AvatarDefinition[];
+  /** Every avatar created or forgotten while the runtime runs (or learned from the store). */
+  readonly avatarChanges$: Observable<AvatarChange>;
+  /**
+   * The avatar called `request.name` (a name or alias, any case), creating it when none is and
+   * creation is on: a model writes its persona and emoji (or the offline template does), it is
+   * stored, and every channel knows it from then on. `created: false` when it already existed
+   * (here, or in another process on the same store). Summon it with an `avatar.summon` event.
+   *
+   * @throws TroupeError `TROUPE_AVATAR_CREATION_OFF`, `TROUPE_AVATAR_NAME_INVALID`,
+   *   `TROUPE_AVATAR_NAME_TAKEN`, `TROUPE_AVATAR_CREATION_LIMIT` (per person per day), or a store
+   *   error; `TROUPE_RUNTIME_STOPPED` once stopping.
+   */
+  createAvatar(request: CreateAvatarRequest): Promise<CreatedAvatar>;
+  /**
+   * Forgets an avatar created by summoning (by id, name or alias): it leaves every channel and the
+   * store. Returns it.
+   *
+   * @throws TroupeError `TROUPE_AVATAR_UNKNOWN`, or `TROUPE_AVATAR_NOT_CREATED` for an avatar the
+   *   runtime was given.
+   */
+  forgetAvatar(nameOrId: string): Promise<AvatarDefinition>;
   /** The model turns are written with, for avatars that name no model of their own. */
   readonly model: TurnModel;
   /** The model an avatar's turns are written with: its own (`model:`), else {@link Runtime.model}. */

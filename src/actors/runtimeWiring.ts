@@ -4,14 +4,15 @@ import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { builtInModelPrices } from '../config/modelPrices.js';
 import { zodIssues } from '../config/zodIssues.js';
 import type { SpendGate } from '../floor/caps.js';
-import type { AvatarProfile } from '../floor/floorTypes.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { TurnModel } from '../ports/model.js';
 import type { TroupeStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
 import { ActorRegistry } from './actorRegistry.js';
-import { type AvatarDefinition, avatarListSchema, toProfile } from './avatarDefinition.js';
+import { AvatarCast } from './avatarCast.js';
+import { AvatarCreator } from './avatarCreator.js';
+import { avatarListSchema } from './avatarDefinition.js';
 import { resolveAvatarModels } from './avatarModels.js';
 import type { ChannelActor } from './channelActor.js';
 import { channelFromKey } from './channelKey.js';
@@ -22,6 +23,7 @@ import { RoutingActor } from './routingActor.js';
 import type { ResolvedRuntimeOptions } from './runtimeOptions.js';
 import { LookupDesk } from './tools/lookupDesk.js';
 import { TurnExecutor } from './turnExecutor.js';
+import { meteredObjectModel } from './usage/meteredEmailModels.js';
 import { meteredTurnModel } from './usage/meteredTurnModel.js';
 import { hasDailyCaps, ledgerSpendGate } from './usage/spendGate.js';
 import { createUsageLedger } from './usage/storedUsageLedger.js';
@@ -35,9 +37,10 @@ import { type ExternalWait, WorkTracker } from './workTracker.js';
  */
 export interface RuntimeWiring {
   readonly options: ResolvedRuntimeOptions;
-  readonly avatars: readonly AvatarDefinition[];
-  readonly avatarsById: ReadonlyMap<string, AvatarDefinition>;
-  readonly roster: AvatarProfile[];
+  /** The avatars as they are now (given, then created by summoning). */
+  readonly cast: AvatarCast;
+  /** Creates, loads and forgets the avatars summoning creates. */
+  readonly creator: AvatarCreator;
   readonly config: CoordinationConfig;
   readonly model: TurnModel;
   /** Avatars' own models (`model:`), as configured (the executor calls them through the usage meter). */
@@ -61,7 +64,7 @@ export interface RuntimeWiring {
   readonly usage: UsageLedger | undefined;
   /** The daily token and cost caps over `usage`, when any is set. */
   readonly spendGate: SpendGate | undefined;
-  /** Settles once the day's stored usage is read: channels decide nothing before. */
+  /** Settles once the day's stored usage and the created avatars are read: channels decide nothing before. */
   readonly usageLoaded: Promise<void>;
   /** Set once `stop()` is called: no event is accepted and no channel activated after that. */
   stopping: Promise<void> | undefined;
@@ -83,7 +86,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     );
   }
   const avatars = parsedAvatars.data;
-  const roster = avatars.map(toProfile);
+  const cast = new AvatarCast(avatars);
   const { config, model, store } = options;
   const avatarModels = resolveAvatarModels(avatars, model, options.models);
   const clock = options.clock ?? systemClock;
@@ -121,7 +124,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
       logger: logger.child({ actor: 'witness' }),
       backfill: config.witnessBackfill,
     }),
-    avatars: new Map(roster.map((a) => [a.id, a])),
+    avatars: cast.profilesById,
     ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
   });
   if (model.offline) {
@@ -133,12 +136,27 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     logger.info({ model: model.id }, 'language model configured');
   }
   for (const [avatar, own] of avatarModels) logger.info({ avatar, model: own.id }, 'avatar model configured');
-  const byId = new Map(avatars.map((a) => [a.id, a]));
+  const creator = new AvatarCreator({
+    cast,
+    documents: store.documents,
+    clock,
+    logger: logger.child({ actor: 'avatars' }),
+    options: options.avatarCreation ?? {},
+    ...(usage
+      ? {
+          meter: (m, avatarId, scope) =>
+            meteredObjectModel(
+              m,
+              { ledger: usage, clock, scope, spender: { kind: 'avatar', id: avatarId } },
+              'avatar-creation',
+            ),
+        }
+      : {}),
+  });
   return {
     options,
-    avatars,
-    avatarsById: byId,
-    roster,
+    cast,
+    creator,
     config,
     model,
     avatarModels,
@@ -156,8 +174,11 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     relationships,
     executor,
     usage,
-    spendGate: usage && hasDailyCaps(config, avatars) ? ledgerSpendGate(usage, config, byId) : undefined,
-    usageLoaded: usage ? loadUsage(usage, clock, logger) : Promise.resolve(),
+    spendGate: usage && hasDailyCaps(config, avatars) ? ledgerSpendGate(usage, config, cast.byId) : undefined,
+    usageLoaded: Promise.all([
+      usage ? loadUsage(usage, clock, logger) : undefined,
+      loadCreatedAvatars(creator, logger),
+    ]).then(() => undefined),
     stopping: undefined,
   };
 }
@@ -186,6 +207,15 @@ async function loadUsage(usage: UsageLedger, clock: Clock, logger: Logger): Prom
     await usage.load(clock.now());
   } catch (error) {
     logger.warn({ err: error }, `today's stored usage could not be read: ${describe(error)}`);
+  }
+}
+
+/** Reads the avatars created by summoning; a store that fails is logged and the given cast starts alone. */
+async function loadCreatedAvatars(creator: AvatarCreator, logger: Logger): Promise<void> {
+  try {
+    await creator.load();
+  } catch (error) {
+    logger.warn({ err: error }, `the created avatars could not be read: ${describe(error)}`);
   }
 }
 

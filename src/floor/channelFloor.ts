@@ -2,7 +2,7 @@ import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import type { SpendGate } from './caps.js';
 import { nextDeadline } from './deadlines.js';
 import type { FloorEngineName } from './floorEngine.js';
-import { createFloorSetup, type FloorSetup } from './floorSetup.js';
+import { createFloorSetup, type FloorSetup, useSharedRoster } from './floorSetup.js';
 import { type FloorSnapshot, FloorSnapshotError } from './floorSnapshotSchema.js';
 import { restoreFloorState, snapshotOf } from './floorSnapshots.js';
 import { createFloorState, type FloorState } from './floorState.js';
@@ -141,6 +141,19 @@ export class ChannelFloor {
     } finally {
       restoring = undefined;
     }
+  }
+
+  /**
+   * Takes the runtime's roster as it is now (an avatar was created or forgotten). An avatar no
+   * longer in it is dropped with its presence and turns, as a restore would; returns whether any
+   * avatar was dropped.
+   */
+  useRoster(roster: readonly AvatarProfile[]): boolean {
+    const kept = new Set(roster.map((a) => a.id));
+    const dropped = [...this.setup.roster.keys()].some((id) => !kept.has(id));
+    useSharedRoster(this.setup, roster);
+    if (dropped) this.state = restoreFloorState(snapshotOf(this.state), this.setup);
+    return dropped;
   }
 
   /** A read-only picture of the floor. */

@@ -106,6 +106,14 @@ export function addToRoster(setup: FloorSetup, avatar: AvatarProfile): void {
   setup.matcher = createMentionMatcher([...setup.roster.values()]);
 }
 
+/** Gives the floor another roster (the runtime's cast changed), shared with the floors built from it. */
+export function useSharedRoster(setup: FloorSetup, roster: readonly AvatarProfile[]): void {
+  const shared = sharedRosterOf(roster);
+  setup.roster = shared.roster;
+  setup.matcher = shared.matcher;
+  setup.sharedRoster = true;
+}
+
 /** An avatar's display name, or its id when the roster does not know it. */
 export function nameOf(setup: FloorSetup, avatarId: string): string {
   return setup.roster.get(avatarId)?.name ?? avatarId;

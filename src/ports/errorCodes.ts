@@ -20,6 +20,16 @@ export const runtimeErrorCodes = {
   avatarModelInvalid: 'TROUPE_AVATAR_MODEL_INVALID',
   /** An event names an avatar id nobody defined. */
   avatarUnknown: 'TROUPE_AVATAR_UNKNOWN',
+  /** Summoning an unknown name would create an avatar, but creating is off here. */
+  avatarCreationOff: 'TROUPE_AVATAR_CREATION_OFF',
+  /** A name for a new avatar is not usable (control characters, nothing visible, too long). */
+  avatarNameInvalid: 'TROUPE_AVATAR_NAME_INVALID',
+  /** A name for a new avatar is already a name, alias or emoji of another avatar. */
+  avatarNameTaken: 'TROUPE_AVATAR_NAME_TAKEN',
+  /** The person has created as many avatars today as they may (the message says when they can again). */
+  avatarCreationLimit: 'TROUPE_AVATAR_CREATION_LIMIT',
+  /** `forget` named an avatar that was given to the runtime (an avatars file), not created by summoning. */
+  avatarNotCreated: 'TROUPE_AVATAR_NOT_CREATED',
   /** The runtime is stopping and accepts nothing more. */
   stopped: 'TROUPE_RUNTIME_STOPPED',
   /** An inbound event stream errored and was disconnected. */

@@ -1,8 +1,16 @@
 /**
- * What a model call is for: an avatar's answer, its summon greeting or follow-up, or one of the
- * email assistant's calls (triage, a step of its agent, a preference-memory update).
+ * What a model call is for: an avatar's answer, its summon greeting or follow-up, writing a new
+ * avatar's persona when summoning creates it, or one of the email assistant's calls (triage, a
+ * step of its agent, a preference-memory update).
  */
-export type UsagePurpose = 'turn' | 'greeting' | 'follow-up' | 'triage' | 'agent-step' | 'memory-update';
+export type UsagePurpose =
+  | 'turn'
+  | 'greeting'
+  | 'follow-up'
+  | 'avatar-creation'
+  | 'triage'
+  | 'agent-step'
+  | 'memory-update';
 
 /** Who a model call spoke for: an avatar (by id) or the email assistant. */
 export type UsageSpender = { kind: 'avatar'; id: string } | { kind: 'email' };

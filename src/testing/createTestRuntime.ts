@@ -49,6 +49,8 @@ export interface TestRuntimeOptions {
   recoverOnStart?: boolean;
   /** Where model calls' usage is recorded (see `RuntimeOptions.usage`). Default: a ledger on the store. */
   usage?: RuntimeOptions['usage'];
+  /** Whether summoning creates avatars (see `RuntimeOptions.avatarCreation`). Default off. */
+  avatarCreation?: RuntimeOptions['avatarCreation'];
   /**
    * How long `settle()` waits for one wait outside the process (a network model, a real
    * transport, a networked store; any port not marked `local`) that does not answer before it
@@ -177,6 +179,7 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     ...(options.stopDeadlineMs !== undefined ? { stopDeadlineMs: options.stopDeadlineMs } : {}),
     ...(options.recoverOnStart !== undefined ? { recoverOnStart: options.recoverOnStart } : {}),
     ...(options.usage !== undefined ? { usage: options.usage } : {}),
+    ...(options.avatarCreation ? { avatarCreation: options.avatarCreation } : {}),
   });
   const { runtime, clock, settle } = simulated;
   const outcomes: RoutingOutcome[] = [];

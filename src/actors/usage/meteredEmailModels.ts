@@ -3,15 +3,17 @@ import type { AgentModel, AgentStepRequest, AgentToolCall } from '../../ports/ag
 import type { Clock } from '../../ports/clock.js';
 import type { TokenUsage } from '../../ports/model.js';
 import type { ObjectModel, ObjectRequest } from '../../ports/objectModel.js';
-import type { UsagePurpose } from '../../ports/usage.js';
+import type { UsagePurpose, UsageSpender } from '../../ports/usage.js';
 import type { UsageLedger } from './usageLedger.js';
 
 /** Where the email assistant's calls are counted: the ledger, and the mailbox they were made for. */
 export interface EmailUsageMeter {
   ledger: UsageLedger;
   clock: Clock;
-  /** `mail:<mailbox address or id>`. */
+  /** `mail:<mailbox address or id>` (or the channel a new avatar was summoned in). */
   scope: string;
+  /** Who the calls speak for; default the email assistant (an avatar's persona is written for it). */
+  spender?: UsageSpender;
 }
 
 /** Characters of an answer written as JSON (the text the model wrote, give or take spacing). */
@@ -33,7 +35,7 @@ function record(
   meter.ledger.record({
     at: meter.clock.now(),
     model,
-    spender: { kind: 'email' },
+    spender: meter.spender ?? { kind: 'email' },
     scope: meter.scope,
     purpose,
     inputTokens: usage?.inputTokens,

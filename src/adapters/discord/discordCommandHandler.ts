@@ -9,6 +9,7 @@ import {
   PermissionsBitField,
 } from 'discord.js';
 import { filter, firstValueFrom, map, type Observable, race, Subject, timer } from 'rxjs';
+import { takeDailyAllowance } from '../../actors/dailyAllowance.js';
 import { formatDuration } from '../../config/duration.js';
 import { clipText } from '../../delivery/clipText.js';
 import type { FloorView } from '../../floor/floorView.js';
@@ -16,7 +17,6 @@ import { type Logger, silentLogger } from '../../logging/logger.js';
 import type { ChannelRef } from '../../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../ports/routingOutcome.js';
 import type { TroupeStore } from '../../ports/store.js';
-import { TroupeError } from '../../ports/troupeError.js';
 import type { DiscordAvatar } from './discordInbound.js';
 import { DISCORD_MAX_MESSAGE, type DiscordTransport } from './discordTransport.js';
 
@@ -349,36 +349,16 @@ export class DiscordCommandHandler {
   /** Counts a summon that brings an avatar in against the person's daily limit; the refusal when it is used up. */
   private async countSummon(userId: string): Promise<string | undefined> {
     const perDay = this.options.summon.perDay;
-    if (perDay <= 0) return undefined;
-    const { documents } = this.options.store;
-    const now = this.now();
-    const day = new Date(now).toISOString().slice(0, 10);
-    for (let attempt = 0; attempt < 8; attempt += 1) {
-      const stored = await documents.get<{ day: string; count: number }>(SUMMONS, userId);
-      const count = stored?.value.day === day ? stored.value.count : 0;
-      if (count >= perDay) {
-        const midnight = Date.parse(`${day}T00:00:00.000Z`) + 86_400_000;
-        return `You have used your ${perDay} summons for today. You can summon again after midnight UTC (in ${formatDuration(midnight - now)}).`;
-      }
-      try {
-        await documents.put(
-          SUMMONS,
-          userId,
-          { day, count: count + 1 },
-          {
-            expectedVersion: stored?.version ?? 0,
-            at: now,
-          },
-        );
-        if (!stored) void documents.expireIdle(SUMMONS, now - 2 * 86_400_000).catch(() => undefined);
-        return undefined;
-      } catch (error) {
-        if (!TroupeError.isInstance(error) || error.code !== 'TROUPE_STORE_CONFLICT') throw error;
-        // Another summon by the same person won the race: read again.
-        this.log.debug({ err: error, userId }, 'summon count changed under us; retrying');
-      }
-    }
-    return 'Too many summons at once; try again in a moment.';
+    const allowance = await takeDailyAllowance(this.options.store.documents, {
+      collection: SUMMONS,
+      key: userId,
+      perDay,
+      now: this.now(),
+      logger: this.log,
+    });
+    if (allowance.taken) return undefined;
+    if (allowance.reason === 'busy') return 'Too many summons at once; try again in a moment.';
+    return `You have used your ${perDay} summons for today. You can summon again after midnight UTC (in ${formatDuration(allowance.resetsInMs)}).`;
   }
 
   /** Permissions the bot needs in this channel and lacks, per discord.js's cache. */

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { clipText } from '../delivery/clipText.js';
+import type { ObjectModel } from '../ports/objectModel.js';
+import { TroupeError } from '../ports/troupeError.js';
+import { emojiProblem, nameKey, nameProblem } from './avatarNames.js';
+
+/** The longest persona a created avatar gets (a model's longer one is clipped at a word). */
+export const CREATED_PERSONA_MAX = 400;
+
+/** What a new avatar is made of: its name, an emoji, a persona, and who wrote them. */
+export interface AvatarSketch {
+  name: string;
+  emoji?: string | undefined;
+  persona: string;
+  madeBy: 'model' | 'template';
+}
+
+/** What the model is asked for (structured output). Lengths are checked after, not refused. */
+export const avatarSketchSchema = z.object({
+  name: z.string().describe('The name as the person wrote it; only its capitalisation may change.'),
+  emoji: z.string().describe('One emoji that fits the character.'),
+  persona: z
+    .string()
+    .describe(
+      `Who the character is, in the second person ("You are …"), at most ${CREATED_PERSONA_MAX} characters.`,
+    ),
+});
+
+/** Who asked for the avatar, and who is already there: what the model writes the persona from. */
+export interface SketchRequest {
+  name: string;
+  byName: string;
+  /** Names of the avatars the runtime already has (the new one should not copy them). */
+  others: readonly string[];
+  signal?: AbortSignal;
+}
+
+// Control and direction characters would reach prompts and terminals; a persona is one paragraph.
+const unprintable = /[\p{Cc}\p{Cf}\u2028\u2029]+/gu;
+
+/**
+ * The avatar's id: a readable slug of its name and a hash of the name as names are compared, so
+ * two processes creating the same name at once choose the same id (and the store lets one win).
+ */
+export function createdAvatarId(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/gu, '-')
+    .replace(/^-+|-+$/gu, '')
+    .slice(0, 40)
+    .replace(/-+$/u, '');
+  const hash = createHash('sha256').update(nameKey(name)).digest('hex').slice(0, 6);
+  return `${slug || 'avatar'}-${hash}`;
+}
+
+/** The offline sketch: a persona that says it is a template, and no emoji. */
+export function templateSketch(request: SketchRequest): AvatarSketch {
+  const persona = clipText(
+    `You are ${request.name}, summoned into this chat by ${request.byName}. ` +
+      'Nobody has written your character yet (this persona is a template: no language model wrote it), ' +
+      'so you are curious, friendly and brief, and you ask people what they would like from you.',
+    CREATED_PERSONA_MAX,
+  );
+  return { name: request.name, persona, madeBy: 'template' };
+}
+
+/**
+ * The model's sketch, made safe: the persona flattened to one paragraph without control characters
+ * and clipped to {@link CREATED_PERSONA_MAX}; the name kept as asked unless the model only fixed its
+ * capitalisation; an emoji that is not one dropped.
+ *
+ * @throws TroupeError `TROUPE_MODEL_*` when the call fails, and
+ *   (`TROUPE_MODEL_FAILED` too) when the persona is blank.
+ */
+export async function modelSketch(model: ObjectModel, request: SketchRequest): Promise<AvatarSketch> {
+  const answer = await model.generateObject({
+    schema: avatarSketchSchema,
+    schemaName: 'avatar_sketch',
+    prompt: sketchPrompt(request),
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
+  const persona = clipText(
+    answer.persona.replace(unprintable, ' ').replace(/\s+/gu, ' ').trim(),
+    CREATED_PERSONA_MAX,
+  );
+  if (persona === '') throw new TroupeError('TROUPE_MODEL_FAILED', `${model.id} wrote an empty persona`);
+  const suggested = answer.name.trim();
+  const name =
+    nameKey(suggested) === nameKey(request.name) && !nameProblem(suggested) ? suggested : request.name;
+  const emoji = answer.emoji.trim();
+  const usable = emoji !== '' && emoji.length <= 16 && !emojiProblem(emoji) && !/[\p{L}\p{N}]/u.test(emoji);
+  return { name, ...(usable ? { emoji } : {}), persona, madeBy: 'model' };
+}
+
+function sketchPrompt(request: SketchRequest) {
+  const others = request.others.length > 0 ? request.others.join(', ') : 'none';
+  return {
+    system: [
+      'You create characters for a group chat where several AI characters talk with people.',
+      `Someone summoned a character by name; write who that character is. The persona is addressed to the character in the second person ("You are …"): personality, way of speaking, interests. At most ${CREATED_PERSONA_MAX} characters, one paragraph.`,
+      'If the name belongs to a well-known fictional or historical figure, play to it; otherwise invent one that fits the name.',
+      'Keep the name as written (you may only fix its capitalisation). Choose one emoji that fits.',
+      'Do not copy the characters who are already there.',
+    ].join('\n'),
+    messages: [
+      {
+        role: 'user' as const,
+        content: `Name: ${request.name}\nSummoned by: ${request.byName}\nCharacters already there: ${others}`,
+      },
+    ],
+  };
+}

@@ -105,7 +105,7 @@ describe('creating an avatar by summoning', () => {
     expect(avatar.emoji).toBe('🧙');
     expect(avatar.persona?.length).toBeLessThanOrEqual(400);
     expect(avatar.persona).toMatch(/^You are a wizard\. Very wise\./u);
-    expect(avatar.persona).not.toMatch(/\u0007/u);
+    expect(avatar.persona).not.toContain('\u0007');
     expect(avatar.created?.persona).toBe('model');
     const request = model.requests[0];
     expect(request?.schemaName).toBe('avatar_sketch');

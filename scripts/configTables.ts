@@ -7,6 +7,7 @@ import { erpSettings } from '../src/adapters/sql/erpFromEnv.js';
 import { storeSettings } from '../src/adapters/store/storeFromEnv.js';
 import { speechSettings } from '../src/adapters/voice/speechFromEnv.js';
 import { composerSettings } from '../src/composer/composerConfig.js';
+import { avatarCreationSettings } from '../src/config/avatarCreationSettings.js';
 import { coordinationSettings } from '../src/config/coordinationConfig.js';
 import { modelPriceSettings } from '../src/config/modelPrices.js';
 import { replySettings } from '../src/config/replySettings.js';
@@ -16,7 +17,7 @@ import { logLevelSettings } from '../src/logging/logLevel.js';
 
 /** Each README table: the line introducing it (none for the first), and the settings it lists. */
 const sections: { intro?: string; tables: SettingsTable[] }[] = [
-  { tables: [coordinationSettings] },
+  { tables: [coordinationSettings, avatarCreationSettings] },
   {
     intro:
       '**Language model** (read by `modelFromEnv`, which `troupe chat` uses; keys are never logged or echoed):',

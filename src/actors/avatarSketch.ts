@@ -59,9 +59,9 @@ export function createdAvatarId(name: string): string {
 /** The offline sketch: a persona that says it is a template, and no emoji. */
 export function templateSketch(request: SketchRequest): AvatarSketch {
   const persona = clipText(
-    `You are ${request.name}, summoned into this chat by ${request.byName}. ` +
-      'Nobody has written your character yet (this persona is a template: no language model wrote it), ' +
-      'so you are curious, friendly and brief, and you ask people what they would like from you.',
+    `A newcomer called ${request.name}, summoned into this chat by ${request.byName}, whose character ` +
+      'nobody has written yet (this persona is a template: no language model wrote it). Curious, ' +
+      'friendly and brief; asks people what they would like from it.',
     CREATED_PERSONA_MAX,
   );
   return { name: request.name, persona, madeBy: 'template' };
@@ -100,7 +100,7 @@ function sketchPrompt(request: SketchRequest) {
   return {
     system: [
       'You create characters for a group chat where several AI characters talk with people.',
-      `Someone summoned a character by name; write who that character is. The persona is addressed to the character in the second person ("You are …"): personality, way of speaking, interests. At most ${CREATED_PERSONA_MAX} characters, one paragraph.`,
+      `Someone summoned a character by name; write who that character is. The persona describes the character in the third person and opens with a noun phrase ("A retired wizard who …"): personality, way of speaking, interests. At most ${CREATED_PERSONA_MAX} characters, one paragraph.`,
       'If the name belongs to a well-known fictional or historical figure, play to it; otherwise invent one that fits the name.',
       'Keep the name as written (you may only fix its capitalisation). Choose one emoji that fits.',
       'Do not copy the characters who are already there.',

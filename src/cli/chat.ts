@@ -46,7 +46,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
     channel: { kind: 'terminal', id: options.channel },
     channelKey: `terminal:${options.channel}`,
     human: { id: TERMINAL_USER_ID, name: settings.name },
-    avatars: settings.avatars,
+    get avatars() {
+      return runtime.avatars;
+    },
     config: options.config,
     studioStore: opened.studioStore,
     terminal,

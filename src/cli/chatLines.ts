@@ -19,7 +19,7 @@ export async function readChatLines(room: ChatRoom): Promise<void> {
       if (text === '') room.oops('Usage: >n <text>, e.g. >3 thanks!');
       else postTyped(room, text, shortcut[1]);
     } else if (line.startsWith('/')) {
-      if (runChatCommand(room, line) === 'quit') break;
+      if ((await runChatCommand(room, line)) === 'quit') break;
     } else {
       postTyped(room, line);
     }

@@ -15,7 +15,8 @@ export interface ChatRoom {
   channelKey: string;
   /** The person at the keyboard. */
   human: { id: string; name: string };
-  avatars: readonly AvatarDefinition[];
+  /** The runtime's avatars as they are now (summoning may create some). */
+  readonly avatars: readonly AvatarDefinition[];
   /** The coordination settings the runtime runs with (its caps among them). */
   config: CoordinationConfig;
   /** The studio's view of the runtime. */

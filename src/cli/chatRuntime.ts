@@ -1,9 +1,14 @@
+import type { AvatarCreationOptions } from '../actors/avatarCreator.js';
 import { systemClock } from '../actors/clock.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
+import type { ModelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { objectModelOf } from '../adapters/llm/objectModelOf.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
+import type { AvatarCreationSettings } from '../config/avatarCreationSettings.js';
 import { createRuntime } from '../createRuntime.js';
+import type { Logger } from '../logging/logger.js';
 import type { TroupeStore } from '../ports/store.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { READ_ONLY_PLAYGROUND } from '../studio/serveStudio.js';
@@ -34,7 +39,7 @@ export async function openChatRuntime(
   settings: ChatSettings,
 ): Promise<ChatRuntime | number> {
   const { env } = options;
-  const { avatars, logger, model, replies } = settings;
+  const { avatars, logger, model, replies, creation } = settings;
   let store: TroupeStore;
   try {
     store = await openDefaultStore(env, { logger });
@@ -61,6 +66,7 @@ export async function openChatRuntime(
     usage,
     logger,
     lookup: { tool: lookupTool, composer: { env } },
+    avatarCreation: avatarCreationOf(creation, model, logger),
   });
 
   // The studio's projection of this runtime: /who reads it, as the studio's page would.
@@ -87,6 +93,16 @@ export async function openChatRuntime(
     playground: { transport, channelId: options.channel },
   });
   return { runtime, transport, store, lookupTool, studioStore, projection };
+}
+
+/** How the chat creates avatars: the settings, and the environment's model to write personas (offline: the template). */
+export function avatarCreationOf(
+  creation: AvatarCreationSettings,
+  model: ModelFromEnv,
+  logger: Logger,
+): AvatarCreationOptions {
+  const writer = objectModelOf(model, logger);
+  return { ...creation, ...(writer ? { model: writer } : {}) };
 }
 
 /**

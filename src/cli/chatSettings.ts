@@ -1,6 +1,7 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { nameProblem } from '../actors/avatarNames.js';
 import { type ModelFromEnv, modelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { type AvatarCreationSettings, avatarCreationFromEnv } from '../config/avatarCreationSettings.js';
 import { ConfigError } from '../config/configError.js';
 import { type ReplyConfig, replyFromEnv } from '../config/replySettings.js';
 import { terminalText } from '../delivery/terminalText.js';
@@ -19,6 +20,8 @@ export interface ChatSettings {
   logger: Logger;
   model: ModelFromEnv;
   replies: ReplyConfig;
+  /** Whether `/summon` creates an avatar nobody has (on unless `TROUPE_SUMMON_CREATES` says no). */
+  creation: AvatarCreationSettings;
 }
 
 const CHANNEL_ID = /^[\w.-]{1,100}$/u;
@@ -42,14 +45,18 @@ export async function readChatSettings(options: ChatOptions): Promise<ChatSettin
   const logger = createLogger(level);
   const read = await readOrFail(
     stderr,
-    () => ({ model: modelFromEnv(env, { logger }), replies: replyFromEnv(env) }),
+    () => ({
+      model: modelFromEnv(env, { logger }),
+      replies: replyFromEnv(env),
+      creation: avatarCreationFromEnv(env, true),
+    }),
     ConfigError.isInstance,
   );
   if (typeof read === 'number') return read;
-  const { model, replies } = read;
+  const { model, replies, creation } = read;
   const modelProblem = avatarModelProblem(avatars, model);
   if (modelProblem) return fail(stderr, modelProblem.code, modelProblem.message);
-  return { name, avatars, logger, model, replies };
+  return { name, avatars, logger, model, replies, creation };
 }
 
 /** The trimmed name, or the exit code when the channel id or the name is refused. */

@@ -34,7 +34,18 @@ export const safe = terminalText;
 /** A printer's state at the start, with no events seen. */
 export function createPrinterState(options: ConversationPrinterOptions): ConversationPrinterState {
   const dim = dimmer(options.color);
-  const avatars = new Map(options.runtime.avatars.map((a) => [a.id, a]));
+  // Rebuilt when the runtime's cast changes (summoning creates avatars; a new list each time).
+  let list = options.runtime.avatars;
+  let byId = new Map(list.map((a) => [a.id, a]));
+  const avatars = {
+    get: (id: string) => {
+      if (options.runtime.avatars !== list) {
+        list = options.runtime.avatars;
+        byId = new Map(list.map((a) => [a.id, a]));
+      }
+      return byId.get(id);
+    },
+  };
   return {
     transport: options.transport,
     dim,

@@ -7,6 +7,7 @@ import type { GmailSettings } from '../adapters/gmail/gmailSettings.js';
 import { createAiSdkAgentModel } from '../adapters/llm/aiSdkAgentModel.js';
 import { createAiSdkObjectModel } from '../adapters/llm/aiSdkObjectModel.js';
 import { modelFromEnv } from '../adapters/llm/modelFromEnv.js';
+import { modelCallOf } from '../adapters/llm/objectModelOf.js';
 import { createLocalCalendar, createLocalMailbox } from '../adapters/mail/localMailbox.js';
 import { ConfigError, type ConfigProblem } from '../config/configError.js';
 import { modelPricesFromEnv } from '../config/modelPrices.js';
@@ -185,18 +186,9 @@ export function emailModelsFromEnv(
   logger: Logger,
 ): { model?: ObjectModel; agentModel?: AgentModel; modelName: string } {
   const configured = modelFromEnv(env, { logger });
-  if (!configured.languageModel)
-    return { modelName: 'offline (rules, the preferences’ words and templates; no model)' };
+  const call = modelCallOf(configured, logger);
+  if (!call) return { modelName: 'offline (rules, the preferences’ words and templates; no model)' };
   // Both share the provider's settings and its concurrency limit.
-  const call = {
-    model: configured.languageModel,
-    id: configured.model.id,
-    timeoutMs: configured.config.timeoutMs,
-    maxRetries: configured.config.maxRetries,
-    ...(configured.limit ? { limit: configured.limit } : {}),
-    logger,
-    ...(configured.config.apiKeyVariable ? { apiKeyVariable: configured.config.apiKeyVariable } : {}),
-  };
   return {
     model: createAiSdkObjectModel(call),
     agentModel: createAiSdkAgentModel(call),

@@ -78,7 +78,7 @@ describe('creating an avatar by summoning', () => {
       created: { by: sam, persona: 'template', at: t.clock.now() },
     });
     expect(avatar.id).toMatch(/^gandalf-[0-9a-f]{6}$/u);
-    expect(avatar.persona).toMatch(/^You are Gandalf, summoned into this chat by Sam\..*template/u);
+    expect(avatar.persona).toMatch(/^A newcomer called Gandalf, summoned into this chat by Sam, .*template/u);
     expect(avatar.emoji).toBeUndefined();
     expect(changes).toEqual(['avatar.added Gandalf']);
     expect(t.runtime.avatars.at(-1)).toBe(avatar);
@@ -97,14 +97,14 @@ describe('creating an avatar by summoning', () => {
   });
 
   it('a model writes persona and emoji: the persona is flattened and clipped, the name keeps what was asked', async () => {
-    const long = `You are a wizard.\u0007 ${'Very wise. '.repeat(60)}`;
+    const long = `A wizard.\u0007 ${'Very wise. '.repeat(60)}`;
     const model = objectModel({ name: 'Gandalf the Grey', emoji: '🧙', persona: long });
     const t = createTestRuntime({ config: quiet, avatarCreation: { enabled: true, model } });
     const { avatar } = await t.runtime.createAvatar({ name: 'gandalf', by: sam, channel: room });
     expect(avatar.name).toBe('gandalf');
     expect(avatar.emoji).toBe('🧙');
     expect(avatar.persona?.length).toBeLessThanOrEqual(400);
-    expect(avatar.persona).toMatch(/^You are a wizard\. Very wise\./u);
+    expect(avatar.persona).toMatch(/^A wizard\. Very wise\./u);
     expect(avatar.persona).not.toContain('\u0007');
     expect(avatar.created?.persona).toBe('model');
     const request = model.requests[0];

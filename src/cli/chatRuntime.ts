@@ -1,19 +1,15 @@
-import type { AvatarCreationOptions } from '../actors/avatarCreator.js';
 import { systemClock } from '../actors/clock.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
-import type { ModelFromEnv } from '../adapters/llm/modelFromEnv.js';
-import { objectModelOf } from '../adapters/llm/objectModelOf.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
 import { TerminalTransport } from '../adapters/terminal/terminalTransport.js';
-import type { AvatarCreationSettings } from '../config/avatarCreationSettings.js';
 import { createRuntime } from '../createRuntime.js';
-import type { Logger } from '../logging/logger.js';
 import type { TroupeStore } from '../ports/store.js';
 import { TroupeError } from '../ports/troupeError.js';
 import { READ_ONLY_PLAYGROUND } from '../studio/serveStudio.js';
 import { attachStudioProjection, type StudioProjection } from '../studio/studioProjection.js';
 import { createStudioStore, type StudioStore } from '../studio/studioStore.js';
+import { avatarCreationOf } from './avatarCreationOf.js';
 import type { ChatOptions } from './chatOptions.js';
 import type { ChatSettings } from './chatSettings.js';
 import { fail, readOrFail } from './fail.js';
@@ -93,16 +89,6 @@ export async function openChatRuntime(
     playground: { transport, channelId: options.channel },
   });
   return { runtime, transport, store, lookupTool, studioStore, projection };
-}
-
-/** How the chat creates avatars: the settings, and the environment's model to write personas (offline: the template). */
-export function avatarCreationOf(
-  creation: AvatarCreationSettings,
-  model: ModelFromEnv,
-  logger: Logger,
-): AvatarCreationOptions {
-  const writer = objectModelOf(model, logger);
-  return { ...creation, ...(writer ? { model: writer } : {}) };
 }
 
 /**

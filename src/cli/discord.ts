@@ -11,6 +11,7 @@ import { DiscordTransport } from '../adapters/discord/discordTransport.js';
 import { type ModelFromEnv, modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { lazyEntityLookup } from '../adapters/sql/lazyEntityLookup.js';
 import { openDefaultStore } from '../adapters/store/storeFromEnv.js';
+import { type AvatarCreationSettings, avatarCreationFromEnv } from '../config/avatarCreationSettings.js';
 import { ConfigError } from '../config/configError.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import { replyFromEnv } from '../config/replySettings.js';
@@ -22,6 +23,7 @@ import { redactCredentials } from '../ports/redactCredentials.js';
 import type { TroupeStore } from '../ports/store.js';
 import { isTroupeError } from '../ports/troupeError.js';
 import { type AttachedStudio, attachStudio } from '../studio/attachStudio.js';
+import { avatarCreationOf } from './avatarCreationOf.js';
 import { avatarModelProblem } from './avatarModelCheck.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { fail, readOrFail } from './fail.js';
@@ -57,6 +59,8 @@ interface DiscordSetup {
   logger: ReturnType<typeof createLogger>;
   model: ReturnType<typeof modelFromEnv>;
   replies: ReturnType<typeof replyFromEnv>;
+  /** Whether `/summon` creates avatars nobody has (off unless `TROUPE_SUMMON_CREATES` is set). */
+  creation: AvatarCreationSettings;
   store: TroupeStore;
   email: OpenedEmailAssistant | undefined;
   /** Where model calls are counted: the runtime's turns and the inbox's calls alike. */
@@ -149,14 +153,15 @@ async function readDiscordSetup(options: DiscordCommandOptions): Promise<Discord
       settings: discordFromEnv(env),
       model: modelFromEnv(env, { logger }),
       replies: replyFromEnv(env),
+      creation: avatarCreationFromEnv(env, false),
     }),
     ConfigError.isInstance,
   );
   if (typeof read === 'number') return read;
-  const { settings, model, replies } = read;
+  const { settings, model, replies, creation } = read;
   const opened = await openAvatarsAndStore(options, logger, settings, model);
   if (typeof opened === 'number') return opened;
-  return { settings, logger, model, replies, ...opened };
+  return { settings, logger, model, replies, creation, ...opened };
 }
 
 /** The avatars file, the store and (when asked for) the email inbox on that store. */
@@ -218,6 +223,7 @@ function wireDiscordSession(options: DiscordCommandOptions, setup: DiscordSetup)
     usage: setup.usage,
     logger,
     lookup: { tool: lookupTool, composer: { env: options.env } },
+    avatarCreation: avatarCreationOf(setup.creation, setup.model, logger),
   });
   return { ...setup, client, transport, lookupTool, runtime };
 }
@@ -231,7 +237,7 @@ function startBot(options: DiscordCommandOptions, session: DiscordSession) {
     client,
     transport: session.transport,
     runtime: session.runtime,
-    avatars: session.runtime.avatars,
+    avatars: () => session.runtime.avatars,
     store: session.store,
     commandGuildIds: options.guildIds,
     registerCommands: shardIds.includes(0),
@@ -294,6 +300,9 @@ function describeDiscordConfig(
     'allowed bots': settings.allowBots === 'all' ? 'all' : settings.allowBots.join(', ') || 'none',
     'summon roles': settings.summonRoles.join(', ') || 'everyone',
     'summons per day': settings.summonsPerDay === 0 ? 'no limit' : String(settings.summonsPerDay),
+    'summon creates': session.creation.enabled
+      ? `yes, ${session.creation.perPersonPerDay === 0 ? 'no limit' : `${session.creation.perPersonPerDay} per person per day`}`
+      : 'no',
     'email inbox': inboxWhere(settings),
     'inbox roles': settings.inboxRoles.join(', ') || 'Manage Server',
     'REST API': redactCredentials(settings.apiUrl ?? 'https://discord.com/api'),

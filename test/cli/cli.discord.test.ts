@@ -59,7 +59,7 @@ describe('troupe discord', () => {
     const run = inProcess(['--guild', GUILD], { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.restApi });
     await until(() => run.out().includes('Troupe is on Discord'));
     expect(run.out()).toMatch(/as Troupe in 1 server\(s\) — avatars: 🤖 Dewey, 🔭 Nova, 🦖 Rex, 🌿 Wren/u);
-    expect(fake.commands.get(`guild:${GUILD}`)).toHaveLength(4);
+    expect(fake.commands.get(`guild:${GUILD}`)).toHaveLength(5);
     const summon = fake.interact({
       channelId: GENERAL,
       user: ada,

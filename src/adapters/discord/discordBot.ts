@@ -9,7 +9,7 @@ import {
   type SummonRules,
 } from './discordCommandHandler.js';
 import { registerCommands } from './discordCommands.js';
-import { type DiscordAvatar, discordMessageEvents } from './discordInbound.js';
+import { type DiscordAvatars, discordMessageEvents } from './discordInbound.js';
 import { DiscordInbox } from './discordInbox.js';
 import type { DiscordInboxTarget } from './discordSettings.js';
 import type { DiscordTransport } from './discordTransport.js';
@@ -25,7 +25,8 @@ export interface DiscordBotOptions {
   transport: DiscordTransport;
   /** The runtime (a Troupe `Runtime`): the bot feeds it and answers commands with it. */
   runtime: DiscordRuntimeHandle & { connect(events$: Observable<unknown>): Subscription };
-  avatars: readonly DiscordAvatar[];
+  /** The avatars, or a function giving them as they are now (`() => runtime.avatars`: summoning may create some). */
+  avatars: DiscordAvatars;
   /** For the summon limit and interaction de-duplication (the runtime's store). */
   store: Pick<TroupeStore, 'documents' | 'processed'>;
   /** Register the slash commands in these guilds (instant), or globally when empty. Default: global. */
@@ -173,7 +174,7 @@ export async function startDiscordBot(options: DiscordBotOptions): Promise<Disco
   };
 }
 
-/** The slash commands' handler: summon, dismiss, avatars, config, usage. */
+/** The slash commands' handler: summon, dismiss, forget, avatars, config, usage. */
 function commandHandlerFor(options: DiscordBotOptions, log: Logger): DiscordCommandHandler {
   return new DiscordCommandHandler({
     client: options.client,

@@ -17,7 +17,8 @@ import { type Logger, silentLogger } from '../../logging/logger.js';
 import type { ChannelRef } from '../../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../ports/routingOutcome.js';
 import type { TroupeStore } from '../../ports/store.js';
-import type { DiscordAvatar } from './discordInbound.js';
+import { TroupeError } from '../../ports/troupeError.js';
+import { avatarsNow, type DiscordAvatar, type DiscordAvatars } from './discordInbound.js';
 import { DISCORD_MAX_MESSAGE, type DiscordTransport } from './discordTransport.js';
 
 /** What the commands need of a runtime (a Troupe `Runtime` has all of it). */
@@ -25,6 +26,17 @@ export interface DiscordRuntimeHandle {
   send(event: unknown): { accepted: boolean; error?: { code: string; message: string } };
   readonly outcomes$: Observable<RoutingOutcome>;
   open(channel: ChannelRef): Promise<FloorView>;
+  /**
+   * The avatar a name nobody has summoned creates (when the runtime's creation is on; it refuses
+   * with `TROUPE_AVATAR_CREATION_OFF` otherwise). Absent: `/summon` only finds avatars.
+   */
+  createAvatar?(request: {
+    name: string;
+    by: { id: string; name: string };
+    channel?: ChannelRef;
+  }): Promise<{ avatar: DiscordAvatar & { persona?: string | undefined }; created: boolean }>;
+  /** Forgets an avatar summoning created (`/forget`). Absent: `/forget` says it cannot. */
+  forgetAvatar?(nameOrId: string): Promise<DiscordAvatar>;
 }
 
 /** Who may summon and how often. */
@@ -39,7 +51,8 @@ export interface SummonRules {
 export interface DiscordCommandHandlerOptions {
   client: Client;
   runtime: DiscordRuntimeHandle;
-  avatars: readonly DiscordAvatar[];
+  /** The avatars, or a function giving them as they are now (summoning may create some). */
+  avatars: DiscordAvatars;
   store: Pick<TroupeStore, 'documents' | 'processed'>;
   transport: DiscordTransport;
   summon: SummonRules;
@@ -68,8 +81,9 @@ const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
 
 /**
  * Answers Troupe's slash commands: `/summon`, `/dismiss` (with autocomplete over the avatars; the
- * value may be an id or a name in any case), `/avatars` and the admin-only `/troupe config` and
- * `/troupe usage`.
+ * value may be an id or a name in any case), `/avatars` and the admin-only `/forget`, `/troupe
+ * config` and `/troupe usage`. `/summon` with a name nobody has creates the avatar when the
+ * runtime's creation is on (roles as for summoning; the runtime keeps the daily limit per person).
  * Replies are ephemeral (only the person who asked sees them); `/summon` waits on the model, so
  * it is deferred at once (Discord's 3-second deadline) and answered when the greeting is out. An
  * interaction delivered twice is answered once (the store's processed ids, shared by shards).
@@ -83,6 +97,11 @@ export class DiscordCommandHandler {
   constructor(private readonly options: DiscordCommandHandlerOptions) {
     this.log = options.logger ?? silentLogger();
     this.now = options.now ?? Date.now;
+  }
+
+  /** The avatars as they are now. */
+  private get cast(): readonly DiscordAvatar[] {
+    return avatarsNow(this.options.avatars);
   }
 
   /** Stops waiting for greetings: a `/summon` in progress answers at once (the bot is stopping). */
@@ -118,6 +137,9 @@ export class DiscordCommandHandler {
         case 'avatars':
           await this.avatars(interaction);
           return;
+        case 'forget':
+          await this.forget(interaction);
+          return;
         case 'troupe':
           await this.admin(interaction);
           return;
@@ -137,10 +159,10 @@ export class DiscordCommandHandler {
   private async autocomplete(interaction: AutocompleteInteraction): Promise<void> {
     const typed = fold(String(interaction.options.getFocused() ?? '').trim());
     const labels = (a: DiscordAvatar) => [a.id, a.name, ...(a.aliases ?? [])].map(fold);
-    const starts = this.options.avatars.filter((a) => labels(a).some((l) => l.startsWith(typed)));
-    const contains = this.options.avatars.filter(
-      (a) => !starts.includes(a) && labels(a).some((l) => l.includes(typed)),
-    );
+    // `/forget` offers only the avatars summoning created: the others cannot be forgotten.
+    const offered = this.cast.filter((a) => interaction.commandName !== 'forget' || a.created !== undefined);
+    const starts = offered.filter((a) => labels(a).some((l) => l.startsWith(typed)));
+    const contains = offered.filter((a) => !starts.includes(a) && labels(a).some((l) => l.includes(typed)));
     await interaction.respond(
       [...starts, ...contains].slice(0, 25).map((a) => ({
         name: (a.emoji ? `${a.emoji} ${a.name}` : a.name).slice(0, 100),
@@ -152,17 +174,20 @@ export class DiscordCommandHandler {
   private async summon(interaction: ChatInputCommandInteraction): Promise<void> {
     // Deferred first: the checks below read the store, and the greeting waits on the model.
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const avatar = this.find(interaction.options.getString('avatar', true));
-    if (!avatar) {
-      await this.tell(interaction, this.unknown(interaction.options.getString('avatar', true)));
-      return;
-    }
+    const raw = interaction.options.getString('avatar', true);
+    const found = this.find(raw);
     const refusal = this.roleRefusal(interaction);
     if (refusal) {
-      await this.tell(interaction, refusal);
+      await this.tell(interaction, found ? refusal : this.unknown(raw));
       return;
     }
     const channel: ChannelRef = { kind: 'discord', id: interaction.channelId };
+    const made = found ? { avatar: found, note: '' } : await this.created(interaction, raw, channel);
+    if (typeof made === 'string') {
+      await this.tell(interaction, made);
+      return;
+    }
+    const { avatar, note } = made;
     // The daily limit counts arrivals: calling an avatar that is already here costs nothing.
     const present = (await this.options.runtime.open(channel)).present.some((p) => p.id === avatar.id);
     const limit = present ? undefined : await this.countSummon(interaction.user.id);
@@ -183,16 +208,11 @@ export class DiscordCommandHandler {
         this.stopping$.pipe(map(() => undefined)),
       ),
     );
-    const member = interaction.member as GuildMember | { nick?: string | null } | null;
-    const by =
-      (member && 'displayName' in member ? member.displayName : undefined) ??
-      interaction.user.globalName ??
-      interaction.user.username;
     const result = this.options.runtime.send({
       type: 'avatar.summon',
       channel,
       avatarId: avatar.id,
-      by: { id: interaction.user.id, name: by.slice(0, 100) },
+      by: { id: interaction.user.id, name: personName(interaction) },
     });
     if (!result.accepted) {
       await this.tell(
@@ -205,11 +225,60 @@ export class DiscordCommandHandler {
     if (outcome && !outcome.sent) {
       await this.tell(
         interaction,
-        `${label(avatar)} is here but could not speak in this channel: ${outcome.error?.message ?? 'the message was not sent'}`,
+        `${note}${label(avatar)} is here but could not speak in this channel: ${outcome.error?.message ?? 'the message was not sent'}`,
       );
       return;
     }
-    await this.tell(interaction, `${label(avatar)} is here${outcome ? ' and said hello' : ''}.`);
+    await this.tell(interaction, `${note}${label(avatar)} is here${outcome ? ' and said hello' : ''}.`);
+  }
+
+  /**
+   * The avatar summoning `name` creates (or finds: another shard made it), with a line telling
+   * what was created; else what to tell the person.
+   */
+  private async created(
+    interaction: ChatInputCommandInteraction,
+    name: string,
+    channel: ChannelRef,
+  ): Promise<{ avatar: DiscordAvatar; note: string } | string> {
+    const create = this.options.runtime.createAvatar;
+    if (!create) return this.unknown(name);
+    try {
+      const made = await create.call(this.options.runtime, {
+        name: name.slice(0, 100),
+        by: { id: interaction.user.id, name: personName(interaction) },
+        channel,
+      });
+      const note = made.created
+        ? `✨ Created ${label(made.avatar)}: ${clipText(made.avatar.persona ?? '', 600)}\n`
+        : '';
+      return { avatar: made.avatar, note };
+    } catch (error) {
+      if (!TroupeError.isInstance(error)) throw error;
+      if (error.code === 'TROUPE_AVATAR_CREATION_OFF') return this.unknown(name);
+      return error.message;
+    }
+  }
+
+  /** `/forget`: removes an avatar summoning created, from every channel and the store (Manage Server). */
+  private async forget(interaction: ChatInputCommandInteraction): Promise<void> {
+    if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) {
+      await this.tell(interaction, '/forget is for server admins (Manage Server).');
+      return;
+    }
+    const forget = this.options.runtime.forgetAvatar;
+    if (!forget) {
+      await this.tell(interaction, 'This bot cannot forget avatars.');
+      return;
+    }
+    const raw = interaction.options.getString('avatar', true);
+    try {
+      const gone = await forget.call(this.options.runtime, this.find(raw)?.id ?? raw);
+      await this.tell(interaction, `${label(gone)} is forgotten: gone from every channel and the store.`);
+    } catch (error) {
+      if (!TroupeError.isInstance(error)) throw error;
+      await this.tell(interaction, error.message);
+    }
   }
 
   private async dismiss(interaction: ChatInputCommandInteraction): Promise<void> {
@@ -246,7 +315,7 @@ export class DiscordCommandHandler {
     for (const p of problems) if (missing.length === 0) lines.push(`⚠️ ${p.message}`);
     const now = view.now;
     const present = view.present.map((p) => {
-      const avatar = this.options.avatars.find((a) => a.id === p.id);
+      const avatar = this.cast.find((a) => a.id === p.id);
       const parts = [`**${avatar ? label(avatar) : p.name}**`];
       if (p.summonTurns > 0) parts.push(`${p.summonTurns} summon turn${p.summonTurns === 1 ? '' : 's'} left`);
       if (p.conversing) parts.push(`in conversation for ${formatDuration(p.conversingUntil - now)}`);
@@ -267,8 +336,13 @@ export class DiscordCommandHandler {
           `• ${t.participants.map((id) => this.nameOf(id)).join(' ↔ ')} — turn ${t.turnCount} of ${t.maxTurns}, ends in ${formatDuration(Math.max(0, t.expiresAt - now))}`,
       );
     if (threads.length > 0) lines.push(`Open threads:\n${threads.join('\n')}`);
-    const away = this.options.avatars.filter((a) => !view.present.some((p) => p.id === a.id));
+    const away = this.cast.filter((a) => !view.present.some((p) => p.id === a.id));
     if (away.length > 0) lines.push(`Can be summoned: ${away.map(label).join(', ')}`);
+    const made = this.cast.filter((a) => a.created !== undefined);
+    if (made.length > 0)
+      lines.push(
+        `Created by summoning (/forget removes them): ${made.map((a) => `${label(a)} (by ${a.created?.by.name})`).join(', ')}`,
+      );
     await this.tell(interaction, lines.join('\n\n'));
   }
 
@@ -311,19 +385,19 @@ export class DiscordCommandHandler {
     const query = fold(raw.trim().replace(/^@/u, ''));
     if (query === '') return undefined;
     const labels = (a: DiscordAvatar) => [a.id, a.name, ...(a.aliases ?? [])].map(fold);
-    const exact = this.options.avatars.find((a) => labels(a).includes(query));
+    const exact = this.cast.find((a) => labels(a).includes(query));
     if (exact) return exact;
-    const prefixed = this.options.avatars.filter((a) => labels(a).some((l) => l.startsWith(query)));
+    const prefixed = this.cast.filter((a) => labels(a).some((l) => l.startsWith(query)));
     return prefixed.length === 1 ? prefixed[0] : undefined;
   }
 
   private unknown(raw: string): string {
-    const list = this.options.avatars.map(label).join(', ');
+    const list = this.cast.map(label).join(', ');
     return `No avatar called “${raw.slice(0, 100)}”. Avatars: ${list}.`.slice(0, 2000);
   }
 
   private nameOf(id: string): string {
-    return this.options.avatars.find((a) => a.id === id)?.name ?? id;
+    return this.cast.find((a) => a.id === id)?.name ?? id;
   }
 
   /** Why this person may not summon, if the summon roles leave them out. */
@@ -377,6 +451,16 @@ export class DiscordCommandHandler {
 /** Discord's longest message content: longer text is clipped at a word, with an ellipsis. */
 function fitContent(content: string): string {
   return clipText(content, DISCORD_MAX_MESSAGE);
+}
+
+/** How the person who used a command is called here: their server nickname, else their name. */
+function personName(interaction: ChatInputCommandInteraction): string {
+  const member = interaction.member as GuildMember | { nick?: string | null } | null;
+  const name =
+    (member && 'displayName' in member ? member.displayName : undefined) ??
+    interaction.user.globalName ??
+    interaction.user.username;
+  return name.slice(0, 100);
 }
 
 function label(a: DiscordAvatar): string {

@@ -10,7 +10,8 @@ import {
 export const troupeCommands = [
   {
     name: 'summon',
-    description: 'Bring an avatar into this channel: it greets, then follows the conversation for a while.',
+    description:
+      'Bring an avatar into this channel (a new name may create one): it greets, then follows the talk.',
     type: ApplicationCommandType.ChatInput,
     dm_permission: false,
     options: [
@@ -32,6 +33,23 @@ export const troupeCommands = [
       {
         name: 'avatar',
         description: 'Who to dismiss (a name or an id)',
+        type: ApplicationCommandOptionType.String,
+        required: true,
+        autocomplete: true,
+      },
+    ],
+  },
+  {
+    name: 'forget',
+    description: 'Remove an avatar that summoning created, from every channel.',
+    type: ApplicationCommandType.ChatInput,
+    dm_permission: false,
+    // Hidden from members without Manage Server; checked again when used.
+    default_member_permissions: PermissionFlagsBits.ManageGuild.toString(),
+    options: [
+      {
+        name: 'avatar',
+        description: 'Who to forget (a name or an id)',
         type: ApplicationCommandOptionType.String,
         required: true,
         autocomplete: true,

@@ -23,6 +23,19 @@ export interface DiscordAvatar {
   aliases?: readonly string[] | undefined;
   emoji?: string | undefined;
   pictureUrl?: string | undefined;
+  /** Set on an avatar summoning created (who, when): `/forget` removes only these. */
+  created?: { by: { id: string; name: string }; at: number } | undefined;
+}
+
+/**
+ * The avatars, as a list or as a function that returns them as they are now (a runtime's
+ * `avatars` changes when summoning creates one or `/forget` removes one).
+ */
+export type DiscordAvatars = readonly DiscordAvatar[] | (() => readonly DiscordAvatar[]);
+
+/** The avatars as they are now. */
+export function avatarsNow(avatars: DiscordAvatars): readonly DiscordAvatar[] {
+  return typeof avatars === 'function' ? avatars() : avatars;
 }
 
 /** A `channel.message` event for the runtime, made from a Discord message. */
@@ -40,7 +53,7 @@ export interface DiscordChannelMessageEvent {
 /** How Discord messages become runtime events. */
 export interface DiscordInboundOptions {
   client: Client;
-  avatars: readonly DiscordAvatar[];
+  avatars: DiscordAvatars;
   /** The transport's webhooks (to recognise the avatars' own messages) and message memory. */
   webhooks: DiscordWebhooks;
   memory: DiscordMessageMemory;
@@ -64,6 +77,30 @@ const CHANNELS_TRACKED = 10_000;
 
 const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
 
+interface AvatarLookup {
+  byUsername: Map<string, string>;
+  byLabel: Map<string, string>;
+  matcher: MentionMatcher;
+}
+
+function avatarLookup(avatars: readonly DiscordAvatar[]): AvatarLookup {
+  const byUsername = new Map<string, string>();
+  const byLabel = new Map<string, string>();
+  for (const a of avatars) {
+    byUsername.set(webhookUsername(a.name, a.id), a.id);
+    for (const label of [a.id, a.name, ...(a.aliases ?? [])]) byLabel.set(fold(label), a.id);
+  }
+  const matcher = createMentionMatcher(
+    avatars.map((a) => ({
+      id: a.id,
+      name: a.name,
+      ...(a.aliases ? { aliases: [...a.aliases] } : {}),
+      ...(a.emoji ? { emoji: a.emoji } : {}),
+    })),
+  );
+  return { byUsername, byLabel, matcher };
+}
+
 /**
  * Turns a Discord message into a runtime event, or `undefined` with the reason it is ignored:
  * the bot's own avatars (their webhook messages: avatars already see each other through the
@@ -74,25 +111,29 @@ const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
  * avatar; attachments are noted in the text so the model knows they are there.
  */
 export class DiscordMessageConverter {
-  private readonly byUsername = new Map<string, string>();
-  private readonly byLabel = new Map<string, string>();
-  private readonly matcher: MentionMatcher;
   /** Per channel: messages from other bots heard since a person last wrote there. */
   private readonly botRuns = new RecentMap<string, number>(CHANNELS_TRACKED);
+  private known: { list: readonly DiscordAvatar[]; lookup: AvatarLookup } | undefined;
 
-  constructor(private readonly options: DiscordInboundOptions) {
-    for (const a of options.avatars) {
-      this.byUsername.set(webhookUsername(a.name, a.id), a.id);
-      for (const label of [a.id, a.name, ...(a.aliases ?? [])]) this.byLabel.set(fold(label), a.id);
-    }
-    this.matcher = createMentionMatcher(
-      options.avatars.map((a) => ({
-        id: a.id,
-        name: a.name,
-        ...(a.aliases ? { aliases: [...a.aliases] } : {}),
-        ...(a.emoji ? { emoji: a.emoji } : {}),
-      })),
-    );
+  constructor(private readonly options: DiscordInboundOptions) {}
+
+  /** Webhook usernames, labels and the mention matcher of the avatars as they are now (rebuilt when they change). */
+  private get lookup(): AvatarLookup {
+    const list = avatarsNow(this.options.avatars);
+    if (this.known?.list !== list) this.known = { list, lookup: avatarLookup(list) };
+    return this.known.lookup;
+  }
+
+  private get byUsername(): ReadonlyMap<string, string> {
+    return this.lookup.byUsername;
+  }
+
+  private get byLabel(): ReadonlyMap<string, string> {
+    return this.lookup.byLabel;
+  }
+
+  private get matcher(): MentionMatcher {
+    return this.lookup.matcher;
   }
 
   /** The event for a new message, or why there is none. */

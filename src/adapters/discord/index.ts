@@ -24,7 +24,9 @@ export {
 } from './discordCommandHandler.js';
 export { registerCommands, troupeCommands } from './discordCommands.js';
 export {
+  avatarsNow,
   type DiscordAvatar,
+  type DiscordAvatars,
   type DiscordChannelMessageEvent,
   type DiscordInboundOptions,
   DiscordMessageConverter,

@@ -20,6 +20,9 @@ export function createPlaygroundView({ api, onUnauthorized }) {
   const replyBox = byId('reply-to', HTMLElement);
   const heading = byId('channel-heading', HTMLElement);
   const readOnlyNote = byId('playground-read-only', HTMLElement);
+  const newAvatarForm = byId('new-avatar-form', HTMLFormElement);
+  const newAvatarName = byId('new-avatar-name', HTMLInputElement);
+  const newAvatarStatus = byId('new-avatar-status', HTMLElement);
   /** message id → its <li> and the message it shows (as JSON) */
   const shown = new Map();
   /** @type {StudioState | undefined} */
@@ -71,6 +74,32 @@ export function createPlaygroundView({ api, onUnauthorized }) {
     } finally {
       if (button) button.disabled = false;
       input.focus();
+    }
+  });
+
+  // A name nobody has creates the avatar (when the runtime's creation is on), then summons it.
+  newAvatarForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = newAvatarName.value.trim();
+    if (name === '') return;
+    const button = find(newAvatarForm, 'button[type="submit"]', HTMLButtonElement);
+    if (button) button.disabled = true;
+    newAvatarStatus.classList.remove('error');
+    newAvatarStatus.textContent = `Summoning ${name}…`;
+    try {
+      const answer = /** @type {{ avatar: { name: string }, created: boolean }} */ (
+        await api.post('/api/playground/create', { name })
+      );
+      const { avatar, created } = answer;
+      newAvatarName.value = '';
+      newAvatarStatus.textContent = `${created ? 'Created and summoned' : 'Summoned'} ${avatar.name}.`;
+    } catch (caught) {
+      const error = caught instanceof Error ? caught : new Error(String(caught));
+      if (error.name === 'UnauthorizedError') onUnauthorized(error);
+      newAvatarStatus.classList.add('error');
+      newAvatarStatus.textContent = `${name} not summoned: ${error.message}`;
+    } finally {
+      if (button) button.disabled = false;
     }
   });
 
@@ -171,6 +200,7 @@ export function createPlaygroundView({ api, onUnauthorized }) {
     heading.textContent = `Channel ${channel.platform}:${channel.id}`;
     const { readOnly } = state.playground;
     form.hidden = readOnly !== undefined;
+    newAvatarForm.hidden = readOnly !== undefined;
     readOnlyNote.hidden = readOnly === undefined;
     readOnlyNote.textContent = readOnly ?? '';
     const focusedItem = document.activeElement?.closest('#avatar-list [data-avatar-id]');

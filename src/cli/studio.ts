@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { type ModelFromEnv, modelFromEnv } from '../adapters/llm/modelFromEnv.js';
 import { sqliteStorePath } from '../adapters/store/storeFromEnv.js';
+import { avatarCreationFromEnv } from '../config/avatarCreationSettings.js';
 import { zodIssues } from '../config/zodIssues.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { logLevelFromEnv } from '../logging/logLevel.js';
@@ -10,6 +11,7 @@ import { configErrorCodes } from '../ports/errorCodes.js';
 import { describe, isTroupeError } from '../ports/troupeError.js';
 import { type OpenedStudio, openStudio } from '../studio/openStudio.js';
 import { DEFAULT_STUDIO_PORT } from '../studio/studioServer.js';
+import { avatarCreationOf } from './avatarCreationOf.js';
 import { loadAvatarsFile } from './avatarsFile.js';
 import { fail, readOrFail } from './fail.js';
 import { exitCodeOf } from './storeErrors.js';
@@ -157,12 +159,14 @@ async function openDemo(
 ): Promise<RunningStudio> {
   // As `troupe chat`: the environment's model and the models avatars name, built from its keys and profiles.
   const model: ModelFromEnv = modelFromEnv(options.env, { logger });
+  const creation = avatarCreationOf(avatarCreationFromEnv(options.env, true), model, logger);
   const studio = await openStudio({
     host,
     port,
     logger,
     model: model.model,
     models: model.models,
+    avatarCreation: creation,
     ...(options.scenario !== undefined ? { scenarioFile: options.scenario } : {}),
   });
   const lines = [

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import type { AvatarCreationOptions } from '../actors/avatarCreator.js';
 import { SimulatedClock, systemClock } from '../actors/clock.js';
 import type { EmailAssistant } from '../actors/email/emailAssistant.js';
 import type { Runtime } from '../actors/runtimeOptions.js';
@@ -84,6 +85,11 @@ export interface OpenStudioOptions {
   models?: TurnModelResolver;
   /** Where the page's files are (default: the package's `studio/`). */
   staticDir?: string;
+  /**
+   * Whether the playground's "summon someone new" creates avatars, how many a person may a day,
+   * and the model that writes them (default: on, 5 a day, the offline template).
+   */
+  avatarCreation?: AvatarCreationOptions;
   /** The mailbox the assistant starts with, one email per line (default: the sample mailbox). */
   mailboxFile?: string;
   /** How long a POST's body may take once its headers came (default 10 s). */
@@ -154,6 +160,7 @@ export async function openStudio(options: OpenStudioOptions = {}): Promise<Opene
     clock,
     logger,
     lookup: { tool: lookup },
+    avatarCreation: options.avatarCreation ?? { enabled: true },
   });
   const { assistant } = createLocalEmailAssistant(store, clock, logger);
   const studioStore = createStudioStore({

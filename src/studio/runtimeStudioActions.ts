@@ -33,7 +33,7 @@ export function runtimeStudioActions(options: RuntimeStudioActionsOptions): Stud
 /** The playground's actions: the person's messages, summons and dismissals in its channel. */
 export function playgroundStudioActions(
   options: Omit<RuntimeStudioActionsOptions, 'assistant'>,
-): Pick<StudioActions, 'post' | 'summon' | 'dismiss'> {
+): Pick<StudioActions, 'post' | 'summon' | 'dismiss' | 'create'> {
   const { runtime, transport, channel, person } = options;
   const sendOrRefuse = (event: unknown) => {
     const result = runtime.send(event);
@@ -63,7 +63,32 @@ export function playgroundStudioActions(
     dismiss(avatarId) {
       sendOrRefuse({ type: 'avatar.dismiss', channel, avatarId });
     },
+    async create(name) {
+      const made = await createOrRefuse(runtime, { name, by: person, channel });
+      sendOrRefuse({ type: 'avatar.summon', channel, avatarId: made.avatar.id, by: person });
+      const { id, name: shown, emoji } = made.avatar;
+      return { avatar: { id, name: shown, ...(emoji ? { emoji } : {}) }, created: made.created };
+    },
   };
+}
+
+/** The HTTP status each refusal to create an avatar is answered with. */
+const creationStatus: Partial<Record<string, number>> = {
+  TROUPE_AVATAR_CREATION_OFF: 404,
+  TROUPE_AVATAR_NAME_INVALID: 400,
+  TROUPE_AVATAR_NAME_TAKEN: 409,
+  TROUPE_AVATAR_CREATION_LIMIT: 429,
+  TROUPE_RUNTIME_STOPPED: 503,
+};
+
+/** `runtime.createAvatar`, its refusals carrying the HTTP status to answer with. */
+async function createOrRefuse(runtime: Runtime, request: Parameters<Runtime['createAvatar']>[0]) {
+  try {
+    return await runtime.createAvatar(request);
+  } catch (error) {
+    if (!TroupeError.isInstance(error)) throw error;
+    return refuse(error.code, error.message, creationStatus[error.code] ?? 503);
+  }
 }
 
 /**

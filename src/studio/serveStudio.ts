@@ -103,6 +103,6 @@ function attachedActions(
     ...(assistant ? inboxStudioActions(assistant) : { answer: noInbox, retry: noInbox }),
     ...(playground
       ? playgroundStudioActions({ runtime, ...playground })
-      : { post: readOnly, summon: readOnly, dismiss: readOnly }),
+      : { post: readOnly, summon: readOnly, dismiss: readOnly, create: readOnly }),
   };
 }

@@ -29,6 +29,11 @@ export interface StudioActions {
   post(message: { text: string; replyTo?: string }): { id: string };
   summon(avatarId: string): void;
   dismiss(avatarId: string): void;
+  /**
+   * Summons the avatar called `name`, creating it when nobody has that name (and the runtime's
+   * creation is on); resolves with who was summoned and whether it is new.
+   */
+  create(name: string): Promise<{ avatar: { id: string; name: string; emoji?: string }; created: boolean }>;
 }
 
 /** What the API routes read and call. */
@@ -50,6 +55,7 @@ const messageBody = z.strictObject({
   replyTo: z.string().min(1).max(200).optional(),
 });
 const avatarBody = z.strictObject({ avatarId: z.string().min(1).max(100) });
+const newAvatarBody = z.strictObject({ name: z.string().min(1).max(100) });
 
 /**
  * The id in `/api/<kind>/<id>/…` as the client encoded it, decoded once; an id that is not
@@ -102,6 +108,10 @@ export function studioApi(options: StudioApiOptions): Hono<StudioEnv> {
   api.post('/playground/summon', async (c) => {
     actions.summon(parseBody(avatarBody, await readJsonBody(c, bodyTimeoutMs)).avatarId);
     return jsonAnswer(202, { ok: true });
+  });
+  api.post('/playground/create', async (c) => {
+    const { name } = parseBody(newAvatarBody, await readJsonBody(c, bodyTimeoutMs));
+    return jsonAnswer(202, await actions.create(name));
   });
   api.post('/playground/dismiss', async (c) => {
     actions.dismiss(parseBody(avatarBody, await readJsonBody(c, bodyTimeoutMs)).avatarId);

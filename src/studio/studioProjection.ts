@@ -103,6 +103,19 @@ export function attachStudioProjection(options: StudioProjectionOptions): Studio
   const playgroundKey = playground ? channelKey({ kind: 'terminal', id: playground.channelId }) : undefined;
 
   subscriptions.add(
+    runtime.avatarChanges$.subscribe(() =>
+      store.send({
+        type: 'avatarsChanged',
+        avatars: runtime.avatars.map((a) => ({
+          id: a.id,
+          name: a.name,
+          ...(a.emoji ? { emoji: a.emoji } : {}),
+        })),
+        playground: playground !== undefined,
+      }),
+    ),
+  );
+  subscriptions.add(
     runtime.inspection$.subscribe((event) => {
       store.send({ type: 'inspected', event });
       if (event.type === 'routing.outcome') {

@@ -265,6 +265,15 @@ function floorViewed(state: StudioState, channelKey: string, view: FloorView, na
   return { ...state, now: Math.max(state.now, view.now), actors: bounded(actors), playground };
 }
 
+/** The playground's avatars as they are now, each still present if it was. */
+function avatarsChanged(state: StudioState, avatars: readonly Omit<PlaygroundAvatar, 'present'>[]) {
+  const here = new Set(state.playground.avatars.filter((a) => a.present).map((a) => a.id));
+  return {
+    ...state,
+    playground: { ...state.playground, avatars: avatars.map((a) => ({ ...a, present: here.has(a.id) })) },
+  };
+}
+
 /** The state after an email's record was written. */
 function emailChanged(state: StudioState, record: EmailRecord) {
   const id = emailActorId(record.email.id);
@@ -372,6 +381,7 @@ function playgroundPosted(state: StudioState, message: PlaygroundMessage) {
  * - `floorViewed`: a channel's {@link FloorView} after it changed;
  * - `emailChanged`: an email's record after it was written;
  * - `inboxChanged`: the pending interrupts, and interrupts answered since;
+ * - `avatarsChanged`: the runtime's avatars after summoning created one or one was forgotten;
  * - `playgroundPosted`: a message of the playground channel;
  * - `telemetryRead`: composed-response telemetry and counters read from the store;
  * - `usageRead`: the UTC day's usage per avatar and the daily caps, from the runtime's usage ledger;
@@ -379,7 +389,8 @@ function playgroundPosted(state: StudioState, message: PlaygroundMessage) {
  * Every event moves `version` up by one.
  */
 export function createStudioStore(options: StudioStoreOptions) {
-  const names = options.avatarNames ?? new Map<string, string>();
+  // The names labels are made with; `avatarsChanged` brings them up to date (summoning creates avatars).
+  const names = new Map(options.avatarNames ?? []);
   const name = (id: string) => names.get(id) ?? id;
   const next = (state: StudioState, changed: Omit<StudioState, 'version'>): StudioState => ({
     ...changed,
@@ -394,6 +405,14 @@ export function createStudioStore(options: StudioStoreOptions) {
       emailChanged: (state, e: { record: EmailRecord }) => next(state, emailChanged(state, e.record)),
       inboxChanged: (state, e: { pending: readonly InboxItem[]; answered: readonly InboxItem[] }) =>
         next(state, inboxChanged(state, e.pending, e.answered)),
+      avatarsChanged: (
+        state,
+        e: { avatars: readonly Omit<PlaygroundAvatar, 'present'>[]; playground: boolean },
+      ) => {
+        names.clear();
+        for (const a of e.avatars) names.set(a.id, a.name);
+        return next(state, e.playground ? avatarsChanged(state, e.avatars) : state);
+      },
       playgroundPosted: (state, e: { message: PlaygroundMessage }) =>
         next(state, playgroundPosted(state, e.message)),
       telemetryRead: (state, e: { telemetry: StudioTelemetry; counters: Record<string, number> }) =>

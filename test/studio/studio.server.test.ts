@@ -145,6 +145,7 @@ const apiRoutes: [string, string, string?][] = [
   ['POST', '/api/playground/message', '{"text":"hi"}'],
   ['POST', '/api/playground/summon', '{"avatarId":"rex"}'],
   ['POST', '/api/playground/dismiss', '{"avatarId":"luna"}'],
+  ['POST', '/api/playground/create', '{"name":"Gandalf"}'],
 ];
 
 describe('the studio server refuses what it must', () => {
@@ -443,6 +444,7 @@ describe('the studio token', () => {
           post: () => ({ id: 'm' }),
           summon: () => undefined,
           dismiss: () => undefined,
+          create: async () => ({ avatar: { id: 'a', name: 'A' }, created: false }),
         },
       });
     for (const token of ['has space', 'naïve', 'a=b', ''])

@@ -1,6 +1,7 @@
 import { formatDuration } from '../config/duration.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
+import { takeDailyAllowance } from '../ports/dailyAllowance.js';
 import type { ObjectModel } from '../ports/objectModel.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { DocumentStore } from '../ports/store.js';
@@ -16,7 +17,6 @@ import {
   templateSketch,
 } from './avatarSketch.js';
 import { channelKey } from './channelKey.js';
-import { takeDailyAllowance } from './dailyAllowance.js';
 
 /** Where created avatars are stored: one document per avatar, keyed by its id. */
 export const CREATED_AVATARS = 'avatars';

@@ -76,7 +76,7 @@ export async function attachStudio(options: AttachStudioOptions): Promise<Attach
           storedFloors: storedFloorsReader({
             documents: runtime.store.documents,
             config,
-            avatars: runtime.avatars.map(toProfile),
+            avatars: () => runtime.avatars.map(toProfile),
             now: () => clock.now(),
             logger,
           }),

@@ -13,8 +13,11 @@ const MAX_CHANNELS = 200;
 export interface StoredFloorsOptions {
   documents: DocumentStore;
   config: CoordinationConfig;
-  /** Avatars by id, to name them; an avatar stored on a floor but not here is named by its id. */
-  avatars?: readonly AvatarProfile[];
+  /**
+   * Avatars by id, to name them (or a function giving them as they are now: summoning creates
+   * some); an avatar stored on a floor but not here is named by its id.
+   */
+  avatars?: readonly AvatarProfile[] | (() => readonly AvatarProfile[]);
   now: () => number;
   logger: Logger;
 }
@@ -28,8 +31,9 @@ export function storedFloorsReader(
   options: StoredFloorsOptions,
 ): () => Promise<{ channelKey: string; view: FloorView }[]> {
   const { documents, config, now, logger } = options;
-  const known = new Map((options.avatars ?? []).map((a) => [a.id, a]));
+  const given = options.avatars ?? [];
   return async () => {
+    const known = new Map((typeof given === 'function' ? given() : given).map((a) => [a.id, a]));
     const channels = await documents.list<{ floor?: { presences?: [string, unknown][] } }>(CHANNELS, {
       limit: MAX_CHANNELS,
     });

@@ -87,7 +87,8 @@ describe('troupe chat (child process, through standard input)', () => {
   it('greets, summons, answers mentions and replies by number, lists who is here, dismisses and quits', async () => {
     const chat = new ChatProcess(
       ['--avatars', 'examples/chat/avatars.yaml', '--name', 'Ada'],
-      offlineEnv({ SUMMON_FOLLOWUP_DELAY: '500ms' }),
+      // Summoning an unknown name is refused here (creating one is tested on its own).
+      offlineEnv({ SUMMON_FOLLOWUP_DELAY: '500ms', TROUPE_SUMMON_CREATES: 'false' }),
     );
     running = chat;
     await chat.waitFor(/\/help lists the commands/);
@@ -462,7 +463,8 @@ describe('troupe chat (in process)', () => {
       expect(printed).toContain('Guest: Dewey, red alert␇');
       expect(printed).toMatch(/Dewey: Hi there friend␍\[9\] Nova: forged/u);
       expect(printed).toContain('Unknown command "/nope"');
-      expect(printed).toContain('No avatar called "Zed"');
+      // The name is refused for its control character, and said without it.
+      expect(printed).toContain('✗ That name has a control character (U+001B)');
       const badName = await chatInProcess(['--name', 'Ada\u001b[8m'], [], { NO_COLOR: '1' });
       expect(badName.code).toBe(2);
       expect(badName.stderr).toContain('TROUPE_NAME_INVALID');

@@ -9,11 +9,11 @@ import {
   PermissionsBitField,
 } from 'discord.js';
 import { filter, firstValueFrom, map, type Observable, race, Subject, timer } from 'rxjs';
-import { takeDailyAllowance } from '../../actors/dailyAllowance.js';
 import { formatDuration } from '../../config/duration.js';
 import { clipText } from '../../delivery/clipText.js';
 import type { FloorView } from '../../floor/floorView.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
+import { takeDailyAllowance } from '../../ports/dailyAllowance.js';
 import type { ChannelRef } from '../../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../ports/routingOutcome.js';
 import type { TroupeStore } from '../../ports/store.js';

@@ -28,6 +28,7 @@ describe('Troupe on Discord (real discord.js against a fake Discord)', () => {
     expect(fake.commands.get(`guild:${GUILD}`)?.map((c) => c.name)).toEqual([
       'summon',
       'dismiss',
+      'forget',
       'avatars',
       'troupe',
     ]);

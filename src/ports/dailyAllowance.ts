@@ -1,6 +1,6 @@
-import type { Logger } from '../logging/logger.js';
-import type { DocumentStore } from '../ports/store.js';
-import { TroupeError } from '../ports/troupeError.js';
+import type { Logger } from './logger.js';
+import type { DocumentStore } from './store.js';
+import { TroupeError } from './troupeError.js';
 
 const DAY_MS = 86_400_000;
 const ATTEMPTS = 8;

@@ -8,29 +8,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../src/cli/program.js';
+import { chatInProcess } from '../support/cliInProcess.js';
 import {
   type ChatRequestBody,
   promptsAvatar,
   promptText,
   startFakeOpenAiServer,
 } from '../support/fakeOpenAiServer.js';
-
-async function chatInProcess(args: string[], lines: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: { NO_COLOR: '1', ...env },
-    isTTY: false,
-    stdin: Readable.from(lines.map((l) => `${l}\n`)),
-  };
-  const code = await runCli(['chat', ...args], io);
-  return { code, stdout, stderr };
-}
 
 const isSketch = (body: ChatRequestBody) => body.response_format?.json_schema?.name === 'avatar_sketch';
 const PERSONA = 'A grey wizard who speaks in riddles about second breakfasts and fireworks.';
@@ -51,6 +36,7 @@ async function setup() {
   const fake = await startFakeOpenAiServer();
   fake.respondWith(respond);
   const env = {
+    NO_COLOR: '1',
     TROUPE_DATA_DIR: join(dir, 'store'),
     TROUPE_MODEL_BASE_URL: fake.baseUrl,
     TROUPE_MODEL: 'fake',

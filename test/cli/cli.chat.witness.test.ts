@@ -1,25 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../src/cli/program.js';
+import { chatInProcess } from '../support/cliInProcess.js';
 import { promptsAvatar, promptText, startFakeOpenAiServer } from '../support/fakeOpenAiServer.js';
-
-/** Runs `troupe chat` in-process, reading `lines` as standard input. */
-async function chatInProcess(args: string[], lines: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: { TROUPE_STORE: 'memory', ...env },
-    isTTY: false,
-    stdin: Readable.from(lines.map((l) => `${l}\n`)),
-  };
-  const code = await runCli(['chat', ...args], io);
-  return { code, stdout, stderr };
-}
 
 describe('troupe chat: an avatar is prompted with what it witnessed', () => {
   it('never shows an avatar what was said before it arrived or while it was away, beyond the backfill', async () => {
@@ -50,6 +34,7 @@ describe('troupe chat: an avatar is prompted with what it witnessed', () => {
           '/quit',
         ],
         {
+          TROUPE_STORE: 'memory',
           NO_COLOR: '1',
           TROUPE_MODEL_BASE_URL: fake.baseUrl,
           TROUPE_MODEL: 'fake',

@@ -6,7 +6,7 @@
  * Server) removes it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type CliIo, runCli } from '../../src/cli/program.js';
+import { discordInProcess } from '../support/cliInProcess.js';
 import { ada, defaultGuild, GENERAL, GUILD } from '../support/discordHarness.js';
 import { type FakeDiscord, startFakeDiscord } from '../support/fakeDiscord.js';
 import {
@@ -33,25 +33,6 @@ const SUMMONERS = '400000000000000002';
 const bob = { id: '300000000000000002', username: 'bob', global_name: 'Bob' };
 const isSketch = (body: ChatRequestBody) => body.response_format?.json_schema?.name === 'avatar_sketch';
 
-function inProcess(env: Record<string, string | undefined>) {
-  let stdout = '';
-  let stop: (signal: string) => void = () => undefined;
-  const stopped = new Promise<string>((resolve) => {
-    stop = resolve;
-  });
-  const io: CliIo = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: () => undefined,
-    env: { TROUPE_STORE: 'memory', LOG_LEVEL: 'silent', ...env },
-    isTTY: false,
-    stopSignal: () => stopped,
-  };
-  const code = runCli(['discord', '--guild', GUILD], io);
-  return { code, stop, out: () => stdout };
-}
-
 async function start(env: Record<string, string> = {}) {
   const fake = await startFakeDiscord({ guilds: [defaultGuild] });
   const model = await startFakeOpenAiServer();
@@ -61,7 +42,7 @@ async function start(env: Record<string, string> = {}) {
       ? { json: { name: 'Gandalf', emoji: '🧙', persona: 'A grey wizard fond of fireworks.' } }
       : { text: 'A wizard is never late.' },
   );
-  const run = inProcess({
+  const run = discordInProcess(['--guild', GUILD], {
     DISCORD_TOKEN: fake.token,
     DISCORD_API_URL: fake.restApi,
     TROUPE_MODEL_BASE_URL: model.baseUrl,

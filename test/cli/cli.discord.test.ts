@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type CliIo, runCli } from '../../src/cli/program.js';
+import { discordInProcess as inProcess } from '../support/cliInProcess.js';
 import { ada, defaultGuild, GENERAL, GUILD, RANDOM } from '../support/discordHarness.js';
 import { type FakeDiscord, startFakeDiscord } from '../support/fakeDiscord.js';
 import { studioClient } from '../support/studioClient.js';
@@ -29,29 +30,6 @@ const until = (check: () => boolean | undefined, timeout = 60_000) =>
     },
     { timeout, interval: 10 },
   );
-
-/** Runs `troupe discord` in-process until `stop()` resolves its stop signal. */
-function inProcess(args: string[], env: Record<string, string | undefined>) {
-  let stdout = '';
-  let stderr = '';
-  let stop: (signal: string) => void = () => undefined;
-  const stopped = new Promise<string>((resolve) => {
-    stop = resolve;
-  });
-  const io: CliIo = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: { TROUPE_STORE: 'memory', LOG_LEVEL: 'silent', ...env },
-    isTTY: false,
-    stopSignal: () => stopped,
-  };
-  const code = runCli(['discord', ...args], io);
-  return { code, stop, out: () => stdout, err: () => stderr };
-}
 
 describe('troupe discord', () => {
   it('runs the avatars file on Discord: banner, slash commands in the guild, a summon greets, and a stop exits 0', async () => {

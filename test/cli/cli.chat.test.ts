@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createUsageLedger } from '../../src/actors/usage/storedUsageLedger.js';
 import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
 import { type CliIo, runCli } from '../../src/cli/program.js';
+import { chatInProcess as runChat } from '../support/cliInProcess.js';
 
 /** The environment without any model configuration, so the chat is offline. */
 function offlineEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -156,24 +157,9 @@ describe('troupe chat (child process, through standard input)', () => {
   });
 });
 
-/** Runs `troupe chat` in-process, reading `lines` as standard input. */
-async function chatInProcess(
-  args: string[],
-  lines: string[],
-  given: Record<string, string | undefined> = {},
-) {
-  const env = { TROUPE_STORE: 'memory', ...given };
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env,
-    isTTY: false,
-    stdin: Readable.from(lines.map((l) => `${l}\n`)),
-  };
-  const code = await runCli(['chat', ...args], io);
-  return { code, stdout, stderr };
+/** Runs `troupe chat` in-process on a memory store unless `given` names another. */
+function chatInProcess(args: string[], lines: string[], given: Record<string, string | undefined> = {}) {
+  return runChat(args, lines, { TROUPE_STORE: 'memory', ...given });
 }
 
 async function avatarsFile(text: string): Promise<string> {

@@ -31,6 +31,16 @@ const until = (check: () => boolean | undefined, timeout = 60_000) =>
 const MANAGE_SERVER = String(1 << 5);
 const SUMMONERS = '400000000000000002';
 const bob = { id: '300000000000000002', username: 'bob', global_name: 'Bob' };
+/** Someone uses `/command avatar:<avatar>` in #general (Ada, no roles, no permissions, unless `as` says). */
+function ask(
+  fake: FakeDiscord,
+  command: string,
+  avatar: string,
+  as: { user?: typeof ada; roles?: string[]; permissions?: string } = {},
+) {
+  return fake.interact({ channelId: GENERAL, user: ada, command, options: { avatar }, ...as });
+}
+
 const isSketch = (body: ChatRequestBody) => body.response_format?.json_schema?.name === 'avatar_sketch';
 
 async function start(env: Record<string, string> = {}) {
@@ -57,12 +67,7 @@ async function start(env: Record<string, string> = {}) {
 describe('troupe discord: /summon creates an avatar nobody has', () => {
   it('off by default: an unknown name is refused and nothing is asked of the model', async () => {
     const { fake, model, run } = await start();
-    const summon = fake.interact({
-      channelId: GENERAL,
-      user: ada,
-      command: 'summon',
-      options: { avatar: 'Gandalf' },
-    });
+    const summon = ask(fake, 'summon', 'Gandalf');
     expect((await summon.answered(2))[1]?.content).toMatch(/^No avatar called “Gandalf”\. Avatars: /u);
     expect(model.chatRequests().filter(isSketch)).toEqual([]);
     run.stop('SIGINT');
@@ -71,12 +76,7 @@ describe('troupe discord: /summon creates an avatar nobody has', () => {
 
   it('on: created, greets through the webhook as itself, listed by /avatars, and /forget removes it (admins only)', async () => {
     const { fake, model, run } = await start({ TROUPE_SUMMON_CREATES: 'true' });
-    const summon = fake.interact({
-      channelId: GENERAL,
-      user: ada,
-      command: 'summon',
-      options: { avatar: 'gandalf' },
-    });
+    const summon = ask(fake, 'summon', 'gandalf');
     const answer = (await summon.answered(2))[1]?.content ?? '';
     expect(answer).toBe(
       '✨ Created 🧙 Gandalf: A grey wizard fond of fireworks.\n🧙 Gandalf is here and said hello.',
@@ -108,28 +108,11 @@ describe('troupe discord: /summon creates an avatar nobody has', () => {
       '🧙 Gandalf',
     ]);
 
-    const member = fake.interact({
-      channelId: GENERAL,
-      user: ada,
-      command: 'forget',
-      options: { avatar: 'Gandalf' },
-    });
+    const member = ask(fake, 'forget', 'Gandalf');
     expect((await member.answered(1))[0]?.content).toBe('/forget is for server admins (Manage Server).');
-    const nova = fake.interact({
-      channelId: GENERAL,
-      user: ada,
-      command: 'forget',
-      options: { avatar: 'nova' },
-      permissions: MANAGE_SERVER,
-    });
+    const nova = ask(fake, 'forget', 'nova', { permissions: MANAGE_SERVER });
     expect((await nova.answered(1))[0]?.content).toMatch(/^Nova comes from the avatars file/u);
-    const admin = fake.interact({
-      channelId: GENERAL,
-      user: ada,
-      command: 'forget',
-      options: { avatar: 'Gandalf' },
-      permissions: MANAGE_SERVER,
-    });
+    const admin = ask(fake, 'forget', 'Gandalf', { permissions: MANAGE_SERVER });
     expect((await admin.answered(1))[0]?.content).toBe(
       '🧙 Gandalf is forgotten: gone from every channel and the store.',
     );
@@ -145,28 +128,11 @@ describe('troupe discord: /summon creates an avatar nobody has', () => {
       TROUPE_DISCORD_SUMMON_ROLES: 'Summoners',
       TROUPE_CREATES_PER_DAY: '1',
     });
-    const outsider = fake.interact({
-      channelId: GENERAL,
-      user: bob,
-      command: 'summon',
-      options: { avatar: 'Saruman' },
-    });
+    const outsider = ask(fake, 'summon', 'Saruman', { user: bob });
     expect((await outsider.answered(2))[1]?.content).toMatch(/^No avatar called “Saruman”/u);
-    const first = fake.interact({
-      channelId: GENERAL,
-      user: ada,
-      roles: [SUMMONERS],
-      command: 'summon',
-      options: { avatar: 'Gandalf' },
-    });
+    const first = ask(fake, 'summon', 'Gandalf', { roles: [SUMMONERS] });
     expect((await first.answered(2))[1]?.content).toMatch(/^✨ Created 🧙 Gandalf/u);
-    const second = fake.interact({
-      channelId: GENERAL,
-      user: ada,
-      roles: [SUMMONERS],
-      command: 'summon',
-      options: { avatar: 'Radagast' },
-    });
+    const second = ask(fake, 'summon', 'Radagast', { roles: [SUMMONERS] });
     expect((await second.answered(2))[1]?.content).toMatch(
       /^You have created 1 avatar today, as many as you may\. You can create again after midnight UTC/u,
     );

@@ -2,7 +2,11 @@ import { Readable } from 'node:stream';
 import { type CliIo, runCli } from '../../src/cli/program.js';
 
 /** Runs `troupe chat` in-process, reading `lines` as standard input; `env` is all it sees. */
-export async function chatInProcess(args: string[], lines: string[], env: Record<string, string>) {
+export async function chatInProcess(
+  args: string[],
+  lines: string[],
+  env: Record<string, string | undefined>,
+) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {

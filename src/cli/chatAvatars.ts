@@ -21,6 +21,19 @@ export function findAvatar(avatars: readonly AvatarDefinition[], raw: string): A
   return prefixed.length === 1 ? prefixed[0] : undefined;
 }
 
+/**
+ * The avatars whose id, name or alias starts with `raw` when there are several (so it names none of
+ * them), else none: summoning such a prefix asks for more of the name instead of creating one.
+ */
+export function avatarsStartingWith(avatars: readonly AvatarDefinition[], raw: string): AvatarDefinition[] {
+  const query = raw.trim().replace(/^@/u, '').toLocaleLowerCase('en');
+  if (query === '') return [];
+  const matching = avatars.filter((a) =>
+    [a.id, a.name, ...(a.aliases ?? [])].some((l) => l.toLocaleLowerCase('en').startsWith(query)),
+  );
+  return matching.length > 1 ? matching : [];
+}
+
 /** What the chat says when no avatar answers to `raw`: the avatars there are. */
 export function noSuchAvatar(avatars: readonly AvatarDefinition[], raw: string): string {
   return `No avatar called "${terminalText(raw)}". Avatars: ${avatars.map((a) => `${avatarLabel(a)} (${a.id})`).join(', ')}. Use a name, an alias or an id.`;

@@ -1,7 +1,7 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { TroupeError } from '../ports/troupeError.js';
-import { avatarLabel, findAvatar, noSuchAvatar } from './chatAvatars.js';
+import { avatarLabel, avatarsStartingWith, findAvatar, noSuchAvatar } from './chatAvatars.js';
 import { postTyped } from './chatPost.js';
 import { type ChatRoom, livesHere, presentIds } from './chatRoom.js';
 import { showWho } from './chatWho.js';
@@ -86,6 +86,9 @@ async function summon(room: ChatRoom, rest: string): Promise<string | undefined>
 
 /** The avatar summoning `name` creates (or finds, made meanwhile elsewhere), or why there is none. */
 async function created(room: ChatRoom, name: string): Promise<AvatarDefinition | string> {
+  const several = avatarsStartingWith(room.avatars, name);
+  if (several.length > 0)
+    return `"${terminalText(name)}" could be ${several.map(avatarLabel).join(' or ')}; type more of the name.`;
   try {
     const made = await room.runtime.createAvatar({ name, by: room.human, channel: room.channel });
     if (made.created) {

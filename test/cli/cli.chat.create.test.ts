@@ -123,4 +123,19 @@ describe('troupe chat: summoning a name nobody has creates the avatar', () => {
       await fake.close();
     }
   });
+
+  it('offline: the template writes it; a prefix of several avatars asks for more instead of creating one', async () => {
+    const chat = await chatInProcess(
+      ['--avatars', 'examples/chat/avatars.yaml', '--name', 'Sam'],
+      ['/summon Radagast', '/summon R', '/summon rad', '/quit'],
+      { TROUPE_STORE: 'memory', NO_COLOR: '1' },
+    );
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain(
+      '✨ New avatar Radagast (a template persona: no language model wrote it): A newcomer called Radagast, summoned into this chat by Sam',
+    );
+    expect(chat.stdout).toMatch(/\[1\] Radagast: .+ · rung greeting — Radagast was summoned by Sam/u);
+    expect(chat.stdout).toContain('✗ "R" could be 🦖 Rex or Radagast; type more of the name.');
+    expect(chat.stdout.match(/✨ New avatar/gu)).toHaveLength(1);
+  });
 });

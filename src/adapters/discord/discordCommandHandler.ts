@@ -243,6 +243,12 @@ export class DiscordCommandHandler {
   ): Promise<{ avatar: DiscordAvatar; note: string } | string> {
     const create = this.options.runtime.createAvatar;
     if (!create) return this.unknown(name);
+    const query = fold(name.trim().replace(/^@/u, ''));
+    const several = this.cast.filter((a) =>
+      [a.id, a.name, ...(a.aliases ?? [])].some((l) => fold(l).startsWith(query)),
+    );
+    if (several.length > 1)
+      return `“${name.slice(0, 100)}” could be ${several.map(label).join(' or ')}; type more of the name.`;
     try {
       const made = await create.call(this.options.runtime, {
         name: name.slice(0, 100),

@@ -3,11 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUsageLedger } from '../../src/actors/usage/storedUsageLedger.js';
 import { openSqliteStore } from '../../src/adapters/store/sqlite/sqliteStore.js';
-import { type CliIo, runCli } from '../../src/cli/program.js';
 import { chatInProcess as runChat } from '../support/cliInProcess.js';
 
 /** The environment without any model configuration, so the chat is offline. */

@@ -179,6 +179,27 @@ describe.skipIf(browserSkipReason !== undefined)(
       await browser.screenshot(page, 'playground');
     });
 
+    it('summons someone new from the playground: a name nobody has becomes an avatar that greets', async () => {
+      const page = await open();
+      await tab(page, 'Playground');
+      await page.getByLabel('Summon someone new').fill('Gandalf');
+      await page.getByRole('button', { name: 'Summon', exact: true }).click();
+      await expect
+        .poll(() => page.locator('#new-avatar-status').textContent())
+        .toBe('Created and summoned Gandalf.');
+      await expect.poll(() => page.getByRole('button', { name: 'Dismiss Gandalf' }).isEnabled()).toBe(true);
+      await studio.advance(10_000);
+      const greeting = state().playground.messages.find((m) => m.author.name === 'Gandalf' && m.why);
+      expect(greeting?.why).toMatch(/summoned/u);
+      // A name with a control character is refused, and the page says why.
+      await page.getByLabel('Summon someone new').fill('Bad\u0007Name');
+      await page.getByRole('button', { name: 'Summon', exact: true }).click();
+      await expect
+        .poll(() => page.locator('#new-avatar-status').textContent())
+        .toMatch(/not summoned: That name has a control character \(U\+0007\)/u);
+      expect(await page.locator('#new-avatar-status').getAttribute('class')).toContain('error');
+    });
+
     it("follows a thread's actor in Charts: the highlighted state moves and it is done once past its time", async () => {
       const page = await open();
       await tab(page, 'Playground');

@@ -1,3 +1,4 @@
+import { CREATED_AVATARS } from '../actors/avatarCreator.js';
 import { CHANNELS } from '../actors/channelPersistence.js';
 import { readChannelState } from '../actors/channelRestore.js';
 import type { CoordinationConfig } from '../config/coordinationConfig.js';
@@ -25,7 +26,8 @@ export interface StoredFloorsOptions {
 /**
  * Reads the floors other processes keep in the store, the way a runtime restores them (snapshot,
  * then ledger replay) and changing nothing: no lease is taken, so a running chat or Discord bot
- * keeps its channels. A channel whose state does not restore is logged and left out.
+ * keeps its channels. A channel whose state does not restore is logged and left out. Avatars are
+ * named as given, else as the store's created avatars say, else by their id.
  */
 export function storedFloorsReader(
   options: StoredFloorsOptions,
@@ -34,6 +36,12 @@ export function storedFloorsReader(
   const given = options.avatars ?? [];
   return async () => {
     const known = new Map((typeof given === 'function' ? given() : given).map((a) => [a.id, a]));
+    // Avatars summoning created, in this process or another, name themselves from the store.
+    for (const stored of await documents.list<{ id?: unknown; name?: unknown }>(CREATED_AVATARS, {
+      limit: MAX_CHANNELS,
+    }))
+      if (!known.has(stored.key) && typeof stored.value?.name === 'string')
+        known.set(stored.key, { id: stored.key, name: stored.value.name });
     const channels = await documents.list<{ floor?: { presences?: [string, unknown][] } }>(CHANNELS, {
       limit: MAX_CHANNELS,
     });

@@ -122,6 +122,7 @@ describe('troupe studio on the store', () => {
       store,
       persistence: { durable: true },
       logger: silentLogger(),
+      avatarCreation: { enabled: true },
     });
     const summon = chat.send({
       type: 'avatar.summon',
@@ -130,6 +131,15 @@ describe('troupe studio on the store', () => {
       by: { kind: 'human', id: 'ada', name: 'Ada' },
     });
     expect(summon).toEqual({ accepted: true });
+    // …and summoning created Gandalf there: the studio names him from the store, file or not.
+    const { avatar } = await chat.createAvatar({ name: 'Gandalf', by: { id: 'ada', name: 'Ada' } });
+    chat.send({
+      type: 'avatar.summon',
+      channel: { kind: 'terminal', id: 'lobby' },
+      avatarId: avatar.id,
+      by: { id: 'ada', name: 'Ada' },
+    });
+    await chat.whenIdle();
     await chat.stop();
     await store.close();
 
@@ -142,8 +152,11 @@ describe('troupe studio on the store', () => {
         .filter((a) => a.kind === 'presence')
         .map((a) => a.label);
     };
-    expect(await presences(['--avatars', avatarsFile])).toEqual(['Nova in terminal:lobby']);
-    expect(await presences([])).toEqual(['nova in terminal:lobby']);
+    expect((await presences(['--avatars', avatarsFile])).sort()).toEqual([
+      'Gandalf in terminal:lobby',
+      'Nova in terminal:lobby',
+    ]);
+    expect((await presences([])).sort()).toEqual(['Gandalf in terminal:lobby', 'nova in terminal:lobby']);
   });
 
   it("shows the day's usage other processes store, read again while it runs", async () => {

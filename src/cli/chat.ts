@@ -38,6 +38,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     runtime,
     transport,
     color: options.color,
+    verbose: options.verbose ?? false,
     write: terminal.out,
   });
   const room: ChatRoom = {

@@ -21,6 +21,8 @@ export interface ChatOptions {
   isTTY: boolean;
   /** ANSI dim and bold. */
   color: boolean;
+  /** Also print claims, suppressed candidates, and how many messages each turn saw. */
+  verbose?: boolean;
   /** Serve the studio on this runtime (127.0.0.1, any free port, a fresh token; the URL printed). */
   studio?: boolean;
   /** With `studio`: the page may post into the channel, summon and dismiss (else it only watches). */

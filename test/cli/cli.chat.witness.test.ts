@@ -20,7 +20,7 @@ describe('troupe chat: an avatar is prompted with what it witnessed', () => {
           '  - { id: rex, name: Rex, persona: "A dinosaur." }\n',
       );
       const chat = await chatInProcess(
-        ['--avatars', avatars, '--channel', 'den', '--name', 'Sam'],
+        ['--avatars', avatars, '--channel', 'den', '--name', 'Sam', '--verbose'],
         [
           'Nova, the early word is AARDVARK',
           'Nova, the next word is BADGER',
@@ -61,6 +61,9 @@ describe('troupe chat: an avatar is prompted with what it witnessed', () => {
       expect(greetings[1]).not.toContain('reply12');
       // What it heard while present stays with it after it left and came back.
       expect(rex.at(-1)).toContain('CHEETAH');
+      // --verbose says per turn how many messages the avatar saw: Rex's first greeting saw one.
+      expect(chat.stdout).toMatch(/\n {3}Rex saw 1 message\n/u);
+      expect(chat.stdout).toMatch(/\n {3}Nova saw \d+ messages\n/u);
       // The resident, present throughout, saw everything.
       expect(nova.at(-1)).toContain('AARDVARK');
       expect(nova.at(-1)).toContain('CHEETAH');

@@ -9,6 +9,7 @@ interface ChatFlags {
   channel: string;
   studio?: boolean;
   playground?: boolean;
+  verbose?: boolean;
 }
 
 /** `troupe chat`: a terminal channel with the avatars of a file, on the real runtime. */
@@ -26,6 +27,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
       'serve Troupe Studio on this chat’s runtime (127.0.0.1, any free port, the URL printed)',
     )
     .option('--playground', 'with --studio: the page may post into this channel, summon and dismiss')
+    .option('--verbose', 'also show claims, suppressed candidates and how many messages each turn saw')
     .action(async (flags: ChatFlags) => {
       const { io } = context;
       const config = context.baseConfig();
@@ -45,6 +47,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
         color: context.useColor,
         ...(flags.studio ? { studio: true } : {}),
         ...(flags.playground ? { playground: true } : {}),
+        ...(flags.verbose ? { verbose: true } : {}),
       });
     });
 }

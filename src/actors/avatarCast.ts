@@ -23,12 +23,20 @@ export class AvatarCast {
   readonly byId = new Map<string, AvatarDefinition>();
   readonly profilesById = new Map<string, AvatarProfile>();
   readonly changes$ = new Subject<AvatarChange>();
+  /** Ids of the avatars the runtime was given: never removed, whatever they say of themselves. */
+  private readonly givenIds: ReadonlySet<string>;
 
   constructor(avatars: readonly AvatarDefinition[]) {
+    this.givenIds = new Set(avatars.map((a) => a.id));
     this.avatarList = [...avatars];
     this.profiles = avatars.map(toProfile);
     for (const a of avatars) this.byId.set(a.id, a);
     for (const p of this.profiles) this.profilesById.set(p.id, p);
+  }
+
+  /** Whether the runtime was given this avatar (an avatars file), rather than summoning creating it. */
+  given(id: string): boolean {
+    return this.givenIds.has(id);
   }
 
   get list(): readonly AvatarDefinition[] {
@@ -63,10 +71,10 @@ export class AvatarCast {
     return true;
   }
 
-  /** Removes an avatar; returns it, or undefined when the cast has no such id. */
+  /** Removes a created avatar; returns it, or undefined when the cast has no such id or was given it. */
   remove(id: string): AvatarDefinition | undefined {
     const avatar = this.byId.get(id);
-    if (!avatar) return undefined;
+    if (!avatar || this.givenIds.has(id)) return undefined;
     this.avatarList = this.avatarList.filter((a) => a.id !== id);
     this.profiles = this.profiles.filter((p) => p.id !== id);
     this.byId.delete(id);

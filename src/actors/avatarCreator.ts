@@ -109,7 +109,8 @@ export class AvatarCreator {
       if (page.length < PAGE) break;
       afterKey = page.at(-1)?.key;
     }
-    for (const avatar of cast.list) if (avatar.created && !stored.has(avatar.id)) cast.remove(avatar.id);
+    for (const avatar of cast.list)
+      if (!cast.given(avatar.id) && !stored.has(avatar.id)) cast.remove(avatar.id);
   }
 
   /**
@@ -162,7 +163,7 @@ export class AvatarCreator {
       this.deps.cast.byId.get(nameOrId.trim()) ??
       this.deps.cast.list.find((a) => [a.name, ...(a.aliases ?? [])].some((n) => nameKey(n) === key));
     if (!avatar) throw new TroupeError('TROUPE_AVATAR_UNKNOWN', `No avatar is called "${nameOrId}".`);
-    if (!avatar.created)
+    if (this.deps.cast.given(avatar.id))
       throw new TroupeError(
         'TROUPE_AVATAR_NOT_CREATED',
         `${avatar.name} comes from the avatars file, not from a summon; remove it from the file instead.`,

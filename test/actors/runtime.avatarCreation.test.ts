@@ -182,6 +182,15 @@ describe('creating an avatar by summoning', () => {
     expect(t.runtime.view(hall)?.present.map((p) => p.id)).toEqual([avatar.id]);
 
     expect(await codeOf(t.runtime.forgetAvatar('Nova'))).toBe('TROUPE_AVATAR_NOT_CREATED');
+    // An avatars file that copies a created avatar's record gives it all the same: it stays.
+    const copied = createTestRuntime({
+      avatars: [{ ...avatar, id: 'copied', name: 'Copied' }],
+      avatarCreation: { enabled: true },
+    });
+    await copied.runtime.createAvatar({ name: 'Someone', by: sam });
+    expect(await codeOf(copied.runtime.forgetAvatar('Copied'))).toBe('TROUPE_AVATAR_NOT_CREATED');
+    expect(copied.runtime.avatars.map((a) => a.id)).toContain('copied');
+    await copied.stop();
     expect(await codeOf(t.runtime.forgetAvatar('Saruman'))).toBe('TROUPE_AVATAR_UNKNOWN');
     expect((await t.runtime.forgetAvatar('GANDALF')).id).toBe(avatar.id);
     await t.settle();

@@ -24,9 +24,16 @@ export interface ComposedStep {
   parts: ReplyParts;
 }
 
-/** How to answer the confirmation (the words {@link readCreateReply} understands). */
+/** How to answer the confirmation (the words {@link readCreateReply} understands), in general. */
 export const confirmPrompt =
   'Create it? Say “yes”, “no”, or correct a field (for example “phone is 555-0100”).';
+
+/** {@link confirmPrompt} with an example field of the row shown (a part has no phone). */
+function confirmPromptFor(values: Readonly<Record<string, string>>): string {
+  const column = Object.keys(values).at(-1);
+  if (column === undefined) return confirmPrompt;
+  return `Create it? Say “yes”, “no”, or correct a field (for example “${labelInSentence(column)} is …”).`;
+}
 
 function stepParts(step: CreateStep): ReplyParts {
   const vocabulary = vocabularyFor(step.entityType);
@@ -44,7 +51,7 @@ function stepParts(step: CreateStep): ReplyParts {
       return {
         summary: `This is the ${singular} I'll create:`,
         table: buildTablePreview([step.values], 1, 1),
-        prompt: confirmPrompt,
+        prompt: confirmPromptFor(step.values),
         severity: 'info',
       };
     case 'cancelled':

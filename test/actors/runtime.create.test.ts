@@ -108,6 +108,8 @@ describe('create vendor X in chat', () => {
     expect(t.transport.texts().at(-1)).toMatch(/I need its part number/u);
     await t.advance(5_000);
     await t.say('Dewey, BRK-9100');
+    // The correction example names a field of this row (a part has no phone).
+    expect(t.transport.texts().at(-1)).toContain('(for example “part number is …”)');
     await t.advance(5_000);
     await t.say('Dewey, yes');
     const refused = t.transport.texts().at(-1) ?? '';

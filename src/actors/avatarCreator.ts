@@ -229,6 +229,7 @@ export class AvatarCreator {
     return avatarDefinitionSchema.parse({
       ...(emojiClash ? base : withEmoji),
       persona: sketch.persona,
+      ...(sketch.topics ? { topics: sketch.topics } : {}),
       created: {
         by: { id: by.id.slice(0, 100), name: by.name.slice(0, 100) },
         at: this.deps.clock.now(),

@@ -7,12 +7,17 @@ import { emojiProblem, nameKey, nameProblem } from './avatarNames.js';
 
 /** The longest persona a created avatar gets (a model's longer one is clipped at a word). */
 export const CREATED_PERSONA_MAX = 400;
+/** The most topics a created avatar gets, and the longest each may be. */
+const TOPICS_MAX = 5;
+const TOPIC_CHARS = 60;
 
 /** What a new avatar is made of: its name, an emoji, a persona, and who wrote them. */
 export interface AvatarSketch {
   name: string;
   emoji?: string | undefined;
   persona: string;
+  /** What it cares about (the ladder's topic rungs pick avatars by them); none from the template. */
+  topics?: string[] | undefined;
   madeBy: 'model' | 'template';
 }
 
@@ -23,8 +28,11 @@ export const avatarSketchSchema = z.object({
   persona: z
     .string()
     .describe(
-      `Who the character is, in the second person ("You are …"), at most ${CREATED_PERSONA_MAX} characters.`,
+      `Who the character is, in the third person, opening with a noun phrase ("A retired wizard who …"); at most ${CREATED_PERSONA_MAX} characters.`,
     ),
+  topics: z
+    .array(z.string())
+    .describe(`${TOPICS_MAX} or fewer short topics the character cares about, one to three words each.`),
 });
 
 /** Who asked for the avatar, and who is already there: what the model writes the persona from. */
@@ -92,7 +100,29 @@ export async function modelSketch(model: ObjectModel, request: SketchRequest): P
     nameKey(suggested) === nameKey(request.name) && !nameProblem(suggested) ? suggested : request.name;
   const emoji = answer.emoji.trim();
   const usable = emoji !== '' && emoji.length <= 16 && !emojiProblem(emoji) && !/[\p{L}\p{N}]/u.test(emoji);
-  return { name, ...(usable ? { emoji } : {}), persona, madeBy: 'model' };
+  const topics = cleanTopics(answer.topics);
+  return {
+    name,
+    ...(usable ? { emoji } : {}),
+    persona,
+    ...(topics.length > 0 ? { topics } : {}),
+    madeBy: 'model',
+  };
+}
+
+/** The model's topics as one line each, without control characters, repeats or blanks; at most five. */
+function cleanTopics(raw: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const topics: string[] = [];
+  for (const topic of raw) {
+    const text = topic.replace(unprintable, ' ').replace(/\s+/gu, ' ').trim().slice(0, TOPIC_CHARS).trim();
+    const key = text.toLocaleLowerCase('en');
+    if (text === '' || seen.has(key)) continue;
+    seen.add(key);
+    topics.push(text);
+    if (topics.length === TOPICS_MAX) break;
+  }
+  return topics;
 }
 
 function sketchPrompt(request: SketchRequest) {
@@ -102,7 +132,7 @@ function sketchPrompt(request: SketchRequest) {
       'You create characters for a group chat where several AI characters talk with people.',
       `Someone summoned a character by name; write who that character is. The persona describes the character in the third person and opens with a noun phrase ("A retired wizard who …"): personality, way of speaking, interests. At most ${CREATED_PERSONA_MAX} characters, one paragraph.`,
       'If the name belongs to a well-known fictional or historical figure, play to it; otherwise invent one that fits the name.',
-      'Keep the name as written (you may only fix its capitalisation). Choose one emoji that fits.',
+      'Keep the name as written (you may only fix its capitalisation). Choose one emoji that fits, and up to five topics the character would talk about.',
       'Do not copy the characters who are already there.',
     ].join('\n'),
     messages: [

@@ -98,7 +98,12 @@ describe('creating an avatar by summoning', () => {
 
   it('a model writes persona and emoji: the persona is flattened and clipped, the name keeps what was asked', async () => {
     const long = `A wizard.\u0007 ${'Very wise. '.repeat(60)}`;
-    const model = objectModel({ name: 'Gandalf the Grey', emoji: '🧙', persona: long });
+    const model = objectModel({
+      name: 'Gandalf the Grey',
+      emoji: '🧙',
+      persona: long,
+      topics: ['fireworks', ' Fireworks ', 'pipe\u0000weed', '', 'hobbits', 'rings', 'eagles', 'balrogs'],
+    });
     const t = createTestRuntime({ config: quiet, avatarCreation: { enabled: true, model } });
     const { avatar } = await t.runtime.createAvatar({ name: 'gandalf', by: sam, channel: room });
     expect(avatar.name).toBe('gandalf');
@@ -107,6 +112,8 @@ describe('creating an avatar by summoning', () => {
     expect(avatar.persona).toMatch(/^A wizard\. Very wise\./u);
     expect(avatar.persona).not.toContain('\u0007');
     expect(avatar.created?.persona).toBe('model');
+    // Topics: one line each, no repeats (any case), no blanks, at most five.
+    expect(avatar.topics).toEqual(['fireworks', 'pipe weed', 'hobbits', 'rings', 'eagles']);
     const request = model.requests[0];
     expect(request?.schemaName).toBe('avatar_sketch');
     expect(request?.prompt.messages[0]?.content).toBe(
@@ -122,11 +129,12 @@ describe('creating an avatar by summoning', () => {
   });
 
   it('a model that only fixes capitalisation names the avatar; an emoji another avatar has is dropped', async () => {
-    const model = objectModel({ name: 'Gandalf', emoji: '🌟', persona: 'You are a wizard.' });
+    const model = objectModel({ name: 'Gandalf', emoji: '🌟', persona: 'You are a wizard.', topics: [] });
     const t = createTestRuntime({ config: quiet, avatarCreation: { enabled: true, model } });
     const { avatar } = await t.runtime.createAvatar({ name: 'gandalf', by: sam });
     expect(avatar.name).toBe('Gandalf');
     expect(avatar.emoji).toBeUndefined(); // 🌟 is Nova's
+    expect(avatar.topics).toBeUndefined();
     await t.stop();
   });
 

@@ -22,7 +22,7 @@ const PERSONA = 'A grey wizard who speaks in riddles about second breakfasts and
 
 function respond(body: ChatRequestBody) {
   return isSketch(body)
-    ? { json: { name: 'Gandalf', emoji: '🧙', persona: PERSONA } }
+    ? { json: { name: 'Gandalf', emoji: '🧙', persona: PERSONA, topics: ['riddles', 'second breakfast'] } }
     : { text: `${promptsAvatar('Gandalf')(body) ? 'Gandalf' : 'Nova'} says hi.` };
 }
 
@@ -59,6 +59,10 @@ describe('troupe chat: summoning a name nobody has creates the avatar', () => {
       expect(first.stdout).toContain(`✨ New avatar 🧙 Gandalf (the model wrote its persona): ${PERSONA}`);
       const sketch = fake.chatRequests().filter(isSketch);
       expect(sketch).toHaveLength(1);
+      // The schema asks for a third-person persona and topics, as the avatars file's personas are.
+      const schema = JSON.stringify(sketch[0]?.response_format?.json_schema?.schema);
+      expect(schema).toContain('in the third person');
+      expect(schema).toContain('"topics"');
       expect(promptText(sketch[0] as ChatRequestBody)).toContain(
         'Name: gandalf\nSummoned by: Sam\nCharacters already there: Nova',
       );

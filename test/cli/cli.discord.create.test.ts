@@ -49,7 +49,14 @@ async function start(env: Record<string, string> = {}) {
   closing.push(fake, model);
   model.respondWith((body) =>
     isSketch(body)
-      ? { json: { name: 'Gandalf', emoji: '🧙', persona: 'A grey wizard fond of fireworks.' } }
+      ? {
+          json: {
+            name: 'Gandalf',
+            emoji: '🧙',
+            persona: 'A grey wizard fond of fireworks.',
+            topics: ['fireworks'],
+          },
+        }
       : { text: 'A wizard is never late.' },
   );
   const run = discordInProcess(['--guild', GUILD], {

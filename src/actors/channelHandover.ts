@@ -29,6 +29,11 @@ export interface ChannelHandoverDeps {
   activate(key: string): void;
   /** Writes the channel's pending state (the ids of the messages it took) to the store. */
   flush(key: string): Promise<void>;
+  /**
+   * Called with waiting events before they are applied: reads the avatars other processes created
+   * when one of them names an avatar this runtime does not know yet (never rejects).
+   */
+  learnAvatars?(events: readonly StampedEvent[]): Promise<void>;
   stopping(): boolean;
 }
 
@@ -111,6 +116,7 @@ export class ChannelHandover {
     await this.appending.get(key);
     this.applied.delete(key);
     const waiting = await this.queue.read(key);
+    await this.deps.learnAvatars?.(waiting.map((e) => e.event));
     this.arm();
     return this.mark(key, waiting);
   }
@@ -163,6 +169,7 @@ export class ChannelHandover {
     this.polling = true;
     try {
       const waiting = await this.queue.waiting();
+      await this.deps.learnAvatars?.([...waiting.values()].flatMap((events) => events.map((e) => e.event)));
       const now = this.deps.clock.now();
       for (const key of this.applied.keys()) if (!this.deps.holds(key)) this.applied.delete(key);
       for (const [key, holder] of this.elsewhere)

@@ -282,7 +282,23 @@ export class ChannelLifecycle {
         if (!wiring.stopping) this.activate(channelFromKey(key));
       },
       flush: (key) => this.persistence.flush([key]),
+      learnAvatars: (events) => this.learnAvatars(events),
       stopping: () => wiring.stopping !== undefined,
+    });
+  }
+
+  /**
+   * Reads the avatars created by summoning again when a handed-over summon or dismissal names one
+   * this runtime does not know: another process created it (the event was accepted there).
+   */
+  private async learnAvatars(events: readonly RuntimeEvent[]): Promise<void> {
+    const { cast, creator, logger } = this.wiring;
+    const unknown = events.some(
+      (e) => (e.type === 'avatar.summon' || e.type === 'avatar.dismiss') && !cast.byId.has(e.avatarId),
+    );
+    if (!unknown) return;
+    await creator.load().catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not read the avatars other processes created');
     });
   }
 

@@ -266,4 +266,33 @@ describe('creating an avatar by summoning', () => {
     await a.stop();
     await b.stop();
   });
+
+  it('a summon handed over to the process holding the channel brings an avatar the other process created', async () => {
+    const store = createMemoryStore();
+    const options = {
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }],
+      store,
+      persistence: { durable: true, leaseTtlMs: 3_000 },
+      config: quiet,
+      startAt: 1_000_000,
+      avatarCreation: { enabled: true },
+    };
+    const [a, b] = [createTestRuntime(options), createTestRuntime(options)];
+    await a.say('Nova, are you there?', { as: sam });
+    const { avatar } = await b.runtime.createAvatar({ name: 'Gandalf', by: kim });
+    expect(a.runtime.avatars.map((v) => v.id)).toEqual(['nova']);
+    b.runtime.send({ type: 'avatar.summon', channel: room, avatarId: avatar.id, by: kim });
+    await b.settle();
+    // The holder reads the store's avatars before it applies the handed-over summon.
+    await a.advance(1_000);
+    await a.advance(1_000);
+    expect(a.runtime.avatars.map((v) => v.id)).toEqual(['nova', avatar.id]);
+    expect(a.runtime.view(room)?.present.map((p) => p.id)).toContain(avatar.id);
+    expect(a.transport.sent.at(-1)?.speaker).toMatchObject({ avatarId: avatar.id, name: 'Gandalf' });
+    expect(
+      a.inspection.filter((e) => e.type === 'floor.effect' && e.effect.type === 'event.rejected'),
+    ).toEqual([]);
+    await a.stop();
+    await b.stop();
+  });
 });

@@ -83,6 +83,8 @@ describe('troupe chat: summoning a name nobody has creates the avatar', () => {
         env,
       );
       expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toContain('Created by summoning: 🧙 Gandalf — /forget <name> removes one');
+      expect(second.stdout).toContain('Still here from last time: 🧙 Gandalf.');
       expect(second.stdout).toMatch(/🧙 Gandalf \(gandalf-[0-9a-f]{6}; here, created by Sam/u);
       expect(fake.chatRequests().filter(promptsAvatar('Gandalf')).length).toBeGreaterThanOrEqual(1);
       expect(fake.chatRequests().filter(isSketch)).toEqual([]);

@@ -34,7 +34,9 @@ export async function printChatBanner(
   // Loaded now: the avatars summoning created in earlier sessions are known.
   const created = room.avatars.filter((a) => a.created !== undefined);
   if (created.length > 0)
-    say(`Created by summoning: ${created.map(avatarLabel).join(', ')} ${dim('— /forget <name> removes one')}`);
+    say(
+      `Created by summoning: ${created.map(avatarLabel).join(', ')} ${dim('— /forget <name> removes one')}`,
+    );
   const kept = room.avatars.filter((a) => !livesHere(room, a) && opened.present.some((p) => p.id === a.id));
   if (kept.length > 0) say(`Still here from last time: ${kept.map(avatarLabel).join(', ')}.`);
   const where = (store as { path?: string }).path;

@@ -136,7 +136,7 @@ export class AvatarCreator {
         `No avatar is called "${name}", and creating avatars by summoning is off here (TROUPE_SUMMON_CREATES).`,
       );
     const id = createdAvatarId(name);
-    const clash = this.deps.cast.conflict({ ...draft(id, name) });
+    const clash = this.deps.cast.conflict(draft(id, name));
     if (clash !== undefined)
       throw new TroupeError('TROUPE_AVATAR_NAME_TAKEN', `"${name}" cannot be a new avatar: ${clash}.`);
     await this.takeAllowance(request.by);
@@ -158,10 +158,7 @@ export class AvatarCreator {
 
   private async forgetNow(nameOrId: string): Promise<AvatarDefinition> {
     await this.loadNow();
-    const key = nameKey(nameOrId.trim().replace(/^@/u, ''));
-    const avatar =
-      this.deps.cast.byId.get(nameOrId.trim()) ??
-      this.deps.cast.list.find((a) => [a.name, ...(a.aliases ?? [])].some((n) => nameKey(n) === key));
+    const avatar = this.deps.cast.byId.get(nameOrId.trim()) ?? this.named(nameOrId.trim().replace(/^@/u, ''));
     if (!avatar) throw new TroupeError('TROUPE_AVATAR_UNKNOWN', `No avatar is called "${nameOrId}".`);
     if (this.deps.cast.given(avatar.id))
       throw new TroupeError(

@@ -1,7 +1,8 @@
 import type { AvatarDefinition } from '../actors/avatarDefinition.js';
 import { terminalText } from '../delivery/terminalText.js';
 import { TroupeError } from '../ports/troupeError.js';
-import { avatarLabel, avatarsStartingWith, findAvatar, noSuchAvatar } from './chatAvatars.js';
+import { avatarsStartingWith, findAvatarByQuery as findAvatar } from '../textRules/avatarQuery.js';
+import { avatarLabel, noSuchAvatar } from './chatAvatars.js';
 import { postTyped } from './chatPost.js';
 import { type ChatRoom, livesHere, presentIds } from './chatRoom.js';
 import { showWho } from './chatWho.js';

@@ -18,6 +18,7 @@ import type { ChannelRef } from '../../ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../ports/routingOutcome.js';
 import type { TroupeStore } from '../../ports/store.js';
 import { TroupeError } from '../../ports/troupeError.js';
+import { avatarsStartingWith, findAvatarByQuery } from '../../textRules/avatarQuery.js';
 import { avatarsNow, type DiscordAvatar, type DiscordAvatars } from './discordInbound.js';
 import { DISCORD_MAX_MESSAGE, type DiscordTransport } from './discordTransport.js';
 
@@ -243,11 +244,8 @@ export class DiscordCommandHandler {
   ): Promise<{ avatar: DiscordAvatar; note: string } | string> {
     const create = this.options.runtime.createAvatar;
     if (!create) return this.unknown(name);
-    const query = fold(name.trim().replace(/^@/u, ''));
-    const several = this.cast.filter((a) =>
-      [a.id, a.name, ...(a.aliases ?? [])].some((l) => fold(l).startsWith(query)),
-    );
-    if (several.length > 1)
+    const several = avatarsStartingWith(this.cast, name);
+    if (several.length > 0)
       return `“${name.slice(0, 100)}” could be ${several.map(label).join(' or ')}; type more of the name.`;
     try {
       const made = await create.call(this.options.runtime, {
@@ -388,13 +386,7 @@ export class DiscordCommandHandler {
   }
 
   private find(raw: string): DiscordAvatar | undefined {
-    const query = fold(raw.trim().replace(/^@/u, ''));
-    if (query === '') return undefined;
-    const labels = (a: DiscordAvatar) => [a.id, a.name, ...(a.aliases ?? [])].map(fold);
-    const exact = this.cast.find((a) => labels(a).includes(query));
-    if (exact) return exact;
-    const prefixed = this.cast.filter((a) => labels(a).some((l) => l.startsWith(query)));
-    return prefixed.length === 1 ? prefixed[0] : undefined;
+    return findAvatarByQuery(this.cast, raw);
   }
 
   private unknown(raw: string): string {

@@ -103,7 +103,7 @@ export class ChannelLifecycle {
       handover: this.handover,
       errors$,
       spendGate: wiring.spendGate,
-      ready: wiring.usageLoaded,
+      ready: wiring.loadedAtStart,
     });
     this.cast = castForTurns(cast.list);
     this.castChanges = cast.changes$.subscribe(() => this.castChanged());

@@ -65,7 +65,7 @@ export interface RuntimeWiring {
   /** The daily token and cost caps over `usage`, when any is set. */
   readonly spendGate: SpendGate | undefined;
   /** Settles once the day's stored usage and the created avatars are read: channels decide nothing before. */
-  readonly usageLoaded: Promise<void>;
+  readonly loadedAtStart: Promise<void>;
   /** Set once `stop()` is called: no event is accepted and no channel activated after that. */
   stopping: Promise<void> | undefined;
 }
@@ -175,7 +175,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     executor,
     usage,
     spendGate: usage && hasDailyCaps(config, avatars) ? ledgerSpendGate(usage, config, cast.byId) : undefined,
-    usageLoaded: Promise.all([
+    loadedAtStart: Promise.all([
       usage ? loadUsage(usage, clock, logger) : undefined,
       loadCreatedAvatars(creator, logger),
     ]).then(() => undefined),

@@ -13,6 +13,7 @@ import {
   type AvatarSketch,
   createdAvatarId,
   modelSketch,
+  oneLine,
   type SketchRequest,
   templateSketch,
 } from './avatarSketch.js';
@@ -101,16 +102,33 @@ export class AvatarCreator {
       for (const doc of page) {
         stored.add(doc.key);
         if (cast.byId.has(doc.key)) continue;
-        const parsed = avatarDefinitionSchema.safeParse(doc.value);
-        const problem = parsed.success ? cast.conflict(parsed.data) : parsed.error.issues[0]?.message;
-        if (parsed.success && problem === undefined) cast.add(parsed.data);
-        else logger.warn({ avatarId: doc.key, problem }, 'a stored created avatar was skipped');
+        this.learn(doc.key, doc.value);
       }
       if (page.length < PAGE) break;
       afterKey = page.at(-1)?.key;
     }
     for (const avatar of cast.list)
       if (!cast.given(avatar.id) && !stored.has(avatar.id)) cast.remove(avatar.id);
+  }
+
+  /**
+   * Adds a stored avatar. Two processes may have given one emoji to two avatars at once: the later
+   * one (in key order) goes without it here. One that still clashes, or no longer validates, is
+   * skipped with a warning.
+   */
+  private learn(id: string, stored: unknown): void {
+    const { cast, logger } = this.deps;
+    const parsed = avatarDefinitionSchema.safeParse(stored);
+    if (!parsed.success) {
+      logger.warn(
+        { avatarId: id, problem: parsed.error.issues[0]?.message },
+        'a stored created avatar was skipped',
+      );
+      return;
+    }
+    const { emoji: _emoji, ...withoutEmoji } = parsed.data;
+    if (cast.add(parsed.data) || cast.add(withoutEmoji)) return;
+    logger.warn({ avatarId: id, problem: cast.conflict(parsed.data) }, 'a stored created avatar was skipped');
   }
 
   /**
@@ -171,9 +189,12 @@ export class AvatarCreator {
     return avatar;
   }
 
+  /** The avatar whose name or alias `name` is, or whose id it is (as commands find avatars), any case. */
   private named(name: string): AvatarDefinition | undefined {
     const key = nameKey(name);
-    return this.deps.cast.list.find((a) => [a.name, ...(a.aliases ?? [])].some((n) => nameKey(n) === key));
+    return this.deps.cast.list.find(
+      (a) => nameKey(a.id) === key || [a.name, ...(a.aliases ?? [])].some((n) => nameKey(n) === key),
+    );
   }
 
   private async takeAllowance(by: { id: string }): Promise<void> {
@@ -228,7 +249,7 @@ export class AvatarCreator {
       persona: sketch.persona,
       ...(sketch.topics ? { topics: sketch.topics } : {}),
       created: {
-        by: { id: by.id.slice(0, 100), name: by.name.slice(0, 100) },
+        by: { id: by.id.slice(0, 100), name: oneLine(by.name, 100) },
         at: this.deps.clock.now(),
         persona: sketch.madeBy,
       },

@@ -72,9 +72,20 @@ export const avatarEmojiSchema = z
 // Text and emoji presentation selectors: "🌙" and "🌙\uFE0F" look the same to a reader.
 const presentationSelectors = /[\uFE0E\uFE0F]/gu;
 
-/** How names are compared for ambiguity: compatibility-normalised, any case, selectors ignored. */
+// Characters that show nothing (grapheme joiners, variation selectors, Hangul fillers…): "Rex" with
+// one appended looks like "Rex". Emoji joiners and tag characters are kept: they make different emoji.
+const showNothing = /(?![\u200D\u{E0020}-\u{E007F}])\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * How names are compared for ambiguity: compatibility-normalised, any case, selectors and other
+ * characters that show nothing ignored.
+ */
 export function nameKey(text: string): string {
-  return text.normalize('NFKC').replace(presentationSelectors, '').toLocaleLowerCase('en');
+  return text
+    .normalize('NFKC')
+    .replace(presentationSelectors, '')
+    .replace(showNothing, '')
+    .toLocaleLowerCase('en');
 }
 
 /** One name shared by two avatars: where the later one is, and why it is refused. */

@@ -64,10 +64,15 @@ export function createdAvatarId(name: string): string {
   return `${slug || 'avatar'}-${hash}`;
 }
 
+/** Text from outside for a persona: one line, no control or direction characters, at most `max`. */
+export function oneLine(text: string, max: number): string {
+  return clipText(text.replace(unprintable, ' ').replace(/\s+/gu, ' ').trim(), max);
+}
+
 /** The offline sketch: a persona that says it is a template, and no emoji. */
 export function templateSketch(request: SketchRequest): AvatarSketch {
   const persona = clipText(
-    `A newcomer called ${request.name}, summoned into this chat by ${request.byName}, whose character ` +
+    `A newcomer called ${request.name}, summoned into this chat by ${oneLine(request.byName, 60)}, whose character ` +
       'nobody has written yet (this persona is a template: no language model wrote it). Curious, ' +
       'friendly and brief; asks people what they would like from it.',
     CREATED_PERSONA_MAX,
@@ -90,16 +95,16 @@ export async function modelSketch(model: ObjectModel, request: SketchRequest): P
     prompt: sketchPrompt(request),
     ...(request.signal ? { signal: request.signal } : {}),
   });
-  const persona = clipText(
-    answer.persona.replace(unprintable, ' ').replace(/\s+/gu, ' ').trim(),
-    CREATED_PERSONA_MAX,
-  );
+  const persona = oneLine(answer.persona, CREATED_PERSONA_MAX);
   if (persona === '') throw new TroupeError('TROUPE_MODEL_FAILED', `${model.id} wrote an empty persona`);
   const suggested = answer.name.trim();
-  const name =
-    nameKey(suggested) === nameKey(request.name) && !nameProblem(suggested) ? suggested : request.name;
+  // Only its capitalisation: another form (fullwidth letters…) would not be matched in messages.
+  const sameLetters = suggested.toLocaleLowerCase('en') === request.name.toLocaleLowerCase('en');
+  const name = sameLetters && !nameProblem(suggested) ? suggested : request.name;
   const emoji = answer.emoji.trim();
-  const usable = emoji !== '' && emoji.length <= 16 && !emojiProblem(emoji) && !/[\p{L}\p{N}]/u.test(emoji);
+  // A pictograph or a flag: punctuation such as "." would address the avatar in every sentence.
+  const pictured = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(emoji);
+  const usable = emoji.length <= 16 && pictured && !emojiProblem(emoji) && !/[\p{L}\p{N}]/u.test(emoji);
   const topics = cleanTopics(answer.topics);
   return {
     name,
@@ -115,7 +120,7 @@ function cleanTopics(raw: readonly string[]): string[] {
   const seen = new Set<string>();
   const topics: string[] = [];
   for (const topic of raw) {
-    const text = topic.replace(unprintable, ' ').replace(/\s+/gu, ' ').trim().slice(0, TOPIC_CHARS).trim();
+    const text = oneLine(topic, TOPIC_CHARS);
     const key = text.toLocaleLowerCase('en');
     if (text === '' || seen.has(key)) continue;
     seen.add(key);
@@ -138,7 +143,7 @@ function sketchPrompt(request: SketchRequest) {
     messages: [
       {
         role: 'user' as const,
-        content: `Name: ${request.name}\nSummoned by: ${request.byName}\nCharacters already there: ${others}`,
+        content: `Name: ${request.name}\nSummoned by: ${oneLine(request.byName, 60)}\nCharacters already there: ${others}`,
       },
     ],
   };

@@ -392,6 +392,7 @@ export class ChannelLifecycle {
       this.expireIdle(now);
     }
     this.refreshUsage(now);
+    this.refreshAvatars();
     this.sweepTimer = clock.setTimer(now + Math.min(this.passivateAfterMs, 60_000), this.sweep);
   };
 
@@ -406,6 +407,18 @@ export class ChannelLifecycle {
     usage
       .load(now)
       .catch((error: unknown) => logger.warn({ err: error }, "today's stored usage could not be read again"));
+  }
+
+  /**
+   * On a store other processes may share, reads the avatars summoning created again: one another
+   * process created joins the floors here, and one it forgot leaves them, within a sweep.
+   */
+  private refreshAvatars(): void {
+    const { creator, durable, logger } = this.wiring;
+    if (!durable) return;
+    creator
+      .load()
+      .catch((error: unknown) => logger.warn({ err: error }, 'the created avatars could not be read again'));
   }
 
   private expireIdle(now: number): void {

@@ -34,7 +34,7 @@ export function droppableMemoryStore(): DroppableMemoryStore {
   const outbox: Outbox = {
     record: (response, at) => held.outbox.record(response, at),
     markPartSent: (key, part) => held.outbox.markPartSent(key, part),
-    settle: (key, settlement) => held.outbox.settle(key, settlement),
+    settle: (key, settlement, lastPart) => held.outbox.settle(key, settlement, lastPart),
     unsettled: (limit) => held.outbox.unsettled(limit),
     get: (key) => held.outbox.get(key),
     get immediate() {

@@ -6,7 +6,7 @@ import { MIN_SPLIT_LENGTH, splitText } from '../delivery/splitText.js';
 import { textWithUnsentFiles } from '../delivery/unsentFileNotes.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock, TimerHandle } from '../ports/clock.js';
-import type { Outbox, OutboxEntry, OutboxSettlement } from '../ports/outbox.js';
+import type { ImmediateOutboxWrites, Outbox, OutboxEntry, OutboxSettlement } from '../ports/outbox.js';
 import { isSendable, type OutgoingResponse, outgoingResponseSchema } from '../ports/outgoingResponse.js';
 import type { RoutingOutcome, SentPart } from '../ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../ports/speech.js';
@@ -290,6 +290,9 @@ export class RoutingActor {
           : this.planText(response, transport, [], false);
         const sent: SentPart[] = [...entry.sentParts];
         let failure: Failure | undefined;
+        // The last part is noted with the settlement (one store write, not two).
+        let lastPart: SentPart | undefined;
+        const last = parts[parts.length - 1];
         for (const part of parts) {
           if (sent.some((p) => p.index === part.index)) continue;
           if (resumed) part.message.resumedFrom = resumed.recordedAt;
@@ -320,17 +323,15 @@ export class RoutingActor {
             attempts: result.attempts,
           };
           sent.push(record);
-          try {
-            if (outbox.immediate) outbox.immediate.markPartSent(response.idempotencyKey, record);
-            else await outbox.markPartSent(response.idempotencyKey, record);
-          } catch (error) {
-            logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not note a sent part');
-          }
+          if (outbox.immediate) this.notePartNow(outbox.immediate, response.idempotencyKey, record);
+          else if (part === last) lastPart = record;
+          else await this.notePart(response.idempotencyKey, record);
         }
         if (sent.length > 1) sent.sort((a, b) => a.index - b.index);
         const at = clock.now();
         if (this.abandoned) {
           // Stopped mid-delivery: the entry stays unsettled, so the next start sends what is left.
+          if (lastPart) await this.notePart(response.idempotencyKey, lastPart);
           return this.publish(
             abandonedMidway(response, sent, voiceFellBackToText, this.abandoned, at),
             false,
@@ -341,7 +342,7 @@ export class RoutingActor {
           : { at, sent: true };
         try {
           if (outbox.immediate) outbox.immediate.settle(response.idempotencyKey, settlement);
-          else await outbox.settle(response.idempotencyKey, settlement);
+          else await outbox.settle(response.idempotencyKey, settlement, lastPart);
         } catch (error) {
           logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not settle an entry');
         }
@@ -358,6 +359,24 @@ export class RoutingActor {
       }
     } finally {
       this.ended(queueKey, key);
+    }
+  }
+
+  /** Notes in the outbox that the transport took a part (a failure is logged: the send stands). */
+  private async notePart(key: string, part: SentPart): Promise<void> {
+    try {
+      await this.options.outbox.markPartSent(key, part);
+    } catch (error) {
+      this.options.logger.warn({ key, err: error }, 'outbox could not note a sent part');
+    }
+  }
+
+  /** As {@link RoutingActor.notePart}, on an outbox that answers at once. */
+  private notePartNow(outbox: ImmediateOutboxWrites, key: string, part: SentPart): void {
+    try {
+      outbox.markPartSent(key, part);
+    } catch (error) {
+      this.options.logger.warn({ key, err: error }, 'outbox could not note a sent part');
     }
   }
 

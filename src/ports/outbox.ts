@@ -32,8 +32,13 @@ export interface Outbox {
   record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }>;
   /** Notes that one part was taken by the transport. */
   markPartSent(key: string, part: SentPart): Promise<void>;
-  /** Marks the entry finished (sent or failed for good); settled entries are never resent. */
-  settle(key: string, settlement: OutboxSettlement): Promise<void>;
+  /**
+   * Marks the entry finished (sent or failed for good); settled entries are never resent.
+   * `lastPart`, when given, is the part the transport took just before: it is noted with the
+   * settlement in the same write, as {@link Outbox.markPartSent} then `settle` would (one write
+   * per reply instead of two, which a durable store commits once).
+   */
+  settle(key: string, settlement: OutboxSettlement, lastPart?: SentPart): Promise<void>;
   /** Entries recorded but not settled, oldest first. */
   unsettled(limit?: number): Promise<OutboxEntry[]>;
   get(key: string): Promise<OutboxEntry | undefined>;

@@ -82,8 +82,12 @@ describe('the delivery log', () => {
     outbox.settle = async () => {
       throw new Error('disk gone');
     };
-    const { routing } = routingWith([new RecordingTransport()], { logger, outbox });
-    await routing.route(responseOf('k', 'hello'));
+    // Two parts: the first is noted on its own, the last with the settlement.
+    const { routing } = routingWith([new RecordingTransport({ limits: { maxTextLength: 200 } })], {
+      logger,
+      outbox,
+    });
+    await routing.route(responseOf('k', 'hello there. '.repeat(20)));
     expect(lines).toContainEqual(
       expect.objectContaining({
         level: WARN,

@@ -8,6 +8,7 @@ import { MemoryOutbox } from '../../src/adapters/store/memory/memoryOutbox.js';
 import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
 import type { Outbox } from '../../src/ports/outbox.js';
 import type { RoutingOutcome } from '../../src/ports/routingOutcome.js';
+import { TransportError } from '../../src/ports/transport.js';
 import { RecordingTransport } from '../../src/testing/recordingTransport.js';
 import { drive, responseOf, routingWith, ScriptedTransport } from '../support/routingHarness.js';
 
@@ -163,5 +164,44 @@ describe('a delivery that fails in a way routing did not plan for', () => {
     const { outcome } = await drive(clock, routing.route(responseOf('u', 'hello')));
     expect(outcome.error?.code).toBe('TROUPE_TRANSPORT_UNCONFIRMED');
     expect(outcome.error?.message).toContain('returned no message id');
+  });
+});
+
+describe('the writes a reply makes to a promise-only outbox', () => {
+  it('each part but the last is noted on its own; the last goes with the settlement (one write less)', async () => {
+    const outbox = new MemoryOutbox();
+    const calls: string[] = [];
+    const markPartSent = outbox.markPartSent.bind(outbox);
+    const settle = outbox.settle.bind(outbox);
+    outbox.markPartSent = (key, part) => {
+      calls.push(`part ${part.index}`);
+      return markPartSent(key, part);
+    };
+    outbox.settle = (key, settlement, lastPart) => {
+      calls.push(`settle with ${lastPart ? `part ${lastPart.index}` : 'no part'}`);
+      return settle(key, settlement, lastPart);
+    };
+    const transport = new RecordingTransport({ limits: { maxTextLength: 20 } });
+    const { routing } = routingWith([transport], { outbox });
+    const outcome = await routing.route(responseOf('three', fiveWords));
+    expect(calls).toEqual(['part 0', 'part 1', 'settle with part 2']);
+    const stored = await outbox.get('three');
+    expect(stored?.sentParts).toEqual(outcome.parts);
+    expect(stored?.settled).toMatchObject({ sent: true });
+  });
+
+  it('a reply that fails midway settles with no part: the parts that went out were noted one by one', async () => {
+    const outbox = new MemoryOutbox();
+    const transport = new ScriptedTransport(
+      async (n) => {
+        if (n === 1) return { messageId: 'm-0' };
+        throw new TransportError('TROUPE_TRANSPORT_FORBIDDEN', 'Missing Access', { retryable: false });
+      },
+      { maxTextLength: 20 },
+    );
+    const { routing } = routingWith([transport], { outbox });
+    const outcome = await routing.route(responseOf('half', fiveWords));
+    expect(outcome.sent).toBe(false);
+    expect((await outbox.get('half'))?.sentParts.map((p) => p.messageId)).toEqual(['m-0']);
   });
 });

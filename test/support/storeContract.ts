@@ -866,6 +866,28 @@ export function describeStoreContract(
         await store.outbox.settle(uniqueName('out'), { at: 1, sent: true });
       });
 
+      it('settles with the last part noted in the same write, once', async () => {
+        const key = uniqueName('out');
+        await store.outbox.record(response(key), 1);
+        await store.outbox.markPartSent(key, part(0, 'platform-0'));
+        await store.outbox.settle(key, { at: 50, sent: true }, part(1, 'platform-1'));
+        expect(await store.outbox.get(key)).toEqual({
+          key,
+          response: response(key),
+          recordedAt: 1,
+          sentParts: [part(0, 'platform-0'), part(1, 'platform-1')],
+          settled: { at: 50, sent: true },
+        });
+        // A part already noted is not noted twice; an entry already settled keeps its settlement.
+        const again = uniqueName('out');
+        await store.outbox.record(response(again), 2);
+        await store.outbox.markPartSent(again, part(0, 'first'));
+        await store.outbox.settle(again, { at: 60, sent: true }, part(0, 'resent'));
+        expect((await store.outbox.get(again))?.sentParts).toEqual([part(0, 'first')]);
+        await store.outbox.settle(again, { at: 70, sent: false }, part(1));
+        expect((await store.outbox.get(again))?.settled).toEqual({ at: 60, sent: true });
+      });
+
       it('lists unsettled entries oldest first, leaving settled ones out', async () => {
         const prefix = uniqueName('out');
         const keys = [`${prefix}-c`, `${prefix}-a`, `${prefix}-b`, `${prefix}-settled`];

@@ -37,7 +37,8 @@ function crashingOutbox(store: TroupeStore, crashed: () => boolean): TroupeStore
       unsettled: (limit) => outbox.unsettled(limit),
       get: (key) => outbox.get(key),
       markPartSent: (key, part) => (crashed() ? never : outbox.markPartSent(key, part)),
-      settle: (key, settlement) => (crashed() ? never : outbox.settle(key, settlement)),
+      settle: (key, settlement, lastPart) =>
+        crashed() ? never : outbox.settle(key, settlement, lastPart),
     },
   };
 }

@@ -58,8 +58,9 @@ export class CopyingOutbox implements Outbox {
     }
   }
 
-  settle(key: string, settlement: OutboxSettlement): Promise<void> {
+  settle(key: string, settlement: OutboxSettlement, lastPart?: SentPart): Promise<void> {
     try {
+      if (lastPart) this.markPartSentNow(key, lastPart);
       this.settleNow(key, settlement);
       return DONE;
     } catch (error) {

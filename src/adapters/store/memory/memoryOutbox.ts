@@ -38,8 +38,8 @@ export class MemoryOutbox implements Outbox {
     return this.outbox.markPartSent(key, part);
   }
 
-  settle(key: string, settlement: OutboxSettlement): Promise<void> {
-    return this.outbox.settle(key, settlement);
+  settle(key: string, settlement: OutboxSettlement, lastPart?: SentPart): Promise<void> {
+    return this.outbox.settle(key, settlement, lastPart);
   }
 
   unsettled(limit?: number): Promise<OutboxEntry[]> {

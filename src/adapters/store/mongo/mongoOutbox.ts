@@ -73,7 +73,9 @@ export class MongoOutbox implements Outbox {
     });
   }
 
-  async settle(key: string, settlement: OutboxSettlement): Promise<void> {
+  async settle(key: string, settlement: OutboxSettlement, lastPart?: SentPart): Promise<void> {
+    // Two writes, in order, as the caller would make them: the part first.
+    if (lastPart) await this.markPartSent(key, lastPart);
     await this.ctx.run(`settle outbox entry "${key}"`, async () => {
       const copy = JSON.parse(encodeJson(settlement, `outbox settlement of "${key}"`)) as OutboxSettlement;
       await this.rows.updateOne(

@@ -40,24 +40,28 @@ export class SqliteOutbox implements Outbox {
 
   async markPartSent(key: string, part: SentPart): Promise<void> {
     const json = encodeJson(part, `outbox part of "${key}"`);
-    return this.c.write('outbox.markPartSent', () => {
-      // One statement: the part is appended only if no part with its index is there yet.
-      this.c.change(
-        `UPDATE outbox SET sent_parts = json_insert(sent_parts, '$[#]', json(?))
-          WHERE key = ? AND NOT EXISTS (
-            SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)`,
-        json,
-        key,
-        part.index,
-      );
+    return this.c.write('outbox.markPartSent', () => this.notePart(key, part, json));
+  }
+
+  async settle(key: string, settlement: OutboxSettlement, lastPart?: SentPart): Promise<void> {
+    const json = encodeJson(settlement, `outbox settlement of "${key}"`);
+    const part = lastPart ? encodeJson(lastPart, `outbox part of "${key}"`) : undefined;
+    return this.c.write('outbox.settle', () => {
+      if (lastPart && part !== undefined) this.notePart(key, lastPart, part);
+      this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
     });
   }
 
-  async settle(key: string, settlement: OutboxSettlement): Promise<void> {
-    const json = encodeJson(settlement, `outbox settlement of "${key}"`);
-    return this.c.write('outbox.settle', () => {
-      this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
-    });
+  /** One statement: the part is appended only if no part with its index is there yet. */
+  private notePart(key: string, part: SentPart, json: string): void {
+    this.c.change(
+      `UPDATE outbox SET sent_parts = json_insert(sent_parts, '$[#]', json(?))
+        WHERE key = ? AND NOT EXISTS (
+          SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)`,
+      json,
+      key,
+      part.index,
+    );
   }
 
   async unsettled(limit?: number): Promise<OutboxEntry[]> {

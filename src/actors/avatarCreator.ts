@@ -94,7 +94,7 @@ export class AvatarCreator {
   }
 
   private async loadNow(): Promise<void> {
-    const { cast, documents, logger } = this.deps;
+    const { cast, documents } = this.deps;
     const stored = new Set<string>();
     let afterKey: string | undefined;
     for (;;) {

@@ -37,8 +37,7 @@ function crashingOutbox(store: TroupeStore, crashed: () => boolean): TroupeStore
       unsettled: (limit) => outbox.unsettled(limit),
       get: (key) => outbox.get(key),
       markPartSent: (key, part) => (crashed() ? never : outbox.markPartSent(key, part)),
-      settle: (key, settlement, lastPart) =>
-        crashed() ? never : outbox.settle(key, settlement, lastPart),
+      settle: (key, settlement, lastPart) => (crashed() ? never : outbox.settle(key, settlement, lastPart)),
     },
   };
 }

@@ -274,6 +274,74 @@ describe('sqlite store: writes of one tick', () => {
     await store.close();
   });
 
+  it('a batch checks its compare-and-sets before writing: a later one that would lose writes nothing of it', async () => {
+    const store = await openSqliteStore({ path: nextPath() });
+    await store.documents.put('c', 'gone', 'old');
+    await store.documents.put('c', 'taken', 'first');
+    const [lost, beside] = await Promise.allSettled([
+      store.documents.batch([
+        { op: 'put', collection: 'c', key: 'new', value: 1 },
+        { op: 'delete', collection: 'c', key: 'gone' },
+        { op: 'put', collection: 'other', key: 'x', value: 2, expectedVersion: 0 },
+        { op: 'put', collection: 'c', key: 'taken', value: 'stale', expectedVersion: 0 },
+      ]),
+      store.documents.put('c', 'beside', 3),
+    ]);
+    expect(lost).toMatchObject({ status: 'rejected', reason: { code: 'TROUPE_STORE_CONFLICT' } });
+    expect(beside.status).toBe('fulfilled');
+    expect(await store.documents.get('c', 'new')).toBeUndefined();
+    expect((await store.documents.get('c', 'gone'))?.value).toBe('old');
+    expect(await store.documents.get('other', 'x')).toBeUndefined();
+    expect((await store.documents.get('c', 'taken'))?.value).toBe('first');
+    expect((await store.documents.get('c', 'beside'))?.value).toBe(3);
+    await store.close();
+  });
+
+  it('a batch that writes one document twice is checked against the versions it makes itself', async () => {
+    const store = await openSqliteStore({ path: nextPath() });
+    await store.documents.put('c', 'k', 'v1');
+    expect(
+      await store.documents.batch([
+        { op: 'put', collection: 'c', key: 'k', value: 'v2' },
+        { op: 'put', collection: 'c', key: 'k', value: 'v3', expectedVersion: 2 },
+        { op: 'delete', collection: 'c', key: 'k', expectedVersion: 3 },
+        { op: 'put', collection: 'c', key: 'k', value: 'again', expectedVersion: 0 },
+      ]),
+    ).toEqual([2, 3, true, 1]);
+    expect(await store.documents.get('c', 'k')).toMatchObject({ value: 'again', version: 1 });
+    await expect(
+      store.documents.batch([
+        { op: 'delete', collection: 'c', key: 'k', expectedVersion: 7 },
+        { op: 'put', collection: 'c', key: 'k', value: 'no', expectedVersion: 0 },
+      ]),
+    ).rejects.toMatchObject({ code: 'TROUPE_STORE_CONFLICT' });
+    expect(await store.documents.get('c', 'k')).toMatchObject({ value: 'again', version: 1 });
+    await store.close();
+  });
+
+  it('a write that fails midway (a full disk) fails its whole group, which is rolled back; the next tick writes again', async () => {
+    const path = nextPath();
+    const setup = await openSqliteStore({ path });
+    await setup.documents.put('c', 'small', 1);
+    await setup.close();
+    const store = await openSqliteStore({ path, maxSizeBytes: 1 });
+    const results = await Promise.allSettled([
+      store.documents.put('c', 'a', 2),
+      store.outbox.settle('nothing', { sent: true, at: 1 }),
+      store.documents.put('c', 'b', 'x'.repeat(50_000)),
+    ]);
+    expect(results.map((r) => (r.status === 'rejected' ? r.reason.code : 'stored'))).toEqual([
+      'TROUPE_STORE_FULL',
+      'TROUPE_STORE_FULL',
+      'TROUPE_STORE_FULL',
+    ]);
+    expect(await store.documents.get('c', 'a')).toBeUndefined();
+    expect((await store.documents.get('c', 'small'))?.value).toBe(1);
+    await store.documents.put('c', 'small', 'updated in place');
+    expect((await store.documents.get('c', 'small'))?.value).toBe('updated in place');
+    await store.close();
+  });
+
   it('are stored once their promise resolves: another connection reads them', async () => {
     const path = nextPath();
     const store = await openSqliteStore({ path });

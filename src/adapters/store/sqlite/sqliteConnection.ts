@@ -53,7 +53,6 @@ export class SqliteConnection {
   readonly schemaVersion: number;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly inTransaction: Database.Transaction<(work: () => unknown) => unknown>;
   private readonly where: string;
   private readonly errors: SqliteErrorContext;
   private closed = false;
@@ -86,7 +85,6 @@ export class SqliteConnection {
       this.db.close();
       throw TroupeError.isInstance(error) ? error : openError(error, this.errors);
     }
-    this.inTransaction = this.db.transaction((work: () => unknown) => work());
     options.logger?.debug({ path, schemaVersion: this.schemaVersion }, 'SQLite store opened');
   }
 
@@ -103,11 +101,16 @@ export class SqliteConnection {
 
   /**
    * Runs a write in this tick's group: the first write of a tick opens a transaction (BEGIN
-   * IMMEDIATE), each write runs in a savepoint of it (a write that fails rolls back alone and
-   * fails alone), and the group commits once no write has joined it for a microtask (or after
+   * IMMEDIATE), and the group commits once no write has joined it for a microtask (or after
    * {@link GROUP_MAX_HOPS} of them). The promise resolves only once the group has committed, so a
    * caller that awaits a write knows it is stored; a failed commit fails every write of the group.
    * Reads on this connection see the writes of the open group.
+   *
+   * `work` runs in the group's transaction itself, not in a savepoint of it (a savepoint copies
+   * every page a write first touches, which cost more than the writes). So `work` must refuse
+   * before it changes anything: a `TroupeError` it throws (a lost compare-and-set, checked first)
+   * fails that write alone. Any other error (a full disk, an I/O error) may have left part of it
+   * written: the whole group is rolled back and each of its writes fails with that error.
    */
   write<T>(operation: string, work: () => T): Promise<T> {
     let value: T;
@@ -115,9 +118,15 @@ export class SqliteConnection {
     try {
       this.checkOpen(operation);
       group = this.group ?? this.openGroup();
-      value = this.inTransaction(work) as T;
     } catch (error) {
       return Promise.reject(this.failure(error, operation));
+    }
+    try {
+      value = work();
+    } catch (error) {
+      const failure = this.failure(error, operation);
+      if (!TroupeError.isInstance(error) || !this.db.inTransaction) this.abandonGroup(group, failure);
+      return Promise.reject(failure);
     }
     group.grew = true;
     return new Promise<T>((resolve, reject) => {
@@ -145,6 +154,20 @@ export class SqliteConnection {
     this.group = group;
     later(() => this.settleGroup(group, true));
     return group;
+  }
+
+  /** Rolls the group back after a write failed midway; each of its writes fails with `failure`. */
+  private abandonGroup(group: WriteGroup, failure: TroupeError): void {
+    if (this.group !== group) return;
+    this.group = undefined;
+    if (groupOwner === this) groupOwner = undefined;
+    try {
+      if (this.db.inTransaction) this.statement('ROLLBACK').run();
+    } catch {
+      // SQLite rolls back on its own when it cannot go on (a full disk, an I/O error).
+    }
+    for (const listener of this.rollbackListeners) listener();
+    for (const w of group.waiting) w.reject(failure);
   }
 
   /** Commits the group once it stops growing (or at once, `force`), then settles its writes. */
@@ -219,11 +242,6 @@ export class SqliteConnection {
   /** Runs a write statement; returns how many rows it changed. */
   change(sql: string, ...params: unknown[]): number {
     return this.statement(sql).run(...params).changes;
-  }
-
-  /** Runs `work` in a write transaction taken at once (BEGIN IMMEDIATE), so it never deadlocks on upgrade. */
-  transaction<T>(work: () => T): T {
-    return this.inTransaction.immediate(work) as T;
   }
 
   close(): void {

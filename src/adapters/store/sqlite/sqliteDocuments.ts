@@ -63,13 +63,12 @@ export class SqliteDocuments implements DocumentStore {
     return this.c.write('documents.putMany', () => {
       if (encoded.length === 0) return [];
       const when = at ?? this.c.now();
-      return this.c.transaction(() =>
-        encoded.map((w) => this.writeOne(collection, w.key, w.json, w.expectedVersion, when)),
-      );
+      this.checkFirst(encoded.map((w) => ({ op: 'put' as const, collection, ...w })));
+      return encoded.map((w) => this.writeOne(collection, w.key, w.json, w.expectedVersion, when));
     });
   }
 
-  /** One transaction: a conflict rolls back what the batch wrote before it. */
+  /** All or nothing: a conflict is found before anything is written. */
   async batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
     checkNumber(at, 'at', 'documents batch');
     const encoded = operations.map((o) => {
@@ -80,14 +79,51 @@ export class SqliteDocuments implements DocumentStore {
     return this.c.write('documents.batch', () => {
       if (operations.length === 0) return [];
       const when = at ?? this.c.now();
-      return this.c.transaction(() =>
-        operations.map((o, i) =>
-          o.op === 'put'
-            ? this.writeOne(o.collection, o.key, encoded[i] as string, o.expectedVersion, when)
-            : this.deleteOne(o.collection, o.key, o.expectedVersion),
-        ),
+      this.checkFirst(operations);
+      return operations.map((o, i) =>
+        o.op === 'put'
+          ? this.writeOne(o.collection, o.key, encoded[i] as string, o.expectedVersion, when)
+          : this.deleteOne(o.collection, o.key, o.expectedVersion),
       );
     });
+  }
+
+  /**
+   * Throws the conflict a batch would meet, before it writes anything: a write runs in its
+   * group's transaction, with no savepoint to roll back a half-written batch. Only the documents
+   * that a later compare-and-set put names are read (their versions followed through the batch);
+   * a batch whose only compare-and-set is its first write needs no check (it writes nothing when
+   * it loses).
+   */
+  private checkFirst(
+    operations: readonly {
+      op: 'put' | 'delete';
+      collection: string;
+      key: string;
+      expectedVersion?: number | undefined;
+    }[],
+  ): void {
+    const idOf = (o: { collection: string; key: string }) => `${o.collection}\u0000${o.key}`;
+    const checked = new Set<string>();
+    operations.forEach((o, i) => {
+      if (i > 0 && o.op === 'put' && o.expectedVersion !== undefined) checked.add(idOf(o));
+    });
+    if (checked.size === 0) return;
+    const versions = new Map<string, number>();
+    for (const o of operations) {
+      const id = idOf(o);
+      if (!checked.has(id)) continue;
+      const current = versions.get(id) ?? Number(this.c.get(DOC_VERSION, o.collection, o.key)?.version ?? 0);
+      const expected = o.expectedVersion;
+      if (o.op === 'put') {
+        if (expected !== undefined && expected !== current)
+          throw conflict('documents', `${o.collection}/${o.key}`, expected, current);
+        versions.set(id, current + 1);
+      } else {
+        // A delete whose version does not match deletes nothing (and says so); it never conflicts.
+        versions.set(id, expected === undefined || expected === current ? 0 : current);
+      }
+    }
   }
 
   /** One write: a single statement, compare-and-set in its WHERE clause. */

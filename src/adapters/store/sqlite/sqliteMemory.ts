@@ -65,27 +65,7 @@ export class SqliteMemory implements VersionedMemory {
     checkNumber(options.expectedVersion, 'expectedVersion', place);
     return this.c.write('memory.put', () => {
       const at = options.at ?? this.c.now();
-      const version = this.c.transaction(() => {
-        const latest = Number(
-          this.c.get(
-            'SELECT MAX(version) AS version FROM memory_versions WHERE namespace = ? AND key = ?',
-            namespace,
-            key,
-          )?.version ?? 0,
-        );
-        if (options.expectedVersion !== undefined && options.expectedVersion !== latest)
-          throw conflict('memory', `${namespace}/${key}`, options.expectedVersion, latest);
-        this.c.change(
-          'INSERT INTO memory_versions (namespace, key, version, value, at, source) VALUES (?, ?, ?, ?, ?, ?)',
-          namespace,
-          key,
-          latest + 1,
-          json,
-          at,
-          options.source ?? null,
-        );
-        return latest + 1;
-      });
+      const version = this.insertVersion(namespace, key, json, at, options);
       const record = toRecord<T>(namespace, {
         key,
         version,
@@ -98,6 +78,35 @@ export class SqliteMemory implements VersionedMemory {
       this.keep(latestId(namespace, key), record);
       return copyRecord(record);
     });
+  }
+
+  /** The next version of a key; a lost compare-and-set is refused before anything is written. */
+  private insertVersion(
+    namespace: string,
+    key: string,
+    json: string,
+    at: number,
+    options: { expectedVersion?: number; source?: string },
+  ): number {
+    const latest = Number(
+      this.c.get(
+        'SELECT MAX(version) AS version FROM memory_versions WHERE namespace = ? AND key = ?',
+        namespace,
+        key,
+      )?.version ?? 0,
+    );
+    if (options.expectedVersion !== undefined && options.expectedVersion !== latest)
+      throw conflict('memory', `${namespace}/${key}`, options.expectedVersion, latest);
+    this.c.change(
+      'INSERT INTO memory_versions (namespace, key, version, value, at, source) VALUES (?, ?, ?, ?, ?, ?)',
+      namespace,
+      key,
+      latest + 1,
+      json,
+      at,
+      options.source ?? null,
+    );
+    return latest + 1;
   }
 
   async history<T = unknown>(namespace: string, key: string, limit?: number): Promise<MemoryRecord<T>[]> {

@@ -37,7 +37,7 @@ export interface StoredUsageLedgerOptions {
   /** The collection of the buckets. Default `usage`. */
   collection?: string;
   /**
-   * Runs the coalesced write soon after a record. Default: 100 ms later (real time, a timer that
+   * Runs the coalesced write soon after a record. Default: 1 s later (real time, a timer that
    * does not keep the process alive): every call recorded meanwhile is one write per bucket.
    */
   scheduleFlush?: (flush: () => void) => void;
@@ -45,9 +45,11 @@ export interface StoredUsageLedgerOptions {
 
 /**
  * How long recorded calls wait to be written (real time, not held open): under load every call of
- * that window is one write per bucket, not one per call; a crash loses at most that window.
+ * that window is one write per bucket, not one per call; a crash loses at most that window. A
+ * second: the caps read the ledger in memory, so only another process sharing the store (and a
+ * crash) sees the window, and a longer one folds more calls into each bucket's write.
  */
-const FLUSH_DELAY_MS = 100;
+const FLUSH_DELAY_MS = 1000;
 
 function flushSoon(flush: () => void): void {
   setTimeout(flush, FLUSH_DELAY_MS).unref();

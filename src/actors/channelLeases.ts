@@ -7,8 +7,20 @@ import { TroupeError } from '../ports/troupeError.js';
 /** The collection leases live in, one document per channel key. */
 export const LEASES = 'channel-leases';
 
-/** How long a lease lasts unless renewed (renewed every third of it while the channel is active). */
+/**
+ * The collection of runtime heartbeats, one document per lease owner: while a runtime's heartbeat
+ * is fresh, every lease it holds is, whatever the lease's own expiry says.
+ */
+export const HEARTBEATS = 'runtime-heartbeats';
+
+/** How long a lease lasts unless its holder's heartbeat is renewed (every third of it). */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+/** A runtime's heartbeat as stored. */
+interface HeartbeatValue {
+  /** Epoch ms until which the runtime's leases stand. */
+  expiresAt: number;
+}
 
 /** A lease as stored. */
 interface LeaseValue {
@@ -31,6 +43,12 @@ export interface LeaseHolder {
  * lapsed (its holder crashed or hung); until then it hands the channel's events over to the
  * holder (see ChannelHandover). So one channel has one writer at a time: no reply is sent twice and no
  * idempotency key is used by two processes for different texts.
+ *
+ * A holder keeps its leases by renewing one heartbeat document every third of the lease time,
+ * not each lease (a thousand channels cost one write, not a thousand): a lease stands while its
+ * own expiry or its holder's heartbeat has not passed. A holder that renews late (paused, or the
+ * store away, for two thirds of the lease or more) may have been taken over: it then renews each
+ * lease by compare-and-set, as a taker writes it, so exactly one of them wins each channel.
  */
 export class ChannelLeases {
   /** Leases held, by channel key, with the stored version to renew or release them by. */
@@ -39,6 +57,8 @@ export class ChannelLeases {
   private readonly acquiring = new Map<string, Promise<LeaseHolder | undefined>>();
   private timer: TimerHandle | undefined;
   private disposed = false;
+  /** When every lease held was last known to stand for a whole lease time (a renewal, or the first lease). */
+  private renewedAt: number | undefined;
 
   constructor(
     private readonly options: {
@@ -85,8 +105,10 @@ export class ChannelLeases {
     const now = clock.now();
     const stored = await documents.get<LeaseValue>(LEASES, key);
     const current = stored?.value;
-    if (current && current.owner !== owner && current.expiresAt > now && ownerAlive(current.owner))
-      return { owner: current.owner, expiresAt: current.expiresAt };
+    if (current && current.owner !== owner) {
+      const until = await this.standsUntil(current, now);
+      if (until > now && ownerAlive(current.owner)) return { owner: current.owner, expiresAt: until };
+    }
     try {
       const version = await documents.put<LeaseValue>(
         LEASES,
@@ -95,6 +117,7 @@ export class ChannelLeases {
         { expectedVersion: stored?.version ?? 0, at: now },
       );
       this.held.set(key, version);
+      this.renewedAt ??= now;
       // Expected after a crash or a stop without release; worth a line, not a warning.
       if (current && current.owner !== owner)
         this.options.logger.info(
@@ -119,14 +142,32 @@ export class ChannelLeases {
     await this.options.documents.delete(LEASES, key, { expectedVersion: version }).catch(() => false);
   }
 
+  /** Until when another runtime's lease stands: its own expiry, or its holder's heartbeat. */
+  private async standsUntil(lease: LeaseValue, now: number): Promise<number> {
+    if (lease.expiresAt > now) return lease.expiresAt;
+    const heartbeat = await this.options.documents.get<HeartbeatValue>(HEARTBEATS, lease.owner);
+    return Math.max(lease.expiresAt, heartbeat?.value.expiresAt ?? 0);
+  }
+
   /**
-   * Renews every lease held, all at once (a store that groups writes commits them together); a
-   * lease someone else took meanwhile is lost (see `onLost`).
+   * Renews this runtime's heartbeat, which keeps every lease it holds. Late (two thirds of the
+   * lease or more since the last renewal), it also renews each lease by compare-and-set: a lease
+   * someone else took meanwhile is lost (see `onLost`). A heartbeat the store refused is retried
+   * at the next renewal, which is then late.
    */
   async renew(): Promise<void> {
-    const { clock } = this.options;
+    const { clock, documents, owner, logger } = this.options;
     const now = clock.now();
-    await Promise.all([...this.held].map(([key, version]) => this.renewOne(key, version, now)));
+    const late = this.renewedAt === undefined || now - this.renewedAt >= (2 * this.ttlMs) / 3;
+    try {
+      await documents.put<HeartbeatValue>(HEARTBEATS, owner, { expiresAt: now + this.ttlMs }, { at: now });
+    } catch (error) {
+      // The store is away: the next renewal tries again, late, so it renews each lease too.
+      logger.warn({ err: error }, 'could not renew this runtime’s heartbeat');
+      return;
+    }
+    if (late) await Promise.all([...this.held].map(([key, version]) => this.renewOne(key, version, now)));
+    this.renewedAt = now;
   }
 
   private async renewOne(key: string, version: number, now: number): Promise<void> {
@@ -151,12 +192,16 @@ export class ChannelLeases {
     }
   }
 
-  /** Releases every lease held and stops renewing. */
+  /** Releases every lease held, stops renewing and removes the heartbeat. */
   async dispose(): Promise<void> {
     this.disposed = true;
     if (this.timer) this.options.clock.clearTimer(this.timer);
     this.timer = undefined;
-    await Promise.all([...this.held.keys()].map((key) => this.release(key)));
+    const { documents, owner } = this.options;
+    await Promise.all([
+      ...[...this.held.keys()].map((key) => this.release(key)),
+      this.renewedAt === undefined ? undefined : documents.delete(HEARTBEATS, owner).catch(() => false),
+    ]);
   }
 
   /** Keeps one renewal timer while any lease is held. */

@@ -69,6 +69,8 @@ export class ChannelLeases {
       logger: Logger;
       /** Called when a held lease was taken by another runtime (ours lapsed): drop the channel. */
       onLost: (key: string) => void;
+      /** Told of each renewal a timer starts (work in flight, for the runtime's idle and settle). */
+      onRenewal?: (done: Promise<void>) => void;
     },
   ) {}
 
@@ -204,16 +206,22 @@ export class ChannelLeases {
     ]);
   }
 
-  /** Keeps one renewal timer while any lease is held. */
-  private arm(): void {
+  /**
+   * Keeps one renewal timer while any lease is held, a third of the lease after `from` (the last
+   * renewal's start, not its end: time that moved while the store wrote does not make the next
+   * renewal late).
+   */
+  private arm(from = this.options.clock.now()): void {
     if (this.timer || this.disposed) return;
     const { clock } = this.options;
-    this.timer = clock.setTimer(clock.now() + Math.floor(this.ttlMs / 3), () => {
+    this.timer = clock.setTimer(from + Math.floor(this.ttlMs / 3), () => {
       this.timer = undefined;
       if (this.disposed) return;
-      void this.renew().finally(() => {
-        if (this.held.size > 0) this.arm();
+      const started = clock.now();
+      const done = this.renew().finally(() => {
+        if (this.held.size > 0) this.arm(started);
       });
+      this.options.onRenewal?.(done);
     });
   }
 }

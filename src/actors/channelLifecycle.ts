@@ -88,6 +88,7 @@ export class ChannelLifecycle {
             if (registry.stop(key))
               inspect({ type: 'actor.stopped', at: clock.now(), channelKey: key, reason: 'conflict' });
           },
+          onRenewal: (done) => tracker.track(done, tracker.begin('write', 'store')),
         })
       : undefined;
     this.handover = this.leases ? this.createHandover(this.leases) : undefined;

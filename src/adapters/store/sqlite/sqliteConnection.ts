@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { TroupeError } from '../../../ports/troupeError.js';
+import { SqliteCheckpointer } from './sqliteCheckpointer.js';
 import {
   capacityError,
   capitalise,
@@ -59,6 +60,7 @@ export class SqliteConnection {
   /** The writes of this tick, in one open transaction until it commits. */
   private group: WriteGroup | undefined;
   private readonly rollbackListeners: (() => void)[] = [];
+  private readonly checkpointer: SqliteCheckpointer | undefined;
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
@@ -78,14 +80,41 @@ export class SqliteConnection {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       // Each checkpoint syncs the disk twice: every 10,000 pages (about 40 MB) rather than 1,000.
-      this.db.pragma('wal_autocheckpoint = 10000');
+      this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
       this.schemaVersion = migrate(this.db, path, options.logger);
       if (options.maxSizeBytes !== undefined) limitSize(this.db, options.maxSizeBytes);
     } catch (error) {
       this.db.close();
       throw TroupeError.isInstance(error) ? error : openError(error, this.errors);
     }
+    if (!inMemory && (options.checkpoints?.by ?? 'worker') === 'worker')
+      this.checkpointer = new SqliteCheckpointer({
+        path,
+        busyTimeoutMs,
+        logger: options.logger,
+        ...(options.checkpoints?.afterCommits !== undefined
+          ? { afterCommits: options.checkpoints.afterCommits }
+          : {}),
+        ...(options.checkpoints?.delayMs !== undefined ? { delayMs: options.checkpoints.delayMs } : {}),
+        onRunning: (running) => this.leaveCheckpoints(running),
+      });
     options.logger?.debug({ path, schemaVersion: this.schemaVersion }, 'SQLite store opened');
+  }
+
+  /** The writer checkpoints only as a backstop while the worker does (`true`), or again itself. */
+  private leaveCheckpoints(toWorker: boolean): void {
+    if (this.closed) return;
+    const pages = toWorker ? BACKSTOP_CHECKPOINT_PAGES : WRITER_CHECKPOINT_PAGES;
+    try {
+      this.db.pragma(`wal_autocheckpoint = ${pages}`);
+    } catch (error) {
+      this.options.logger?.warn({ err: error }, 'could not set when the writer checkpoints');
+    }
+  }
+
+  /** Stops the checkpoint worker (before closing, so this connection is the last and cleans up the log). */
+  async stopCheckpoints(): Promise<void> {
+    await this.checkpointer?.stop();
   }
 
   /** Runs `work` against the database, unless closed; driver errors become `TroupeError`s. */
@@ -195,6 +224,7 @@ export class SqliteConnection {
       for (const w of group.waiting) w.reject(failure);
       return;
     }
+    this.checkpointer?.committed();
     for (const w of group.waiting) w.resolve();
   }
 
@@ -258,6 +288,12 @@ export class SqliteConnection {
     this.options.logger?.debug({ path: this.options.path }, 'SQLite store closed');
   }
 }
+
+/** When the writing connection checkpoints the log itself: every 10,000 pages (about 40 MB). */
+const WRITER_CHECKPOINT_PAGES = 10_000;
+
+/** When it still does, should the checkpoint worker fall behind: past 100,000 pages (about 400 MB). */
+const BACKSTOP_CHECKPOINT_PAGES = 100_000;
 
 /** How long a write waits for another process's lock unless told otherwise. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;

@@ -28,6 +28,15 @@ export interface SqliteStoreOptions {
   historyPerChannel?: number;
   /** The clock for writes that give no `at` (default `Date.now`). */
   now?: () => number;
+  /**
+   * Who checkpoints the write-ahead log (copies it into the database and syncs the disk).
+   * `worker` (the default for a file): a worker thread with its own connection, started once the
+   * store has committed `afterCommits` times (default 256), asked `delayMs` (default 100 ms) after
+   * a commit, one checkpoint at a time; the writing thread then checkpoints only past 100,000
+   * pages (about 400 MB), should the worker fall behind. `writer`: the writing connection, every
+   * 10,000 pages (about 40 MB), stopping the event loop while it copies them.
+   */
+  checkpoints?: { by: 'worker' | 'writer'; afterCommits?: number; delayMs?: number };
 }
 
 /** The SQLite store: the port, plus where it lives. */
@@ -43,8 +52,10 @@ export interface SqliteStore extends TroupeStore {
  * Opens (creating if needed) the SQLite store: WAL journal, `synchronous = NORMAL` and a busy
  * timeout, so several processes can share the file; the schema is migrated on open. The driver
  * is synchronous; every method still returns a promise, so the port is the same as MongoDB's.
- * The writes of one tick share one transaction (each in its own savepoint, failing alone), and a
- * write's promise resolves once that transaction has committed.
+ * The writes of one tick share one transaction, and a write's promise resolves once that
+ * transaction has committed; a write that loses a compare-and-set fails alone, one that fails
+ * midway (a full disk) fails its whole tick. The write-ahead log is checkpointed on a worker
+ * thread (see {@link SqliteStoreOptions.checkpoints}).
  * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` when the file cannot be opened (naming the path
  *   and the reason), `TROUPE_STORE_CORRUPT` when it is not a SQLite database, `TROUPE_STORE_BUSY`
  *   when another process holds it past the busy timeout, `TROUPE_STORE_FULL` when its disk is full.
@@ -64,6 +75,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     processed: new SqliteProcessed(connection),
     history: new SqliteHistory(connection, options.historyPerChannel ?? 200),
     async close() {
+      await connection.stopCheckpoints();
       connection.close();
     },
   };

@@ -1,0 +1,124 @@
+/**
+ * Who checkpoints the SQLite store's write-ahead log: a worker thread once the store has written a
+ * while (so the thread that writes never stops to copy the log and sync the disk), the writing
+ * connection when told to, and again when the worker fails. The waits here are for the worker
+ * thread's own answers, never for time.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../../src/adapters/store/sqlite/sqliteStore.js';
+import { createLogger } from '../../../src/logging/logger.js';
+
+interface Line {
+  level: number;
+  msg: string;
+  frames?: number;
+  copied?: number;
+}
+
+/** A debug logger whose lines can be awaited by message. */
+function watchedLogger() {
+  const lines: Line[] = [];
+  const waiting: { msg: string; found: (line: Line) => void }[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    destination: new Writable({
+      write(chunk, _encoding, done) {
+        for (const text of String(chunk).split('\n')) {
+          if (!text.trim()) continue;
+          const line = JSON.parse(text) as Line;
+          lines.push(line);
+          for (const w of waiting.filter((x) => x.msg === line.msg)) {
+            waiting.splice(waiting.indexOf(w), 1);
+            w.found(line);
+          }
+        }
+        done();
+      },
+    }),
+  });
+  const logged = (msg: string): Promise<Line> =>
+    new Promise((found) => {
+      const already = lines.find((l) => l.msg === msg);
+      if (already) found(already);
+      else waiting.push({ msg, found });
+    });
+  return { logger, lines, logged };
+}
+
+const dirs: string[] = [];
+function nextDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-ckpt-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sqlite store: checkpoints of the write-ahead log', () => {
+  it('move to a worker thread once the store has committed enough, which copies the log into the database', async () => {
+    const path = join(nextDir(), 'troupe.db');
+    const { logger, lines, logged } = watchedLogger();
+    const store = await openSqliteStore({
+      path,
+      logger,
+      checkpoints: { by: 'worker', afterCommits: 3, delayMs: 0 },
+    });
+    for (let i = 0; i < 2; i++) await store.documents.put('c', `k${i}`, { i });
+    expect(lines.map((l) => l.msg)).not.toContain('write-ahead log checkpoints moved to a worker thread');
+    for (let i = 2; i < 6; i++) await store.documents.put('c', `k${i}`, { i });
+    await logged('write-ahead log checkpoints moved to a worker thread');
+    const done = await logged('write-ahead log checkpointed');
+    expect(done.frames).toBeGreaterThan(0);
+    expect(done.copied).toBeGreaterThan(0);
+    expect(done.copied).toBeLessThanOrEqual(done.frames as number);
+    // The pages are in the database file itself: another connection reads them with no log at all.
+    await store.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare("SELECT COUNT(*) AS n FROM documents WHERE collection = 'c'").get()).toEqual({ n: 6 });
+    raw.close();
+  });
+
+  it('stay with the writing connection when told to (no worker starts)', async () => {
+    const path = join(nextDir(), 'troupe.db');
+    const { logger, lines } = watchedLogger();
+    const store = await openSqliteStore({
+      path,
+      logger,
+      checkpoints: { by: 'writer', afterCommits: 1, delayMs: 0 },
+    });
+    for (let i = 0; i < 10; i++) await store.documents.put('c', `k${i}`, { i });
+    await store.close();
+    expect(lines.map((l) => l.msg)).not.toContain('write-ahead log checkpoints moved to a worker thread');
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+
+  it('go back to the writer, with a warning, when the worker fails; writing goes on', async () => {
+    const dir = nextDir();
+    const path = join(dir, 'troupe.db');
+    const { logger, logged } = watchedLogger();
+    const store = await openSqliteStore({
+      path,
+      logger,
+      checkpoints: { by: 'worker', afterCommits: 2, delayMs: 0 },
+    });
+    await store.documents.put('c', 'before', 1);
+    // The data directory is removed under the running store: its open file lives on, but the
+    // worker cannot open the database.
+    rmSync(dir, { recursive: true, force: true });
+    await store.documents.put('c', 'starts-the-worker', 2);
+    const warning = await logged(
+      'the checkpoint worker failed; the writer checkpoints the write-ahead log itself again',
+    );
+    expect(warning.level).toBe(40);
+    await store.documents.put('c', 'after', 3);
+    expect((await store.documents.get('c', 'after'))?.value).toBe(3);
+    await store.close();
+  });
+});

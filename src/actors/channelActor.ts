@@ -273,6 +273,7 @@ export class ChannelActor implements FloorDriverHooks {
         );
         this.onClaim(claim);
       } else if (entry.settled?.sent) {
+        // The delivery as it was applied before the restart (a timed write may have left it out).
         this.awaiting.set(key, { claim, text: entry.response.text ?? '', mentions: [] });
         this.onOutcome({
           idempotencyKey: key,
@@ -283,7 +284,7 @@ export class ChannelActor implements FloorDriverHooks {
           parts: entry.sentParts,
           voiceFellBackToText: false,
           duplicate: true,
-          at,
+          at: Math.min(entry.settled.at, at),
         });
       } else if (entry.settled) {
         this.apply({
@@ -408,7 +409,8 @@ export class ChannelActor implements FloorDriverHooks {
     if (!awaited) return;
     this.awaiting.delete(outcome.idempotencyKey);
     const { claim } = awaited;
-    const at = this.deps.clock.now();
+    // When routing settled it: the time a restart gives the same delivery again from the outbox.
+    const at = Math.min(outcome.at, this.deps.clock.now());
     const first = outcome.parts[0];
     if (outcome.sent && first) {
       const avatar = this.deps.avatars.get(claim.avatarId);

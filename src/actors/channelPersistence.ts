@@ -355,7 +355,10 @@ export class ChannelPersistence {
       ...this.dirty.keys(),
       ...[...this.ledgers.keys()].filter((k) => !this.dirty.has(k)),
     ];
-    const picked = candidates.filter((k) => this.dirty.has(k) || unfolded(k));
+    const timed = keys === undefined && !compact;
+    const picked = candidates.filter(
+      (k) => (this.dirty.has(k) || unfolded(k)) && !(timed && this.onlyRedeliverable(k)),
+    );
     if (picked.length === 0) return;
     const appends: Pending[] = [];
     const snapshots: Pending[] = [];
@@ -381,6 +384,26 @@ export class ChannelPersistence {
       this.failed(failure, picked.length);
       throw failure;
     }
+  }
+
+  /**
+   * True when a channel's unwritten changes are only replies delivered (with no mentions), its
+   * state is stored, and its next deadline comes no earlier than its stored wake-up: a timed flush
+   * then leaves it for the channel's next write (a reply, a message, passivation, stop), sparing a
+   * write per reply. Nothing is lost if the process dies first: loading the channel finds those
+   * turns in flight with their replies settled in the outbox and applies each delivery again, the
+   * same event (the settlement's time, message id and text), and the stored wake-up still comes
+   * before any deadline the deliveries set.
+   */
+  private onlyRedeliverable(key: string): boolean {
+    const events = this.pending.get(key);
+    const source = this.dirty.get(key);
+    if (!events || events.length === 0 || !source || (this.versions.get(key) ?? 0) === 0) return false;
+    for (const e of events) if (e.type !== 'turn.delivered' || (e.mentions?.length ?? 0) > 0) return false;
+    if (!this.storedWakeAt.has(key)) return false;
+    const stored = this.storedWakeAt.get(key);
+    const wakeAt = source.wakeAt();
+    return wakeAt === undefined || (stored !== undefined && wakeAt >= stored);
   }
 
   /** Puts back changes a failed write took (before any made since). */

@@ -269,9 +269,10 @@ class StoredUsageLedger implements UsageLedger {
   /** Stores every pending bucket; a bucket whose write fails stays pending (merged with newer calls). */
   private async writePending(): Promise<void> {
     if (this.pending.size === 0) return;
-    const batch = [...this.pending.values()];
+    const pending = [...this.pending.values()];
     this.pending = new Map();
-    if (await this.writeAtOnce(batch)) return;
+    const batch = await this.writeAtOnce(pending);
+    if (batch.length === 0) return;
     const results = await Promise.allSettled(batch.map((bucket) => this.writeBucket(bucket)));
     const failed = batch.filter((_, i) => results[i]?.status === 'rejected');
     if (failed.length === 0) return;
@@ -288,11 +289,13 @@ class StoredUsageLedger implements UsageLedger {
   }
 
   /**
-   * Writes every bucket in one batch, each added to what this ledger last wrote of it (a bucket it
-   * never wrote must not exist yet). False when another process wrote one first, or the store
-   * failed: nothing was written then, and each bucket is written on its own, reading first.
+   * Writes every bucket at once (in one tick: a store that groups writes commits them together),
+   * each added to what this ledger last wrote of it (a bucket it never wrote must not exist yet),
+   * compare-and-set. Buckets are independent, so each stands or fails alone; returns those not
+   * written (another process wrote them first, or the store failed), to write on their own,
+   * reading first.
    */
-  private async writeAtOnce(batch: readonly PendingBucket[]): Promise<boolean> {
+  private async writeAtOnce(batch: readonly PendingBucket[]): Promise<PendingBucket[]> {
     const values = batch.map((bucket) => {
       const known = this.written.get(bucket.key);
       return {
@@ -301,25 +304,19 @@ class StoredUsageLedger implements UsageLedger {
         value: { ...bucket.parts, ...addTotals(known ? totalsOf(known.value) : emptyTotals(), bucket.delta) },
       };
     });
-    let versions: (number | boolean)[];
-    try {
-      versions = await this.store.batch(
-        values.map(({ bucket, expectedVersion, value }) => ({
-          op: 'put' as const,
-          collection: this.collection,
-          key: bucket.key,
-          value,
-          expectedVersion,
-        })),
-        this.clock.now(),
-      );
-    } catch {
-      return false;
-    }
+    const at = this.clock.now();
+    const results = await Promise.allSettled(
+      values.map(({ bucket, expectedVersion, value }) =>
+        this.store.put(this.collection, bucket.key, value, { expectedVersion, at }),
+      ),
+    );
+    const unwritten: PendingBucket[] = [];
     values.forEach(({ bucket, value }, i) => {
-      this.remember(bucket, Number(versions[i]), value);
+      const result = results[i] as PromiseSettledResult<number>;
+      if (result.status === 'fulfilled') this.remember(bucket, result.value, value);
+      else unwritten.push(bucket);
     });
-    return true;
+    return unwritten;
   }
 
   private remember(bucket: PendingBucket, version: number, value: UsageBucketValue): void {

@@ -16,6 +16,30 @@ const DOC_UPDATE_IF = `UPDATE documents SET value = ?, version = version + 1, up
   WHERE collection = ? AND key = ? AND version = ? RETURNING version`;
 const DOC_VERSION = 'SELECT version FROM documents WHERE collection = ? AND key = ?';
 
+/** A write of a batch, its value already JSON. */
+interface EncodedOperation {
+  op: 'put' | 'delete';
+  collection: string;
+  key: string;
+  json?: string;
+  expectedVersion?: number | undefined;
+}
+
+function idOf(o: { collection: string; key: string }): string {
+  return `${o.collection}\u0000${o.key}`;
+}
+
+/** The puts of a batch that create a document (expected version 0) nothing else in it names. */
+function soleCreates(operations: readonly EncodedOperation[]): number[] {
+  const named = new Map<string, number>();
+  for (const o of operations) named.set(idOf(o), (named.get(idOf(o)) ?? 0) + 1);
+  const creates: number[] = [];
+  operations.forEach((o, i) => {
+    if (o.op === 'put' && o.expectedVersion === 0 && named.get(idOf(o)) === 1) creates.push(i);
+  });
+  return creates;
+}
+
 export class SqliteDocuments implements DocumentStore {
   constructor(private readonly c: SqliteConnection) {}
 
@@ -63,50 +87,75 @@ export class SqliteDocuments implements DocumentStore {
     return this.c.write('documents.putMany', () => {
       if (encoded.length === 0) return [];
       const when = at ?? this.c.now();
-      this.checkFirst(encoded.map((w) => ({ op: 'put' as const, collection, ...w })));
-      return encoded.map((w) => this.writeOne(collection, w.key, w.json, w.expectedVersion, when));
+      return this.writeAll(
+        encoded.map((w) => ({ op: 'put' as const, collection, ...w })),
+        when,
+      ) as number[];
     });
   }
 
   /** All or nothing: a conflict is found before anything is written. */
   async batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
     checkNumber(at, 'at', 'documents batch');
-    const encoded = operations.map((o) => {
+    const encoded: EncodedOperation[] = operations.map((o) => {
       const place = `documents "${o.collection}/${o.key}"`;
       checkNumber(o.expectedVersion, 'expectedVersion', place);
-      return o.op === 'put' ? encodeJson(o.value, place) : undefined;
+      const { op, collection, key, expectedVersion } = o;
+      return o.op === 'put'
+        ? { op, collection, key, expectedVersion, json: encodeJson(o.value, place) }
+        : { op, collection, key, expectedVersion };
     });
     return this.c.write('documents.batch', () => {
-      if (operations.length === 0) return [];
-      const when = at ?? this.c.now();
-      this.checkFirst(operations);
-      return operations.map((o, i) =>
-        o.op === 'put'
-          ? this.writeOne(o.collection, o.key, encoded[i] as string, o.expectedVersion, when)
-          : this.deleteOne(o.collection, o.key, o.expectedVersion),
-      );
+      if (encoded.length === 0) return [];
+      return this.writeAll(encoded, at ?? this.c.now());
     });
+  }
+
+  /**
+   * Writes a batch all or nothing, with no savepoint to roll back half of it. Creates of documents
+   * no other write of the batch names go first: one that loses deletes those made before it (they
+   * did not exist) and fails the batch. The other compare-and-sets were checked before anything
+   * was written ({@link SqliteDocuments.checkFirst}), so the rest cannot lose.
+   */
+  private writeAll(operations: readonly EncodedOperation[], when: number): (number | boolean)[] {
+    const creates = soleCreates(operations);
+    this.checkFirst(operations, creates);
+    const results: (number | boolean | undefined)[] = new Array(operations.length);
+    const made: EncodedOperation[] = [];
+    for (const i of creates) {
+      const o = operations[i] as EncodedOperation;
+      const row = this.c.get(DOC_CREATE, o.collection, o.key, o.json, when);
+      if (!row) {
+        for (const m of made) this.deleteOne(m.collection, m.key, undefined);
+        const actual = Number(this.c.get(DOC_VERSION, o.collection, o.key)?.version ?? 0);
+        throw conflict('documents', `${o.collection}/${o.key}`, 0, actual);
+      }
+      made.push(o);
+      results[i] = Number(row.version);
+    }
+    operations.forEach((o, i) => {
+      if (results[i] !== undefined) return;
+      results[i] =
+        o.op === 'put'
+          ? this.writeOne(o.collection, o.key, o.json as string, o.expectedVersion, when)
+          : this.deleteOne(o.collection, o.key, o.expectedVersion);
+    });
+    return results as (number | boolean)[];
   }
 
   /**
    * Throws the conflict a batch would meet, before it writes anything: a write runs in its
    * group's transaction, with no savepoint to roll back a half-written batch. Only the documents
-   * that a later compare-and-set put names are read (their versions followed through the batch);
-   * a batch whose only compare-and-set is its first write needs no check (it writes nothing when
-   * it loses).
+   * that a compare-and-set put other than the sole creates names are read (their versions
+   * followed through the batch); the first write needs no check when no create goes before it (it
+   * writes nothing when it loses).
    */
-  private checkFirst(
-    operations: readonly {
-      op: 'put' | 'delete';
-      collection: string;
-      key: string;
-      expectedVersion?: number | undefined;
-    }[],
-  ): void {
-    const idOf = (o: { collection: string; key: string }) => `${o.collection}\u0000${o.key}`;
+  private checkFirst(operations: readonly EncodedOperation[], creates: readonly number[]): void {
+    const sole = new Set(creates);
     const checked = new Set<string>();
     operations.forEach((o, i) => {
-      if (i > 0 && o.op === 'put' && o.expectedVersion !== undefined) checked.add(idOf(o));
+      if (sole.has(i) || o.op !== 'put' || o.expectedVersion === undefined) return;
+      if (i > 0 || creates.length > 0) checked.add(idOf(o));
     });
     if (checked.size === 0) return;
     const versions = new Map<string, number>();

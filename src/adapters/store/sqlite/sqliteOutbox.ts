@@ -23,11 +23,7 @@ export class SqliteOutbox implements Outbox {
           json,
           at,
         ) > 0;
-      if (created)
-        return {
-          entry: { key, response: decodeJson(json, `outbox entry "${key}"`), recordedAt: at, sentParts: [] },
-          created,
-        };
+      if (created) return { entry: recordedEntry(key, json, at), created };
       const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
       if (!row)
         throw new TroupeError(
@@ -47,8 +43,20 @@ export class SqliteOutbox implements Outbox {
     const json = encodeJson(settlement, `outbox settlement of "${key}"`);
     const part = lastPart ? encodeJson(lastPart, `outbox part of "${key}"`) : undefined;
     return this.c.write('outbox.settle', () => {
-      if (lastPart && part !== undefined) this.notePart(key, lastPart, part);
-      this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
+      if (lastPart === undefined || part === undefined)
+        this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
+      // One statement: settled, with the part appended unless a part with its index is there.
+      else
+        this.c.change(
+          `UPDATE outbox SET settled = ?, sent_parts = CASE
+              WHEN EXISTS (SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)
+              THEN sent_parts ELSE json_insert(sent_parts, '$[#]', json(?)) END
+            WHERE key = ? AND settled IS NULL`,
+          json,
+          lastPart.index,
+          part,
+          key,
+        );
     });
   }
 
@@ -81,6 +89,27 @@ export class SqliteOutbox implements Outbox {
       return row ? toEntry(row) : undefined;
     });
   }
+}
+
+/**
+ * A new entry as stored, its response read back from its JSON only if asked for (routing, the
+ * caller, already has the response and reads only the parts and settlement).
+ */
+function recordedEntry(key: string, json: string, recordedAt: number): OutboxEntry {
+  let response: OutgoingResponse | undefined;
+  const entry = { key, recordedAt, sentParts: [] as SentPart[] } as unknown as OutboxEntry;
+  Object.defineProperty(entry, 'response', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      response ??= decodeJson<OutgoingResponse>(json, `outbox entry "${key}"`);
+      return response;
+    },
+    set: (value: OutgoingResponse) => {
+      response = value;
+    },
+  });
+  return entry;
 }
 
 function toEntry(row: Row): OutboxEntry {

@@ -476,7 +476,10 @@ export class ChannelPersistence {
     });
   }
 
-  /** Whole snapshots (compare-and-set) with their wake-ups in one batch; the ledger entries they fold in are then deleted. */
+  /**
+   * Whole snapshots (compare-and-set) with their wake-ups in one batch, and with them the deletes
+   * of the ledger entries they fold in (all or nothing: never a snapshot beside entries it holds).
+   */
   private async writeSnapshots(picked: Pending[]): Promise<void> {
     if (picked.length === 0) return;
     const at = this.options.clock.now();
@@ -489,21 +492,23 @@ export class ChannelPersistence {
         value: document,
         expectedVersion: this.versions.get(p.key) ?? 0,
       };
-      return { ...p, wakeAt, moved: true, ops: [...this.wakeupOps(p.key, wakeAt), op] };
+      const folded: DocumentOperation[] = (this.ledgers.get(p.key)?.keys ?? []).map((key) => ({
+        op: 'delete',
+        collection: LEDGER,
+        key,
+      }));
+      // The snapshot last: a channel's result is its last write's.
+      return { ...p, wakeAt, moved: true, ops: [...folded, ...this.wakeupOps(p.key, wakeAt), op] };
     });
     const written = await this.writeBatch(writes, at);
-    const folded: string[] = [];
     writes.forEach((w, i) => {
       const version = written[i];
       if (version === undefined) return;
       this.versions.set(w.key, version);
       this.storedWakeAt.set(w.key, w.wakeAt);
-      folded.push(...(this.ledgers.get(w.key)?.keys ?? []));
       this.ledgers.set(w.key, { events: 0, keys: [] });
     });
     await this.removeWakeups(writes.filter((w, i) => written[i] !== undefined && w.wakeAt === undefined));
-    // The new snapshot holds them; a crash before this leaves entries of an older snapshot, never read.
-    await this.deleteEntries(folded);
   }
 
   /** The write of a channel's wake-up, if it has one (in the batch before its state: never a thread nothing wakes). */

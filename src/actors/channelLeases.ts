@@ -154,8 +154,8 @@ export class ChannelLeases {
   /**
    * Renews this runtime's heartbeat, which keeps every lease it holds. Late (two thirds of the
    * lease or more since the last renewal), it also renews each lease by compare-and-set: a lease
-   * someone else took meanwhile is lost (see `onLost`). A heartbeat the store refused is retried
-   * at the next renewal, which is then late.
+   * someone else took meanwhile is lost (see `onLost`). After a heartbeat or a lease the store
+   * refused, the next renewal is late too.
    */
   async renew(): Promise<void> {
     const { clock, documents, owner, logger } = this.options;
@@ -168,11 +168,18 @@ export class ChannelLeases {
       logger.warn({ err: error }, 'could not renew this runtime’s heartbeat');
       return;
     }
-    if (late) await Promise.all([...this.held].map(([key, version]) => this.renewOne(key, version, now)));
+    if (late) {
+      const known = await Promise.all(
+        [...this.held].map(([key, version]) => this.renewOne(key, version, now)),
+      );
+      // A lease the store did not answer for may have been taken: the next renewal is late too.
+      if (known.includes(false)) return;
+    }
     this.renewedAt = now;
   }
 
-  private async renewOne(key: string, version: number, now: number): Promise<void> {
+  /** Renews one lease by compare-and-set; false when the store failed (nothing is known of it). */
+  private async renewOne(key: string, version: number, now: number): Promise<boolean> {
     const { documents, owner, logger } = this.options;
     try {
       const next = await documents.put<LeaseValue>(
@@ -182,15 +189,17 @@ export class ChannelLeases {
         { expectedVersion: version, at: now },
       );
       if (this.held.has(key)) this.held.set(key, next);
+      return true;
     } catch (error) {
       if (TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT') {
         this.held.delete(key);
         logger.warn({ channel: key }, 'lost the lease of a channel to another runtime; dropping it');
         this.options.onLost(key);
-      } else {
-        // The store is away: keep the lease and try again at the next renewal.
-        logger.warn({ channel: key, err: error }, 'could not renew a channel lease');
+        return true;
       }
+      // The store is away: keep the lease and try again at the next renewal.
+      logger.warn({ channel: key, err: error }, 'could not renew a channel lease');
+      return false;
     }
   }
 

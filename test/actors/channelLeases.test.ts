@@ -124,4 +124,31 @@ describe('channel leases', () => {
     await holder.dispose();
     await taker.dispose();
   });
+
+  it('a late renewal that could not verify a lease (the store failed) verifies it again at the next renewal', async () => {
+    const store = createMemoryStore();
+    const { documents, writes } = countingWrites(store.documents);
+    let failLease = false;
+    const flaky: DocumentStore = Object.create(documents);
+    flaky.put = (collection, key, value, options) =>
+      failLease && collection === LEASES
+        ? Promise.reject(new Error('store away'))
+        : documents.put(collection, key, value, options);
+    const clock = new SimulatedClock(1_000_000);
+    const holder = leasesOf(flaky, clock, 'host-a:1:holder');
+    expect(await holder.acquire(KEY)).toBeUndefined();
+    // Paused for 25 s: the renewal is late, and the store refuses the lease's renewal.
+    clock.setNow(1_025_000);
+    failLease = true;
+    await pass(clock, 1);
+    const afterLate = writes.get(LEASES) ?? 0;
+    failLease = false;
+    // On time now, but the lease is still unverified: it is renewed by compare-and-set once more.
+    await pass(clock, 10_000);
+    expect(writes.get(LEASES)).toBe(afterLate + 1);
+    // Then on time and verified: only the heartbeat.
+    await pass(clock, 10_000);
+    expect(writes.get(LEASES)).toBe(afterLate + 1);
+    await holder.dispose();
+  });
 });

@@ -18,7 +18,17 @@ const MAX_DEPTH = 500;
  * @throws TroupeError `TROUPE_STORE_INVALID_VALUE` naming the place and the offending path.
  */
 export function encodeJson(value: unknown, place: ValuePlace): string {
-  if (isJson(value, 0)) return JSON.stringify(value);
+  checkJson(value, place);
+  return JSON.stringify(value);
+}
+
+/**
+ * Checks that `value` is JSON as {@link encodeJson} accepts it, without writing its text (for a
+ * store that writes the value's parts apart).
+ * @throws TroupeError `TROUPE_STORE_INVALID_VALUE`, exactly as {@link encodeJson} does.
+ */
+export function checkJson(value: unknown, place: ValuePlace): void {
+  if (isJson(value, 0)) return;
   const found = findProblem(value, new Set(), 0);
   const problem = found
     ? { path: `$${found.at.reverse().map(segment).join('')}`, what: found.what }
@@ -30,7 +40,6 @@ export function encodeJson(value: unknown, place: ValuePlace): string {
       { details: { place, path: problem.path } },
     );
   }
-  return JSON.stringify(value);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { HistoryEntry, HistoryStore } from '../../../ports/history.js';
-import { decodeJson, encodeJson } from '../jsonValue.js';
+import { checkJson, decodeJson, encodeJson } from '../jsonValue.js';
 import { limitOf, type SqliteConnection } from './sqliteConnection.js';
 
 /**
@@ -17,7 +17,7 @@ export class SqliteHistory implements HistoryStore {
 
   async append(entry: HistoryEntry): Promise<void> {
     const place = `history line "${entry.channelId}/${entry.messageId}"`;
-    encodeJson(entry, place);
+    checkJson(entry, place);
     const author = encodeJson(entry.author, place);
     return this.c.write('history.append', () => {
       this.c.change(

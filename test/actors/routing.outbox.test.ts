@@ -205,3 +205,42 @@ describe('the writes a reply makes to a promise-only outbox', () => {
     expect((await outbox.get('half'))?.sentParts.map((p) => p.messageId)).toEqual(['m-0']);
   });
 });
+
+describe('the writes a reply makes to an outbox that answers at once (the memory store)', () => {
+  it('notes every part at once, the last too, and settles; a part it cannot note is logged and the reply stands', async () => {
+    const { outbox } = createMemoryStore();
+    const transport = new RecordingTransport({ limits: { maxTextLength: 20 } });
+    const { routing } = routingWith([transport], { outbox: outbox as never });
+    const outcome = await routing.route(responseOf('three', fiveWords));
+    expect(outcome.sent).toBe(true);
+    const stored = await outbox.get('three');
+    expect(stored?.sentParts.map((p) => p.index)).toEqual([0, 1, 2]);
+    expect(stored?.settled).toMatchObject({ sent: true });
+
+    const warnings: string[] = [];
+    const immediate = outbox.immediate;
+    if (!immediate) throw new Error('the memory store answers at once');
+    const failing = Object.create(outbox) as typeof outbox;
+    Object.defineProperty(failing, 'immediate', {
+      value: {
+        ...immediate,
+        markPartSent: () => {
+          throw new Error('disk full');
+        },
+      },
+    });
+    const logger = {
+      warn: (_: unknown, msg: string) => warnings.push(msg),
+      info: () => undefined,
+      debug: () => undefined,
+      error: () => undefined,
+      child: () => logger,
+    };
+    const other = routingWith([new RecordingTransport()], {
+      outbox: failing as never,
+      logger: logger as never,
+    });
+    expect((await other.routing.route(responseOf('noted-not', 'hello'))).sent).toBe(true);
+    expect(warnings).toContain('outbox could not note a sent part');
+  });
+});

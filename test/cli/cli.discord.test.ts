@@ -78,7 +78,10 @@ describe('troupe discord', () => {
       // A summoned avatar greets and follows up first: wait for its answer to this message.
       fake.postMessage({ channelId: GENERAL, author: ada, content });
       // An idle line may follow the answer before the check runs: return the answer itself.
-      const answers = () => dewey().slice(before).filter((e) => /vendor|city/iu.test(e.content ?? ''));
+      const answers = () =>
+        dewey()
+          .slice(before)
+          .filter((e) => /vendor|city/iu.test(e.content ?? ''));
       await until(() => answers().length > 0);
       return answers().at(-1)?.content ?? '';
     };

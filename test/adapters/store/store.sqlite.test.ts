@@ -12,6 +12,7 @@ import {
   sqliteMigrations,
 } from '../../../src/adapters/store/sqlite/index.js';
 import type { TroupeStore } from '../../../src/ports/store.js';
+import { capturingLogger } from '../../support/erpSpy.js';
 import { describeStoreContract } from '../../support/storeContract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-sqlite-'));
@@ -340,6 +341,41 @@ describe('sqlite store: writes of one tick', () => {
     await store.documents.put('c', 'small', 'updated in place');
     expect((await store.documents.get('c', 'small'))?.value).toBe('updated in place');
     await store.close();
+  });
+
+  it('a history line appended at once (no promise) is stored when its tick commits; a lost group logs it', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path });
+    const line = (messageId: string, text: string) => ({
+      channelId: 'ch',
+      messageId,
+      at: 1,
+      author: { kind: 'human' as const, id: 'u', name: 'Ada' },
+      text,
+    });
+    store.history.appendNow?.(line('m1', 'hi'));
+    // The same connection reads the open group; another one only once it commits.
+    expect((await store.history.recent('ch', 5)).map((l) => l.text)).toEqual(['hi']);
+    await store.documents.put('c', 'after', 1); // resolves once the group (with the line) commits
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare('SELECT text FROM history').all()).toEqual([{ text: 'hi' }]);
+    raw.close();
+    expect(() => store.history.appendNow?.({ ...line('m2', 'x'), at: Number.NaN })).toThrow(
+      expect.objectContaining({ code: 'TROUPE_STORE_INVALID_VALUE' }),
+    );
+    await store.close();
+
+    const { logger, lines } = capturingLogger();
+    const full = await openSqliteStore({ path, maxSizeBytes: 1, logger });
+    full.history.appendNow?.(line('m3', 'lost'));
+    await expect(full.documents.put('c', 'big', 'x'.repeat(50_000))).rejects.toMatchObject({
+      code: 'TROUPE_STORE_FULL',
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ operations: ['history.append'], count: 1, code: 'TROUPE_STORE_FULL' }),
+    );
+    expect((await full.history.recent('ch', 5)).map((l) => l.text)).toEqual(['hi']);
+    await full.close();
   });
 
   it('are stored once their promise resolves: another connection reads them', async () => {

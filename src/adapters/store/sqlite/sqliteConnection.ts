@@ -19,6 +19,8 @@ export type Row = Record<string, unknown>;
 /** Writes made in one tick, waiting for their transaction to commit. */
 interface WriteGroup {
   waiting: { resolve: () => void; reject: (error: unknown) => void; operation: string }[];
+  /** Operations of writes nobody waits for ({@link SqliteConnection.writeNow}): logged if lost. */
+  unwaited: string[];
   /** A write joined since the last look. */
   grew: boolean;
   /** Microtasks waited so far. */
@@ -163,6 +165,31 @@ export class SqliteConnection {
     });
   }
 
+  /**
+   * As {@link SqliteConnection.write}, for a write nobody waits for (a history line): it joins
+   * this tick's group and returns, sparing a promise per write. It is stored when the group
+   * commits; a group that cannot commit logs the writes it lost.
+   * @throws TroupeError as `write` rejects: the store is closed, or `work` failed (see `write`).
+   */
+  writeNow(operation: string, work: () => void): void {
+    this.checkOpen(operation);
+    let group: WriteGroup;
+    try {
+      group = this.group ?? this.openGroup();
+    } catch (error) {
+      throw this.failure(error, operation);
+    }
+    try {
+      work();
+    } catch (error) {
+      const failure = this.failure(error, operation);
+      if (!TroupeError.isInstance(error) || !this.db.inTransaction) this.abandonGroup(group, failure);
+      throw failure;
+    }
+    group.grew = true;
+    group.unwaited.push(operation);
+  }
+
   /** Calls `listener` when a group of writes could not be committed (to forget what it kept). */
   onRollback(listener: () => void): void {
     this.rollbackListeners.push(listener);
@@ -179,7 +206,7 @@ export class SqliteConnection {
     if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
     this.statement('BEGIN IMMEDIATE').run();
     groupOwner = this;
-    const group: WriteGroup = { waiting: [], grew: false, hops: 0 };
+    const group: WriteGroup = { waiting: [], unwaited: [], grew: false, hops: 0 };
     this.group = group;
     later(() => this.settleGroup(group, true));
     return group;
@@ -196,7 +223,17 @@ export class SqliteConnection {
       // SQLite rolls back on its own when it cannot go on (a full disk, an I/O error).
     }
     for (const listener of this.rollbackListeners) listener();
+    this.lostUnwaited(group, failure);
     for (const w of group.waiting) w.reject(failure);
+  }
+
+  /** Logs the writes of a failed group that nobody waited for (their callers cannot hear of it). */
+  private lostUnwaited(group: WriteGroup, failure: TroupeError): void {
+    if (group.unwaited.length === 0) return;
+    this.options.logger?.warn(
+      { operations: [...new Set(group.unwaited)], count: group.unwaited.length, code: failure.code },
+      `${group.unwaited.length} write(s) were not stored: ${failure.message}`,
+    );
   }
 
   /** Commits the group once it stops growing (or at once, `force`), then settles its writes. */
@@ -221,6 +258,7 @@ export class SqliteConnection {
       for (const listener of this.rollbackListeners) listener();
       const operation = group.waiting.map((w) => w.operation).join(', ');
       const failure = this.failure(error, operation || 'commit');
+      this.lostUnwaited(group, failure);
       for (const w of group.waiting) w.reject(failure);
       return;
     }

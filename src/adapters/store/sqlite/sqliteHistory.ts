@@ -3,7 +3,7 @@ import { checkJson, decodeJson, encodeJson } from '../jsonValue.js';
 import { limitOf, type SqliteConnection } from './sqliteConnection.js';
 
 /**
- * Channel history: appends are one insert; every `perChannel` appends to a channel (and on the
+ * Channel history: appends are one insert (joined to the tick's write group); every `perChannel` appends to a channel (and on the
  * first append after opening) the lines older than the newest `perChannel` are deleted in one go.
  */
 export class SqliteHistory implements HistoryStore {
@@ -16,32 +16,49 @@ export class SqliteHistory implements HistoryStore {
   ) {}
 
   async append(entry: HistoryEntry): Promise<void> {
+    const author = this.checked(entry);
+    return this.c.write('history.append', () => this.insert(entry, author));
+  }
+
+  /**
+   * The same append, joined to this tick's write group without a promise (lines are appended
+   * twice per reply, and nobody waits for them): stored when the group commits, which a store
+   * that cannot commit logs.
+   */
+  readonly appendNow = (entry: HistoryEntry): void => {
+    const author = this.checked(entry);
+    this.c.writeNow('history.append', () => this.insert(entry, author));
+  };
+
+  /** Checks a line; returns its author as JSON text. */
+  private checked(entry: HistoryEntry): string {
     const place = `history line "${entry.channelId}/${entry.messageId}"`;
     checkJson(entry, place);
-    const author = encodeJson(entry.author, place);
-    return this.c.write('history.append', () => {
+    return encodeJson(entry.author, place);
+  }
+
+  private insert(entry: HistoryEntry, author: string): void {
+    this.c.change(
+      'INSERT INTO history (channel_id, message_id, at, author, text) VALUES (?, ?, ?, ?, ?)',
+      entry.channelId,
+      entry.messageId,
+      entry.at,
+      author,
+      entry.text,
+    );
+    const count = this.sinceTrim.get(entry.channelId);
+    if (count === undefined || count + 1 >= this.perChannel) {
       this.c.change(
-        'INSERT INTO history (channel_id, message_id, at, author, text) VALUES (?, ?, ?, ?, ?)',
+        `DELETE FROM history WHERE channel_id = ? AND seq <= (
+          SELECT seq FROM history WHERE channel_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
         entry.channelId,
-        entry.messageId,
-        entry.at,
-        author,
-        entry.text,
+        entry.channelId,
+        this.perChannel,
       );
-      const count = this.sinceTrim.get(entry.channelId);
-      if (count === undefined || count + 1 >= this.perChannel) {
-        this.c.change(
-          `DELETE FROM history WHERE channel_id = ? AND seq <= (
-            SELECT seq FROM history WHERE channel_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-          entry.channelId,
-          entry.channelId,
-          this.perChannel,
-        );
-        this.sinceTrim.set(entry.channelId, 0);
-      } else {
-        this.sinceTrim.set(entry.channelId, count + 1);
-      }
-    });
+      this.sinceTrim.set(entry.channelId, 0);
+    } else {
+      this.sinceTrim.set(entry.channelId, count + 1);
+    }
   }
 
   async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {

@@ -10,10 +10,12 @@ import { conflict, limitOf, type Row, type SqliteConnection } from './sqliteConn
 const DOC_UPSERT = `INSERT INTO documents (collection, key, value, version, updated_at) VALUES (?, ?, ?, 1, ?)
   ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, version = documents.version + 1, updated_at = excluded.updated_at
   RETURNING version`;
+// A create makes version 1 and a compare-and-set update version `expected + 1`: no RETURNING
+// (it costs SQLite a temporary table per statement), the rows changed say whether it won.
 const DOC_CREATE = `INSERT INTO documents (collection, key, value, version, updated_at) VALUES (?, ?, ?, 1, ?)
-  ON CONFLICT (collection, key) DO NOTHING RETURNING version`;
+  ON CONFLICT (collection, key) DO NOTHING`;
 const DOC_UPDATE_IF = `UPDATE documents SET value = ?, version = version + 1, updated_at = ?
-  WHERE collection = ? AND key = ? AND version = ? RETURNING version`;
+  WHERE collection = ? AND key = ? AND version = ?`;
 const DOC_VERSION = 'SELECT version FROM documents WHERE collection = ? AND key = ?';
 
 /** A write of a batch, its value already JSON. */
@@ -118,20 +120,27 @@ export class SqliteDocuments implements DocumentStore {
    * was written ({@link SqliteDocuments.checkFirst}), so the rest cannot lose.
    */
   private writeAll(operations: readonly EncodedOperation[], when: number): (number | boolean)[] {
+    // One write (most batches: a channel's ledger entry) is all or nothing by itself.
+    const only = operations.length === 1 ? operations[0] : undefined;
+    if (only)
+      return [
+        only.op === 'put'
+          ? this.writeOne(only.collection, only.key, only.json as string, only.expectedVersion, when)
+          : this.deleteOne(only.collection, only.key, only.expectedVersion),
+      ];
     const creates = soleCreates(operations);
     this.checkFirst(operations, creates);
     const results: (number | boolean | undefined)[] = new Array(operations.length);
     const made: EncodedOperation[] = [];
     for (const i of creates) {
       const o = operations[i] as EncodedOperation;
-      const row = this.c.get(DOC_CREATE, o.collection, o.key, o.json, when);
-      if (!row) {
+      if (this.c.change(DOC_CREATE, o.collection, o.key, o.json, when) === 0) {
         for (const m of made) this.deleteOne(m.collection, m.key, undefined);
         const actual = Number(this.c.get(DOC_VERSION, o.collection, o.key)?.version ?? 0);
         throw conflict('documents', `${o.collection}/${o.key}`, 0, actual);
       }
       made.push(o);
-      results[i] = Number(row.version);
+      results[i] = 1;
     }
     operations.forEach((o, i) => {
       if (results[i] !== undefined) return;
@@ -183,11 +192,14 @@ export class SqliteDocuments implements DocumentStore {
     expected: number | undefined,
     at: number,
   ): number {
-    let row: Row | undefined;
-    if (expected === undefined) row = this.c.get(DOC_UPSERT, collection, key, json, at);
-    else if (expected === 0) row = this.c.get(DOC_CREATE, collection, key, json, at);
-    else row = this.c.get(DOC_UPDATE_IF, json, at, collection, key, expected);
-    if (row) return Number(row.version);
+    if (expected === undefined) {
+      const row = this.c.get(DOC_UPSERT, collection, key, json, at);
+      if (row) return Number(row.version);
+    } else if (expected === 0) {
+      if (this.c.change(DOC_CREATE, collection, key, json, at) > 0) return 1;
+    } else if (this.c.change(DOC_UPDATE_IF, json, at, collection, key, expected) > 0) {
+      return expected + 1;
+    }
     const actual = Number(this.c.get(DOC_VERSION, collection, key)?.version ?? 0);
     throw conflict('documents', `${collection}/${key}`, expected ?? 0, actual);
   }

@@ -109,7 +109,7 @@ export interface PersistenceOptions {
   flushIntervalMs?: number;
   /**
    * Floor events a channel's turn ledger may hold before its whole snapshot is written again
-   * (default 64; 0: every write is a whole snapshot). A durable store gets the events applied since
+   * (default 256; 0: every write is a whole snapshot). A durable store gets the events applied since
    * the last write instead (a reply's few events, not the whole floor); a restore replays them.
    */
   ledgerLimit?: number;

@@ -16,6 +16,13 @@ function lineOf(input: { speakerId: string; channelKey: string; text: string; at
   };
 }
 
+/**
+ * How long changes wait to be written (default). An avatar's document holds every partner with
+ * recent lines (tens of KB with many partners) and is written whole: every 10 s rather than every
+ * second, for notes a crash may set back by at most that much.
+ */
+const FLUSH_INTERVAL_MS = 10_000;
+
 /** How many recent lines a relationship keeps, and how long each may be. */
 const RECENT_LINES = 5;
 const EXCERPT_CHARS = 140;
@@ -58,6 +65,7 @@ export class RelationshipTracker {
       documents: DocumentStore;
       clock: Clock;
       logger: Logger;
+      /** How long changes wait to be written behind (default 10 s). */
       flushIntervalMs?: number;
       /** Write changes behind, on the flush interval (default true). */
       writeBehind?: boolean;
@@ -183,7 +191,7 @@ export class RelationshipTracker {
   private armFlush(): void {
     if (this.timer || this.options.writeBehind === false) return;
     const { clock } = this.options;
-    this.timer = clock.setTimer(clock.now() + (this.options.flushIntervalMs ?? 1000), () => {
+    this.timer = clock.setTimer(clock.now() + (this.options.flushIntervalMs ?? FLUSH_INTERVAL_MS), () => {
       this.timer = undefined;
       void this.flush();
     });

@@ -340,18 +340,23 @@ export class RoutingActor {
         const settlement: OutboxSettlement = failure
           ? { at, sent: false, error: failure }
           : { at, sent: true };
-        try {
-          if (outbox.immediate) outbox.immediate.settle(response.idempotencyKey, settlement);
-          else await outbox.settle(response.idempotencyKey, settlement, lastPart);
-        } catch (error) {
-          logger.warn({ key: response.idempotencyKey, err: error }, 'outbox could not settle an entry');
-        }
+        const settled = this.settle(response.idempotencyKey, settlement, lastPart);
         if (failure)
           logger.warn(
             { key: response.idempotencyKey, code: failure.code },
             `send failed: ${failure.message}`,
           );
-        return this.publish(delivered(response, sent, voiceFellBackToText, failure, at));
+        const outcome = delivered(response, sent, voiceFellBackToText, failure, at);
+        if (!settled) return this.publish(outcome);
+        // A store that keeps writes in order stores the settlement before anything the outcome
+        // leads to: publish at once (those writes join its commit), and end once it is stored.
+        if (!outbox.writesInOrder) {
+          await settled;
+          return this.publish(outcome);
+        }
+        const published = this.publish(outcome);
+        await settled;
+        return published;
       } catch (error) {
         // Nothing inside routing may leave a delivery hanging or a promise rejected: whatever
         // went wrong (a transport's limits changed under it, a bug) is this response's outcome.
@@ -360,6 +365,26 @@ export class RoutingActor {
     } finally {
       this.ended(queueKey, key);
     }
+  }
+
+  /**
+   * Settles an entry: undefined when done at once (or failed at once, logged); otherwise a promise
+   * that resolves once the settlement is stored or its failure logged (it never rejects).
+   */
+  private settle(
+    key: string,
+    settlement: OutboxSettlement,
+    lastPart: SentPart | undefined,
+  ): Promise<void> | undefined {
+    const { outbox, logger } = this.options;
+    const couldNot = (error: unknown) => logger.warn({ key, err: error }, 'outbox could not settle an entry');
+    try {
+      if (!outbox.immediate) return outbox.settle(key, settlement, lastPart).catch(couldNot);
+      outbox.immediate.settle(key, settlement);
+    } catch (error) {
+      couldNot(error);
+    }
+    return undefined;
   }
 
   /** Notes in the outbox that the transport took a part (a failure is logged: the send stands). */

@@ -44,6 +44,13 @@ export interface Outbox {
   get(key: string): Promise<OutboxEntry | undefined>;
   /** The same writes, answered at once, when the store can (see {@link ImmediateOutboxWrites}). */
   readonly immediate?: ImmediateOutboxWrites | undefined;
+  /**
+   * True when the store keeps every write in the order it was made (one SQLite connection): a
+   * write made after another is never stored without it. Routing then publishes a delivery's
+   * outcome as soon as it asks for the settlement, not once it is stored: whatever the outcome
+   * leads to (the channel's next writes) is stored after the settlement, and joins its commit.
+   */
+  readonly writesInOrder?: boolean | undefined;
 }
 
 /**

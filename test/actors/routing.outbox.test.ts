@@ -10,7 +10,7 @@ import type { Outbox } from '../../src/ports/outbox.js';
 import type { RoutingOutcome } from '../../src/ports/routingOutcome.js';
 import { TransportError } from '../../src/ports/transport.js';
 import { RecordingTransport } from '../../src/testing/recordingTransport.js';
-import { drive, responseOf, routingWith, ScriptedTransport } from '../support/routingHarness.js';
+import { drive, responseOf, routingWith, ScriptedTransport, tick } from '../support/routingHarness.js';
 
 const fiveWords = 'aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj';
 
@@ -242,5 +242,58 @@ describe('the writes a reply makes to an outbox that answers at once (the memory
     });
     expect((await other.routing.route(responseOf('noted-not', 'hello'))).sent).toBe(true);
     expect(warnings).toContain('outbox could not note a sent part');
+  });
+});
+
+describe('when the outcome is published, against when the settlement is stored', () => {
+  /** A MemoryOutbox without its immediate writes, whose settlements are stored when `store()` says. */
+  function slowSettling(writesInOrder: boolean) {
+    const inner = new MemoryOutbox();
+    const held: (() => void)[] = [];
+    const outbox: Outbox = {
+      record: (response, at) => inner.record(response, at),
+      markPartSent: (key, part) => inner.markPartSent(key, part),
+      settle: (key, settlement, lastPart) =>
+        new Promise<void>((resolve) => {
+          held.push(() => void inner.settle(key, settlement, lastPart).then(resolve));
+        }),
+      unsettled: (limit) => inner.unsettled(limit),
+      get: (key) => inner.get(key),
+      writesInOrder,
+    };
+    const store = () => {
+      for (const settle of held.splice(0)) settle();
+    };
+    return { outbox, inner, store };
+  }
+
+  it('a store that keeps writes in order: published as the settlement is asked for; the delivery ends once it is stored', async () => {
+    const { outbox, inner, store } = slowSettling(true);
+    const { routing } = routingWith([new RecordingTransport()], { outbox });
+    const told: RoutingOutcome[] = [];
+    let ended = false;
+    const delivery = routing.routePrepared(responseOf('ordered', 'hello'), (o) => told.push(o));
+    void delivery.then(() => {
+      ended = true;
+    });
+    await tick();
+    expect(told.map((o) => o.sent)).toEqual([true]);
+    expect(ended).toBe(false);
+    expect((await inner.get('ordered'))?.settled).toBeUndefined();
+    store();
+    await delivery;
+    expect((await inner.get('ordered'))?.settled).toMatchObject({ sent: true });
+  });
+
+  it('any other store: published only once the settlement is stored', async () => {
+    const { outbox, store } = slowSettling(false);
+    const { routing } = routingWith([new RecordingTransport()], { outbox });
+    const told: RoutingOutcome[] = [];
+    const delivery = routing.routePrepared(responseOf('unordered', 'hello'), (o) => told.push(o));
+    await tick();
+    expect(told).toEqual([]);
+    store();
+    await delivery;
+    expect(told.map((o) => o.sent)).toEqual([true]);
   });
 });

@@ -8,6 +8,9 @@ import { limitOf, type Row, type SqliteConnection } from './sqliteConnection.js'
 const OUTBOX_COLUMNS = 'key, response, recorded_at, sent_parts, settled';
 
 export class SqliteOutbox implements Outbox {
+  /** One connection writes everything, in order (see {@link Outbox.writesInOrder}). */
+  readonly writesInOrder = true;
+
   constructor(private readonly c: SqliteConnection) {}
 
   async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {

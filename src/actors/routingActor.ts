@@ -340,23 +340,14 @@ export class RoutingActor {
         const settlement: OutboxSettlement = failure
           ? { at, sent: false, error: failure }
           : { at, sent: true };
-        const settled = this.settle(response.idempotencyKey, settlement, lastPart);
         if (failure)
           logger.warn(
             { key: response.idempotencyKey, code: failure.code },
             `send failed: ${failure.message}`,
           );
         const outcome = delivered(response, sent, voiceFellBackToText, failure, at);
-        if (!settled) return this.publish(outcome);
-        // A store that keeps writes in order stores the settlement before anything the outcome
-        // leads to: publish at once (those writes join its commit), and end once it is stored.
-        if (!outbox.writesInOrder) {
-          await settled;
-          return this.publish(outcome);
-        }
-        const published = this.publish(outcome);
-        await settled;
-        return published;
+        const done = this.settleAndPublish(response.idempotencyKey, settlement, lastPart, outcome);
+        return done instanceof Promise ? await done : done;
       } catch (error) {
         // Nothing inside routing may leave a delivery hanging or a promise rejected: whatever
         // went wrong (a transport's limits changed under it, a bug) is this response's outcome.
@@ -365,6 +356,25 @@ export class RoutingActor {
     } finally {
       this.ended(queueKey, key);
     }
+  }
+
+  /**
+   * Settles the entry and publishes the outcome once the settlement is stored; on an outbox that
+   * keeps writes in order, publishes at once and resolves once it is stored (what the outcome
+   * leads to is written after the settlement and joins its commit). At once on an outbox that
+   * answers at once.
+   */
+  private settleAndPublish(
+    key: string,
+    settlement: OutboxSettlement,
+    lastPart: SentPart | undefined,
+    outcome: RoutingOutcome,
+  ): RoutingOutcome | Promise<RoutingOutcome> {
+    const settled = this.settle(key, settlement, lastPart);
+    if (!settled) return this.publish(outcome);
+    if (!this.options.outbox.writesInOrder) return settled.then(() => this.publish(outcome));
+    const published = this.publish(outcome);
+    return settled.then(() => published);
   }
 
   /**

@@ -48,14 +48,17 @@ export class SqliteOutbox implements Outbox {
     return this.c.write('outbox.settle', () => {
       if (lastPart === undefined || part === undefined)
         this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
-      // One statement: settled, with the part appended unless a part with its index is there.
+      // One statement: settled, with the part appended unless a part with its index is there
+      // (a reply of one part finds none noted: no need to look).
       else
         this.c.change(
           `UPDATE outbox SET settled = ?, sent_parts = CASE
+              WHEN sent_parts = '[]' THEN json_array(json(?))
               WHEN EXISTS (SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)
               THEN sent_parts ELSE json_insert(sent_parts, '$[#]', json(?)) END
             WHERE key = ? AND settled IS NULL`,
           json,
+          part,
           lastPart.index,
           part,
           key,

@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { MemoryOutbox } from '../../src/adapters/store/memory/memoryOutbox.js';
+import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { TroupeError } from '../../src/ports/troupeError.js';
 import { RecordingTransport } from '../../src/testing/recordingTransport.js';
@@ -101,6 +102,24 @@ describe('the delivery log', () => {
         level: WARN,
         msg: 'outbox could not settle an entry',
         key: 'k',
+        err: expect.objectContaining({ message: 'disk gone' }),
+      }),
+    );
+  });
+
+  it('an outbox that answers at once and cannot settle is warned about; the reply stands', async () => {
+    const { logger, lines } = capturedLogger();
+    const { outbox } = createMemoryStore();
+    (outbox.immediate as { settle: unknown }).settle = () => {
+      throw new Error('disk gone');
+    };
+    const { routing } = routingWith([new RecordingTransport()], { logger, outbox });
+    expect(await routing.route(responseOf('now', 'hello'))).toMatchObject({ sent: true });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: WARN,
+        msg: 'outbox could not settle an entry',
+        key: 'now',
         err: expect.objectContaining({ message: 'disk gone' }),
       }),
     );

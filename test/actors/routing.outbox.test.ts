@@ -281,7 +281,7 @@ describe('when the outcome is published, against when the settlement is stored',
     expect(ended).toBe(false);
     expect((await inner.get('ordered'))?.settled).toBeUndefined();
     store();
-    await delivery;
+    expect(await delivery).toBe(told[0]);
     expect((await inner.get('ordered'))?.settled).toMatchObject({ sent: true });
   });
 

@@ -3,8 +3,9 @@ import { checkJson, decodeJson, encodeJson } from '../jsonValue.js';
 import { limitOf, type SqliteConnection } from './sqliteConnection.js';
 
 /**
- * Channel history: appends are one insert (joined to the tick's write group); every `perChannel` appends to a channel (and on the
- * first append after opening) the lines older than the newest `perChannel` are deleted in one go.
+ * Channel history: appends are one insert (in the tick's write group); every `perChannel` appends
+ * to a channel (and on the first append after opening) the lines older than the newest
+ * `perChannel` are deleted in one go.
  */
 export class SqliteHistory implements HistoryStore {
   /** Appends per channel since its last trim (in this process). */

@@ -157,8 +157,9 @@ interface Pending {
 
 /**
  * Events a channel's ledger holds at most before the next write folds them into a snapshot. A
- * snapshot costs about as much as 60 ledger writes; a restore after a crash replays at most this
- * many events (about 5 ms a channel). Passivation and stop fold the ledger in any case.
+ * snapshot costs about as much as 15 ledger writes (and deletes those it folds in); a restore
+ * after a crash replays at most this many events (about 5 ms a channel). Passivation and stop
+ * fold the ledger in any case.
  */
 const DEFAULT_LEDGER_LIMIT = 256;
 

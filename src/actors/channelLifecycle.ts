@@ -423,15 +423,17 @@ export class ChannelLifecycle {
   }
 
   private expireIdle(now: number): void {
-    const { store, tracker, logger } = this.wiring;
+    const { store, tracker, logger, usage } = this.wiring;
     tracker.track(
       Promise.all([
         store.documents.expireIdle(CHANNELS, now - this.idleExpiryMs),
         // A channel's ledger is written no earlier than its snapshot: it expires with it.
         store.documents.expireIdle(LEDGER, now - this.idleExpiryMs),
+        usage?.expire?.(now),
       ])
-        .then(([n]) => {
+        .then(([n, , buckets]) => {
           if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
+          if (buckets) logger.info({ expired: buckets }, 'expired old usage buckets');
         })
         .catch(() => undefined),
       tracker.begin('expire', 'store'),

@@ -91,7 +91,8 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   const avatarModels = resolveAvatarModels(avatars, model, options.models);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger();
-  const usage = usageLedgerOf(options, clock, logger);
+  const durable = options.persistence?.durable ?? store.kind !== 'memory';
+  const usage = usageLedgerOf(options, clock, logger, durable);
   // One meter per model object: avatars sharing a model share its meter (and its identity).
   const meters = new Map<TurnModel, TurnModel>();
   const metered = (m: TurnModel): TurnModel => {
@@ -103,7 +104,6 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     }
     return meter;
   };
-  const durable = options.persistence?.durable ?? store.kind !== 'memory';
   const inspection$ = new Subject<InspectionEvent>();
   const relationships = new RelationshipTracker({
     documents: store.documents,
@@ -183,11 +183,17 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
   };
 }
 
-/** The runtime's usage ledger: the one given, none with `false`, else one on its store. */
+/**
+ * The runtime's usage ledger: the one given, none with `false`, else one on its store. On a store
+ * that does not outlive the process, buckets are kept the days the ledger totals in memory (today
+ * and two before) rather than a month of reports: a memory store's heap would otherwise grow by
+ * a bucket per hour, avatar and channel with calls.
+ */
 function usageLedgerOf(
   options: ResolvedRuntimeOptions,
   clock: Clock,
   logger: Logger,
+  durable: boolean,
 ): UsageLedger | undefined {
   if (options.usage === false) return undefined;
   return (
@@ -197,9 +203,13 @@ function usageLedgerOf(
       prices: builtInModelPrices,
       clock,
       logger: logger.child({ actor: 'usage' }),
+      ...(durable ? {} : { retentionMs: MEMORY_USAGE_RETENTION_MS }),
     })
   );
 }
+
+/** Usage buckets kept on a store that does not outlive the process: three days. */
+const MEMORY_USAGE_RETENTION_MS = 3 * 86_400_000;
 
 /** Reads today's stored usage; a store that fails is logged and the day starts from what is recorded. */
 async function loadUsage(usage: UsageLedger, clock: Clock, logger: Logger): Promise<void> {

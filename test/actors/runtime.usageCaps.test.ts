@@ -163,3 +163,38 @@ describe('daily token caps', () => {
     await t.stop();
   });
 });
+
+describe('usage buckets kept', () => {
+  it('the runtime deletes buckets older than the ledger keeps them, in its hourly sweep', async () => {
+    const store = createMemoryStore();
+    const old = '2026-10-01T10|avatar:nova|test:room|turn|openai:gpt-4o-mini';
+    await store.documents.put('usage', old, { note: 'a bucket of 58 days ago' });
+    const t = createTestRuntime({ avatars, store, model: priced(), config: quiet, startAt: START });
+    await t.say('Nova, hi', { as: KIM });
+    await t.advance(61 * 60_000);
+    await t.runtime.usage?.flush();
+    const keys = (await store.documents.list('usage')).map((d) => d.key);
+    expect(keys).not.toContain(old);
+    expect(keys.some((k) => k.startsWith('2026-11-28T10|avatar:nova'))).toBe(true);
+    await t.stop();
+  });
+
+  it('a store that does not outlive the process keeps three days of buckets; a durable one, 35', async () => {
+    const fourDaysAgo = '2026-11-24T09|avatar:nova|test:room|turn|openai:gpt-4o-mini';
+    for (const durable of [false, true]) {
+      const store = createMemoryStore();
+      await store.documents.put('usage', fourDaysAgo, { note: 'four days ago' });
+      const t = createTestRuntime({
+        avatars,
+        store,
+        config: quiet,
+        startAt: START,
+        persistence: { durable },
+      });
+      await t.advance(61 * 60_000);
+      const kept = (await store.documents.list('usage')).map((d) => d.key);
+      expect(kept.includes(fourDaysAgo)).toBe(durable);
+      await t.stop();
+    }
+  });
+});

@@ -307,3 +307,42 @@ describe('usage ledger: days are UTC days', () => {
     expect(rows[0]).toMatchObject({ key: 'ada', calls: 2, inputTokens: 1_007 });
   });
 });
+
+describe('usage ledger: how long buckets are kept', () => {
+  it('deletes the buckets of hours older than its retention (35 days by default), and only those', async () => {
+    const store = createMemoryStore();
+    const ledger = createUsageLedger({ store: store.documents, prices, scheduleFlush: manual });
+    const DAY = 86_400_000;
+    const old = T - 40 * DAY;
+    const recent = T - 30 * DAY;
+    for (let i = 0; i < 3; i++) ledger.record(call({ at: old, scope: `discord:${i}` }));
+    ledger.record(call({ at: recent }));
+    ledger.record(call({ at: T }));
+    await ledger.flush();
+    expect(await store.documents.list('usage')).toHaveLength(5);
+    expect(await ledger.expire?.(T)).toBe(3);
+    const left = (await store.documents.list('usage')).map((d) => d.key.slice(0, 10));
+    expect(left).toEqual([new Date(recent).toISOString().slice(0, 10), '2026-11-28']);
+    expect(await ledger.expire?.(T)).toBe(0);
+  });
+
+  it('keeps everything with an infinite retention; a month-old bucket goes with one of a day', async () => {
+    const store = createMemoryStore();
+    const forever = createUsageLedger({
+      store: store.documents,
+      prices,
+      scheduleFlush: manual,
+      retentionMs: Number.POSITIVE_INFINITY,
+    });
+    forever.record(call({ at: T - 400 * 86_400_000 }));
+    await forever.flush();
+    expect(await forever.expire?.(T)).toBe(0);
+    const daily = createUsageLedger({
+      store: store.documents,
+      prices,
+      scheduleFlush: manual,
+      retentionMs: 86_400_000,
+    });
+    expect(await daily.expire?.(T)).toBe(1);
+  });
+});

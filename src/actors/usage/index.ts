@@ -23,5 +23,5 @@ export type {
 } from '../../ports/usage.js';
 export { type EmailUsageMeter, meteredAgentModel, meteredObjectModel } from './meteredEmailModels.js';
 export { meteredTurnModel } from './meteredTurnModel.js';
-export { createUsageLedger, type StoredUsageLedgerOptions } from './storedUsageLedger.js';
+export { createUsageLedger, type StoredUsageLedgerOptions, USAGE_RETENTION_MS } from './storedUsageLedger.js';
 export type { UsageLedger, UsageReportOptions } from './usageLedger.js';

@@ -41,7 +41,16 @@ export interface StoredUsageLedgerOptions {
    * does not keep the process alive): every call recorded meanwhile is one write per bucket.
    */
   scheduleFlush?: (flush: () => void) => void;
+  /**
+   * How long stored buckets are kept after their hour (default 35 days: a month of reports);
+   * `Infinity` keeps them all. Each (hour, spender, channel, purpose, model) with calls is a
+   * document, so without a limit the collection (and a memory store's heap) grows every hour.
+   */
+  retentionMs?: number;
 }
+
+/** Stored buckets are kept this long after their hour by default. */
+export const USAGE_RETENTION_MS = 35 * 86_400_000;
 
 /**
  * How long recorded calls wait to be written (real time, not held open): under load every call of
@@ -104,6 +113,7 @@ class StoredUsageLedger implements UsageLedger {
   private readonly loading = new Map<number, UsageDay>();
   private latestDay = Number.NEGATIVE_INFINITY;
   private flushScheduled = false;
+  private readonly retentionMs: number;
   /** Writes and loads, one at a time (a load must not read while a write of the day is under way). */
   private queue: Promise<void> = Promise.resolve();
 
@@ -113,6 +123,27 @@ class StoredUsageLedger implements UsageLedger {
     this.log = options.logger ?? silentLogger();
     this.clock = options.clock ?? systemClock;
     this.schedule = options.scheduleFlush ?? flushSoon;
+    this.retentionMs = options.retentionMs ?? USAGE_RETENTION_MS;
+  }
+
+  /**
+   * Deletes the buckets of hours that ended more than `retentionMs` before `now`. Keys sort by
+   * hour first, so only those buckets (and one page after them) are read.
+   */
+  async expire(now: number): Promise<number> {
+    if (!Number.isFinite(this.retentionMs)) return 0;
+    const before = new Date(now - this.retentionMs).toISOString().slice(0, 13);
+    let deleted = 0;
+    for (;;) {
+      const page = await this.store.list(this.collection, { limit: PAGE });
+      const old = page.filter((doc) => doc.key.slice(0, 13) < before);
+      if (old.length > 0)
+        await this.store.batch(
+          old.map((doc) => ({ op: 'delete', collection: this.collection, key: doc.key })),
+        );
+      deleted += old.length;
+      if (old.length < PAGE) return deleted;
+    }
   }
 
   record(call: ModelCallUsage): void {

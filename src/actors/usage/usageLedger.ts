@@ -35,4 +35,9 @@ export interface UsageLedger {
   load(at: number): Promise<void>;
   /** Stores what is recorded but not yet stored. */
   flush(): Promise<void>;
+  /**
+   * Deletes the stored buckets of hours that ended longer ago than the ledger keeps them (the
+   * runtime calls it hourly); resolves with how many. Optional: a ledger may keep everything.
+   */
+  expire?(now: number): Promise<number>;
 }

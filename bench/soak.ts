@@ -4,8 +4,8 @@
  * heap after a full GC; at the end, the slope in bytes per message between hour `--from` and the
  * end (least squares), which should be about 0 once every bounded structure is full.
  *
- *   npm run soak                                  # 24 simulated hours, 300 channels
- *   npm run soak -- --hours 46 --channels 900 --rate 0.25 --max-seconds 900
+ *   npm run soak                                  # 96 simulated hours, 300 channels
+ *   npm run soak -- --hours 100 --channels 900 --rate 0.25 --max-seconds 900
  *   npm run soak -- --quick                       # 3 simulated hours, 30 channels (seconds)
  *
  * Node flags (package.json): --expose-gc for the heap figures.
@@ -16,8 +16,9 @@ import { intArg } from './support/args.js';
 import { printSummary } from './support/summary.js';
 
 const HELP = `Usage: npm run soak -- [options]
-  --hours N         simulated hours (default 24)
-  --from N          first hour of the slope (default 12, or half the hours if fewer)
+  --hours N         simulated hours (default 96)
+  --from N          first hour of the slope (default 76: after three days, when the memory store
+                    keeps as many usage buckets as it ever will; half the hours if fewer)
   --channels N      channels (default 300)
   --rate X          chance per channel per simulated minute of a person's message (default 0.2)
   --people N        distinct people who come and go (default 20000)
@@ -46,8 +47,8 @@ const arg = (name: string) => {
   return i < 0 ? undefined : argv[i + 1];
 };
 const quick = argv.includes('--quick');
-const hours = intArg(arg('hours'), quick ? 3 : 24, 'hours');
-const from = intArg(arg('from'), Math.min(12, Math.floor(hours / 2)), 'from', 0);
+const hours = intArg(arg('hours'), quick ? 3 : 96, 'hours');
+const from = intArg(arg('from'), hours > 76 ? 76 : Math.floor(hours / 2), 'from', 0);
 const channels = intArg(arg('channels'), quick ? 30 : 300, 'channels');
 const people = intArg(arg('people'), quick ? 500 : 20_000, 'people');
 const maxSeconds = intArg(arg('max-seconds'), 600, 'max-seconds');

@@ -144,22 +144,13 @@ export class SqliteConnection {
    * written: the whole group is rolled back and each of its writes fails with that error.
    */
   write<T>(operation: string, work: () => T): Promise<T> {
-    let value: T;
-    let group: WriteGroup;
+    let joined: { group: WriteGroup; value: T };
     try {
-      this.checkOpen(operation);
-      group = this.group ?? this.openGroup();
+      joined = this.joinGroup(operation, work);
     } catch (error) {
-      return Promise.reject(this.failure(error, operation));
+      return Promise.reject(error);
     }
-    try {
-      value = work();
-    } catch (error) {
-      const failure = this.failure(error, operation);
-      if (!TroupeError.isInstance(error) || !this.db.inTransaction) this.abandonGroup(group, failure);
-      return Promise.reject(failure);
-    }
-    group.grew = true;
+    const { group, value } = joined;
     return new Promise<T>((resolve, reject) => {
       group.waiting.push({ resolve: () => resolve(value), reject, operation });
     });
@@ -172,22 +163,31 @@ export class SqliteConnection {
    * @throws TroupeError as `write` rejects: the store is closed, or `work` failed (see `write`).
    */
   writeNow(operation: string, work: () => void): void {
-    this.checkOpen(operation);
+    this.joinGroup(operation, work).group.unwaited.push(operation);
+  }
+
+  /**
+   * Runs `work` in this tick's group, opening it if need be (see {@link SqliteConnection.write}
+   * for what a failure of `work` does to the group).
+   * @throws TroupeError the store is closed, or `work` failed.
+   */
+  private joinGroup<T>(operation: string, work: () => T): { group: WriteGroup; value: T } {
     let group: WriteGroup;
     try {
+      this.checkOpen(operation);
       group = this.group ?? this.openGroup();
     } catch (error) {
       throw this.failure(error, operation);
     }
     try {
-      work();
+      const value = work();
+      group.grew = true;
+      return { group, value };
     } catch (error) {
       const failure = this.failure(error, operation);
       if (!TroupeError.isInstance(error) || !this.db.inTransaction) this.abandonGroup(group, failure);
       throw failure;
     }
-    group.grew = true;
-    group.unwaited.push(operation);
   }
 
   /** Calls `listener` when a group of writes could not be committed (to forget what it kept). */

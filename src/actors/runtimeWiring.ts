@@ -26,7 +26,7 @@ import { TurnExecutor } from './turnExecutor.js';
 import { meteredObjectModel } from './usage/meteredEmailModels.js';
 import { meteredTurnModel } from './usage/meteredTurnModel.js';
 import { hasDailyCaps, ledgerSpendGate } from './usage/spendGate.js';
-import { createUsageLedger } from './usage/storedUsageLedger.js';
+import { createUsageLedger, USAGE_RETENTION_IN_MEMORY_MS } from './usage/storedUsageLedger.js';
 import type { UsageLedger } from './usage/usageLedger.js';
 import { WitnessLog } from './witnessLog.js';
 import { type ExternalWait, WorkTracker } from './workTracker.js';
@@ -203,13 +203,10 @@ function usageLedgerOf(
       prices: builtInModelPrices,
       clock,
       logger: logger.child({ actor: 'usage' }),
-      ...(durable ? {} : { retentionMs: MEMORY_USAGE_RETENTION_MS }),
+      ...(durable ? {} : { retentionMs: USAGE_RETENTION_IN_MEMORY_MS }),
     })
   );
 }
-
-/** Usage buckets kept on a store that does not outlive the process: three days. */
-const MEMORY_USAGE_RETENTION_MS = 3 * 86_400_000;
 
 /** Reads today's stored usage; a store that fails is logged and the day starts from what is recorded. */
 async function loadUsage(usage: UsageLedger, clock: Clock, logger: Logger): Promise<void> {

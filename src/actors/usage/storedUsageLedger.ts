@@ -76,6 +76,12 @@ interface PendingBucket {
 const MAX_CONFLICTS = 8;
 /** Days whose totals stay in memory: today, and two before (calls that end just after midnight). */
 const DAYS_KEPT = 3;
+
+/**
+ * How long a ledger on a store that does not outlive the process needs its buckets: the days whose
+ * totals it keeps in memory (a month of reports is no use to a process that forgets at exit).
+ */
+export const USAGE_RETENTION_IN_MEMORY_MS = DAYS_KEPT * DAY_MS;
 const PAGE = 500;
 const LATEST_DATE_MS = 8.64e15;
 
@@ -123,7 +129,7 @@ class StoredUsageLedger implements UsageLedger {
     this.log = options.logger ?? silentLogger();
     this.clock = options.clock ?? systemClock;
     this.schedule = options.scheduleFlush ?? flushSoon;
-    this.retentionMs = options.retentionMs ?? USAGE_RETENTION_MS;
+    this.retentionMs = Math.max(0, options.retentionMs ?? USAGE_RETENTION_MS);
   }
 
   /**

@@ -435,7 +435,9 @@ export class ChannelLifecycle {
           if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
           if (buckets) logger.info({ expired: buckets }, 'expired old usage buckets');
         })
-        .catch(() => undefined),
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, 'old state could not be expired; the next sweep tries again'),
+        ),
       tracker.begin('expire', 'store'),
     );
   }

@@ -326,6 +326,18 @@ describe('usage ledger: how long buckets are kept', () => {
     expect(await ledger.expire?.(T)).toBe(0);
   });
 
+  it('leaves keys that are not buckets alone, whatever they sort before; a time that is not one expires nothing', async () => {
+    const store = createMemoryStore();
+    const foreign = ['#meta', '+010000-01-01T00|x', '0', '1999', '2026', 'avatar:ada', 'config'];
+    for (const key of foreign) await store.documents.put('usage', key, { foreign: true });
+    const ledger = createUsageLedger({ store: store.documents, prices, scheduleFlush: manual });
+    ledger.record(call({ at: T - 40 * 86_400_000 }));
+    await ledger.flush();
+    expect(await ledger.expire?.(Number.NaN)).toBe(0);
+    expect(await ledger.expire?.(T)).toBe(1);
+    expect((await store.documents.list('usage')).map((d) => d.key).sort()).toEqual([...foreign].sort());
+  });
+
   it('keeps everything with an infinite retention; a month-old bucket goes with one of a day', async () => {
     const store = createMemoryStore();
     const forever = createUsageLedger({

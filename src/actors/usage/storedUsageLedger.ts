@@ -52,6 +52,9 @@ export interface StoredUsageLedgerOptions {
 /** Stored buckets are kept this long after their hour by default. */
 export const USAGE_RETENTION_MS = 35 * 86_400_000;
 
+/** A bucket's key: its UTC hour first (`2026-11-28T13|…`). */
+const BUCKET_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}\|/u;
+
 /**
  * How long recorded calls wait to be written (real time, not held open): under load every call of
  * that window is one write per bucket, not one per call; a crash loses at most that window. A
@@ -134,21 +137,33 @@ class StoredUsageLedger implements UsageLedger {
 
   /**
    * Deletes the buckets of hours that ended more than `retentionMs` before `now`. Keys sort by
-   * hour first, so only those buckets (and one page after them) are read.
+   * hour first, so only the keys before the cutoff are read; a key that is not a bucket's (written
+   * by someone else) is left alone.
    */
   async expire(now: number): Promise<number> {
-    if (!Number.isFinite(this.retentionMs)) return 0;
+    if (!Number.isFinite(this.retentionMs) || !Number.isFinite(now)) return 0;
     const before = new Date(now - this.retentionMs).toISOString().slice(0, 13);
     let deleted = 0;
+    let afterKey: string | undefined;
     for (;;) {
-      const page = await this.store.list(this.collection, { limit: PAGE });
-      const old = page.filter((doc) => doc.key.slice(0, 13) < before);
+      const page = await this.store.list(this.collection, {
+        limit: PAGE,
+        ...(afterKey !== undefined ? { afterKey } : {}),
+      });
+      const old: string[] = [];
+      let done = page.length < PAGE;
+      for (const doc of page) {
+        if (doc.key >= before) {
+          done = true;
+          break;
+        }
+        if (BUCKET_KEY.test(doc.key)) old.push(doc.key);
+      }
       if (old.length > 0)
-        await this.store.batch(
-          old.map((doc) => ({ op: 'delete', collection: this.collection, key: doc.key })),
-        );
+        await this.store.batch(old.map((key) => ({ op: 'delete', collection: this.collection, key })));
       deleted += old.length;
-      if (old.length < PAGE) return deleted;
+      if (done) return deleted;
+      afterKey = page[page.length - 1]?.key;
     }
   }
 

@@ -600,7 +600,7 @@ export class ChannelActor implements FloorDriverHooks {
       // the process has no restart to prepare for.
       if (this.deps.durable) {
         turn.unit.waitOn('store');
-        await this.deps.persistence?.flush([this.deps.key]).catch(() => undefined);
+        await this.floorStored();
       }
       // Built here, so routing does not validate it again; its outcome is applied as published,
       // so the turn need not wait for it (the delivery is tracked on its own).
@@ -613,6 +613,18 @@ export class ChannelActor implements FloorDriverHooks {
     } catch (error) {
       this.crashed(turn, error);
     }
+  }
+
+  /**
+   * Resolves once the floor's changes are stored, or, on a store that keeps writes in order, once
+   * they are handed to it: the outbox record made next is then stored with them or after them
+   * (one commit for both), never without them.
+   */
+  private floorStored(): Promise<void> {
+    const { persistence, key, outbox } = this.deps;
+    if (!persistence) return Promise.resolve();
+    const stored = outbox.writesInOrder ? persistence.flushIssued([key]) : persistence.flush([key]);
+    return stored.catch(() => undefined);
   }
 
   /** A bug guard that keeps the floor sane: the pipeline handles every expected failure. */

@@ -146,6 +146,8 @@ interface QueuedFlush {
   /** Write whole snapshots (folding the ledger in), not ledger entries. */
   compact: boolean;
   done: Promise<void>;
+  /** Resolves once the flush's writes have been handed to the store (stored or not). */
+  issued: Promise<void>;
 }
 
 /** A channel's changes taken for a write: put back if it fails. */
@@ -331,22 +333,44 @@ export class ChannelPersistence {
    * error.
    */
   flush(keys?: readonly string[], options: { compact?: boolean } = {}): Promise<void> {
-    const compact = options.compact ?? false;
+    return this.enqueue(keys, options.compact ?? false).done;
+  }
+
+  /**
+   * As {@link ChannelPersistence.flush} of `keys`, but resolves once the writes have been handed
+   * to the store, before they are stored (and whether they are or not). On a store that keeps
+   * every write in the order it was made, whatever is written after this resolves is stored with
+   * these writes or after them: a reply recorded then joins the floor's commit instead of waiting
+   * for it.
+   */
+  flushIssued(keys: readonly string[]): Promise<void> {
+    return this.enqueue(keys, false).issued;
+  }
+
+  /** The flush that `keys` join: the one waiting its turn, or a new one queued behind the current. */
+  private enqueue(keys: readonly string[] | undefined, compact: boolean): QueuedFlush {
     const queued = this.queued;
     if (queued) {
       if (!keys) queued.keys = undefined;
       else if (queued.keys) for (const k of keys) queued.keys.add(k);
       queued.compact ||= compact;
-      return queued.done;
+      return queued;
     }
-    const next: QueuedFlush = { keys: keys ? new Set(keys) : undefined, compact, done: Promise.resolve() };
+    let markIssued = () => {};
+    const issued = new Promise<void>((resolve) => {
+      markIssued = resolve;
+    });
+    const next: QueuedFlush = { keys: keys ? new Set(keys) : undefined, compact, done: issued, issued };
     next.done = this.flushing.then(() => {
       if (this.queued === next) this.queued = undefined;
-      return this.write(next.keys ? [...next.keys] : undefined, next.compact);
+      // `write` hands its batches to the store before its first wait.
+      const written = this.write(next.keys ? [...next.keys] : undefined, next.compact);
+      markIssued();
+      return written;
     });
     this.queued = next;
     this.flushing = next.done.catch(() => undefined);
-    return next.done;
+    return next;
   }
 
   private async write(keys: readonly string[] | undefined, compact: boolean): Promise<void> {

@@ -79,6 +79,15 @@ interface PlannedPart {
 
 type Failure = NonNullable<RoutingOutcome['error']>;
 
+/** A delivery's place in its channel's queue. */
+interface DeliverySlot {
+  queueKey: string;
+  /** The response's idempotency key. */
+  key: string;
+  /** Lets the channel's next delivery start (once this one has sent what it will send). */
+  passTurn(): void;
+}
+
 /**
  * The routing actor (transport only). It consumes nothing but {@link OutgoingResponse}:
  * records it in the outbox, turns a voice request into audio (or falls back to the text), splits
@@ -94,8 +103,11 @@ export class RoutingActor {
   private readonly transports = new Map<string, Transport>();
   private readonly retry: RetryPolicy;
   private readonly sendTimeoutMs: number;
-  /** The tail of each channel's send queue, and how many deliveries are in it. */
-  private readonly queues = new Map<string, Promise<RoutingOutcome>>();
+  /**
+   * Per channel, what its next delivery waits for (the last one queued passing its turn), and how
+   * many deliveries are in its queue.
+   */
+  private readonly queues = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, number>();
   /** Deliveries in progress by key, so one response is never delivered twice at once. */
   private readonly inProgress = new Map<string, Promise<RoutingOutcome>>();
@@ -222,10 +234,14 @@ export class RoutingActor {
     const queueKey = `${response?.channel?.kind}\u0000${response?.channel?.id}`;
     const previous = this.queues.get(queueKey);
     this.queued.set(queueKey, (this.queued.get(queueKey) ?? 0) + 1);
-    const run = this.deliver(previous, queueKey, key, response, resumed, validated);
+    let passTurn = () => {};
+    const turnPassed = new Promise<void>((resolve) => {
+      passTurn = resolve;
+    });
+    const run = this.deliver(previous, { queueKey, key, passTurn }, response, resumed, validated);
     // A delivery that ended without waiting (nothing to send) has already forgotten itself.
     if (this.queued.has(queueKey)) {
-      this.queues.set(queueKey, run);
+      this.queues.set(queueKey, turnPassed);
       this.inProgress.set(key, run);
     }
     return run;
@@ -244,17 +260,16 @@ export class RoutingActor {
     }
   }
 
-  /** Waits for the channel's previous delivery, delivers, and forgets the delivery. */
+  /** Waits for the channel's previous delivery to pass its turn, delivers, and forgets the delivery. */
   private async deliver(
-    previous: Promise<RoutingOutcome> | undefined,
-    queueKey: string,
-    key: string,
+    previous: Promise<void> | undefined,
+    slot: DeliverySlot,
     input: OutgoingResponse,
     resumed: OutboxEntry | undefined,
     validated: boolean,
   ): Promise<RoutingOutcome> {
     try {
-      if (previous) await previous.then(undefined, () => undefined);
+      if (previous) await previous;
       const { clock, logger, outbox } = this.options;
       let response = input;
       if (!validated) {
@@ -346,7 +361,7 @@ export class RoutingActor {
             `send failed: ${failure.message}`,
           );
         const outcome = delivered(response, sent, voiceFellBackToText, failure, at);
-        const done = this.settleAndPublish(response.idempotencyKey, settlement, lastPart, outcome);
+        const done = this.settleAndPublish(slot, settlement, lastPart, outcome);
         return done instanceof Promise ? await done : done;
       } catch (error) {
         // Nothing inside routing may leave a delivery hanging or a promise rejected: whatever
@@ -354,25 +369,27 @@ export class RoutingActor {
         return this.failUnexpectedly(response, error);
       }
     } finally {
-      this.ended(queueKey, key);
+      slot.passTurn();
+      this.ended(slot.queueKey, slot.key);
     }
   }
 
   /**
    * Settles the entry and publishes the outcome once the settlement is stored; on an outbox that
-   * keeps writes in order, publishes at once and resolves once it is stored (what the outcome
-   * leads to is written after the settlement and joins its commit). At once on an outbox that
-   * answers at once.
+   * keeps writes in order, passes the channel's turn and publishes at once, and resolves once it
+   * is stored (what the outcome leads to, the channel's next reply included, is written after the
+   * settlement and joins its commit). At once on an outbox that answers at once.
    */
   private settleAndPublish(
-    key: string,
+    slot: DeliverySlot,
     settlement: OutboxSettlement,
     lastPart: SentPart | undefined,
     outcome: RoutingOutcome,
   ): RoutingOutcome | Promise<RoutingOutcome> {
-    const settled = this.settle(key, settlement, lastPart);
+    const settled = this.settle(slot.key, settlement, lastPart);
     if (!settled) return this.publish(outcome);
     if (!this.options.outbox.writesInOrder) return settled.then(() => this.publish(outcome));
+    slot.passTurn();
     const published = this.publish(outcome);
     return settled.then(() => published);
   }

@@ -45,10 +45,13 @@ export interface Outbox {
   /** The same writes, answered at once, when the store can (see {@link ImmediateOutboxWrites}). */
   readonly immediate?: ImmediateOutboxWrites | undefined;
   /**
-   * True when the store keeps every write in the order it was made (one SQLite connection): a
-   * write made after another is never stored without it. Routing then publishes a delivery's
-   * outcome as soon as it asks for the settlement, not once it is stored: whatever the outcome
-   * leads to (the channel's next writes) is stored after the settlement, and joins its commit.
+   * True when the store keeps every write in the order it was made, its documents' and its
+   * outbox's alike (one SQLite connection): a write made after another is never stored without
+   * it. Routing then publishes a delivery's outcome, and starts the channel's next delivery, as
+   * soon as it asks for the settlement, not once it is stored: whatever follows (the channel's
+   * next writes, the next reply's record) is stored after the settlement, and joins its commit.
+   * A channel records its reply as soon as its floor's write is handed to the store, for the same
+   * reason.
    */
   readonly writesInOrder?: boolean | undefined;
 }

@@ -285,6 +285,41 @@ describe('when the outcome is published, against when the settlement is stored',
     expect((await inner.get('ordered'))?.settled).toMatchObject({ sent: true });
   });
 
+  it("a store that keeps writes in order: the channel's next reply is recorded and sent while the settlement before it is still being stored", async () => {
+    const { outbox, inner, store } = slowSettling(true);
+    const transport = new RecordingTransport();
+    const { routing } = routingWith([transport], { outbox });
+    const first = routing.routePrepared(responseOf('first', 'one'), () => undefined);
+    const second = routing.routePrepared(responseOf('second', 'two'), () => undefined);
+    await tick();
+    // The second went out after the first (one channel, in order), before the first was stored.
+    expect(transport.sent.map((m) => m.text)).toEqual(['one', 'two']);
+    expect((await inner.get('first'))?.settled).toBeUndefined();
+    expect(await inner.get('second')).toBeDefined();
+    store();
+    expect((await first).sent).toBe(true);
+    expect((await second).sent).toBe(true);
+    expect((await inner.get('first'))?.settled).toMatchObject({ sent: true });
+    expect((await inner.get('second'))?.settled).toMatchObject({ sent: true });
+  });
+
+  it("any other store: the channel's next reply waits until the settlement before it is stored", async () => {
+    const { outbox, inner, store } = slowSettling(false);
+    const transport = new RecordingTransport();
+    const { routing } = routingWith([transport], { outbox });
+    const first = routing.routePrepared(responseOf('first', 'one'), () => undefined);
+    const second = routing.routePrepared(responseOf('second', 'two'), () => undefined);
+    await tick();
+    expect(transport.sent.map((m) => m.text)).toEqual(['one']);
+    expect(await inner.get('second')).toBeUndefined();
+    store();
+    await first;
+    await tick();
+    store();
+    await second;
+    expect(transport.sent.map((m) => m.text)).toEqual(['one', 'two']);
+  });
+
   it('any other store: published only once the settlement is stored', async () => {
     const { outbox, store } = slowSettling(false);
     const { routing } = routingWith([new RecordingTransport()], { outbox });

@@ -21,18 +21,7 @@ interface WriteGroup {
   waiting: { resolve: () => void; reject: (error: unknown) => void; operation: string }[];
   /** Operations of writes nobody waits for ({@link SqliteConnection.writeNow}): logged if lost. */
   unwaited: string[];
-  /** A write joined since the last look. */
-  grew: boolean;
-  /** Microtasks waited so far. */
-  hops: number;
 }
-
-/**
- * Microtasks a group of writes waits at most for more writes to join it: enough for the
- * continuations of one event (a reply's outbox record, its parts, its settlement, history) to
- * share one commit, few enough that a writer never waits on a busy process for long.
- */
-const GROUP_MAX_HOPS = 32;
 
 /**
  * When a group of writes commits: after everything the current tick set off (the real
@@ -132,9 +121,10 @@ export class SqliteConnection {
 
   /**
    * Runs a write in this tick's group: the first write of a tick opens a transaction (BEGIN
-   * IMMEDIATE), and the group commits once no write has joined it for a microtask (or after
-   * {@link GROUP_MAX_HOPS} of them). The promise resolves only once the group has committed, so a
-   * caller that awaits a write knows it is stored; a failed commit fails every write of the group.
+   * IMMEDIATE), and the group commits in the next `setImmediate` turn, after everything the tick
+   * set off (the continuations of its writes included). The promise resolves only once the group
+   * has committed, so a caller that awaits a write knows it is stored; a failed commit fails every
+   * write of the group.
    * Reads on this connection see the writes of the open group.
    *
    * `work` runs in the group's transaction itself, not in a savepoint of it (a savepoint copies
@@ -181,7 +171,6 @@ export class SqliteConnection {
     }
     try {
       const value = work();
-      group.grew = true;
       return { group, value };
     } catch (error) {
       const failure = this.failure(error, operation);
@@ -197,7 +186,7 @@ export class SqliteConnection {
 
   /** Commits the open group now (another connection of this process needs the file). */
   commitNow(): void {
-    if (this.group) this.settleGroup(this.group, true);
+    if (this.group) this.settleGroup(this.group);
   }
 
   private openGroup(): WriteGroup {
@@ -206,9 +195,9 @@ export class SqliteConnection {
     if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
     this.statement('BEGIN IMMEDIATE').run();
     groupOwner = this;
-    const group: WriteGroup = { waiting: [], unwaited: [], grew: false, hops: 0 };
+    const group: WriteGroup = { waiting: [], unwaited: [] };
     this.group = group;
-    later(() => this.settleGroup(group, true));
+    later(() => this.settleGroup(group));
     return group;
   }
 
@@ -236,15 +225,9 @@ export class SqliteConnection {
     );
   }
 
-  /** Commits the group once it stops growing (or at once, `force`), then settles its writes. */
-  private settleGroup(group: WriteGroup, force: boolean): void {
+  /** Commits the group (its tick is over, or another connection needs the file), then settles its writes. */
+  private settleGroup(group: WriteGroup): void {
     if (this.group !== group) return;
-    if (!force && group.grew && group.hops < GROUP_MAX_HOPS) {
-      group.grew = false;
-      group.hops++;
-      queueMicrotask(() => this.settleGroup(group, false));
-      return;
-    }
     this.group = undefined;
     if (groupOwner === this) groupOwner = undefined;
     try {
@@ -314,7 +297,7 @@ export class SqliteConnection {
 
   close(): void {
     if (this.closed) return;
-    if (this.group) this.settleGroup(this.group, true);
+    if (this.group) this.settleGroup(this.group);
     this.closed = true;
     this.statements.clear();
     try {

@@ -11,7 +11,7 @@ const PER_PROCESS = 40;
 const PER_PROCESS_KILLED = 20;
 
 interface Line {
-  type: 'sent' | 'error' | 'asked' | 'answered-all' | 'done' | 'timeout';
+  type: 'sent' | 'resent' | 'error' | 'asked' | 'answered-all' | 'done' | 'timeout';
   key?: string;
   text?: string;
   replyTo?: string;
@@ -126,6 +126,10 @@ function describeTwoProcesses(label: string, mongoUri?: () => string) {
       expect(lines.b.filter((l) => l.type === 'error')).toEqual([]);
       const keys = [...lines.a, ...lines.b].filter((l) => l.type === 'sent').map((l) => l.key);
       expect(new Set(keys).size).toBe(keys.length);
+      // A reply A sent but had not settled when it was killed is resent by B under its own key
+      // (the platform drops it), never as a new reply.
+      const sentByA = lines.a.filter((l) => l.type === 'sent').map((l) => l.key);
+      for (const resent of lines.b.filter((l) => l.type === 'resent')) expect(sentByA).toContain(resent.key);
     });
   });
 }

@@ -23,9 +23,19 @@ const [dir = '.', name = 'a', countText = '40', mongoUri] = process.argv.slice(2
 const out = join(dir, `${name}.jsonl`);
 const line = (value: unknown) => appendFileSync(out, `${JSON.stringify(value)}\n`);
 
-/** Records every reply it takes for the first time (a resent key it already took is not a new reply). */
+/**
+ * Records every reply it takes for the first time (a resent key it already took is not a new reply).
+ * Like a platform that honours idempotency keys, it drops a key the other process already sent: a
+ * process killed between a send and storing its settlement leaves the reply unsettled, and the
+ * process that takes the channel over resends it under the same key (logged as `resent`).
+ */
 class LoggingTransport extends RecordingTransport {
   override async send(message: TransportMessage) {
+    const key = message.idempotencyKey;
+    if (linesOf(other).some((l) => l.type === 'sent' && l.key === key)) {
+      line({ type: 'resent', key, replyTo: message.replyTo?.messageId });
+      return { messageId: `resent-${key}`, duplicate: true };
+    }
     const receipt = await super.send(message);
     if (!receipt.duplicate)
       line({
@@ -54,13 +64,13 @@ const runtime = createRuntime({
   persistence: { leaseTtlMs: 1_000 },
 });
 const other = name === 'a' ? 'b' : 'a';
-const linesOf = (who: string): { type: string; replyTo?: string }[] => {
+const linesOf = (who: string): { type: string; key?: string; replyTo?: string }[] => {
   const file = join(dir, `${who}.jsonl`);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as { type: string; replyTo?: string });
+    .map((l) => JSON.parse(l) as { type: string; key?: string; replyTo?: string });
 };
 /** Waits (polling the two processes' files) until `condition` holds; gives up after a minute. */
 async function waitFor(what: string, condition: () => boolean): Promise<void> {

@@ -796,6 +796,23 @@ export function describeStoreContract(
         await settleAll([key]);
       });
 
+      it('refuses a response, part or settlement that is not JSON by rejecting, and records nothing', async () => {
+        const key = uniqueName('out');
+        const invalid = 'TROUPE_STORE_INVALID_VALUE';
+        const bad = { ...response(key), preparedAt: Number.NaN };
+        expect(await codeOf(store.outbox.record(bad, 100))).toBe(invalid);
+        expect(await codeOf(store.outbox.record(response(key), Number.POSITIVE_INFINITY))).toBe(invalid);
+        expect(await store.outbox.get(key)).toBeUndefined();
+        await store.outbox.record(response(key), 100);
+        const part = { index: 0, kind: 'text' as const, messageId: 'm', attempts: Number.NaN };
+        expect(await codeOf(store.outbox.markPartSent(key, part))).toBe(invalid);
+        expect(await codeOf(store.outbox.settle(key, { at: Number.NaN, sent: true }))).toBe(invalid);
+        expect(await codeOf(store.outbox.settle(key, { at: 1, sent: true }, part))).toBe(invalid);
+        expect(await store.outbox.get(key)).toMatchObject({ sentParts: [] });
+        expect((await store.outbox.get(key))?.settled).toBeUndefined();
+        await settleAll([key]);
+      });
+
       it('lets exactly one of many concurrent records create the entry', async () => {
         const key = uniqueName('out');
         const results = await Promise.all(

@@ -347,28 +347,34 @@ class StoredUsageLedger implements UsageLedger {
    * written (another process wrote them first, or the store failed), to write on their own,
    * reading first.
    */
-  private async writeAtOnce(batch: readonly PendingBucket[]): Promise<PendingBucket[]> {
-    const values = batch.map((bucket) => {
-      const known = this.written.get(bucket.key);
-      return {
-        bucket,
-        expectedVersion: known?.version ?? 0,
-        value: { ...bucket.parts, ...addTotals(known ? totalsOf(known.value) : emptyTotals(), bucket.delta) },
-      };
-    });
+  private writeAtOnce(batch: readonly PendingBucket[]): Promise<PendingBucket[]> {
     const at = this.clock.now();
-    const results = await Promise.allSettled(
-      values.map(({ bucket, expectedVersion, value }) =>
-        this.store.put(this.collection, bucket.key, value, { expectedVersion, at }),
-      ),
-    );
     const unwritten: PendingBucket[] = [];
-    values.forEach(({ bucket, value }, i) => {
-      const result = results[i] as PromiseSettledResult<number>;
-      if (result.status === 'fulfilled') this.remember(bucket, result.value, value);
-      else unwritten.push(bucket);
+    // One promise for the flush, not a settled result per bucket (a flush writes thousands).
+    return new Promise((resolve) => {
+      let left = batch.length;
+      const done = () => {
+        if (--left === 0) resolve(unwritten);
+      };
+      for (const bucket of batch) {
+        const known = this.written.get(bucket.key);
+        const value: UsageBucketValue = {
+          ...bucket.parts,
+          ...addTotals(known ? totalsOf(known.value) : emptyTotals(), bucket.delta),
+        };
+        this.store.put(this.collection, bucket.key, value, { expectedVersion: known?.version ?? 0, at }).then(
+          (version) => {
+            this.remember(bucket, version, value);
+            done();
+          },
+          () => {
+            unwritten.push(bucket);
+            done();
+          },
+        );
+      }
+      if (batch.length === 0) resolve(unwritten);
     });
-    return unwritten;
   }
 
   private remember(bucket: PendingBucket, version: number, value: UsageBucketValue): void {

@@ -42,6 +42,16 @@ function soleCreates(operations: readonly EncodedOperation[]): number[] {
   return creates;
 }
 
+/** A write of a batch, checked, with its value as JSON. */
+function encodeOperation(o: DocumentOperation): EncodedOperation {
+  const place = `documents "${o.collection}/${o.key}"`;
+  checkNumber(o.expectedVersion, 'expectedVersion', place);
+  const { op, collection, key, expectedVersion } = o;
+  return o.op === 'put'
+    ? { op, collection, key, expectedVersion, json: encodeJson(o.value, place) }
+    : { op, collection, key, expectedVersion };
+}
+
 export class SqliteDocuments implements DocumentStore {
   constructor(private readonly c: SqliteConnection) {}
 
@@ -56,16 +66,23 @@ export class SqliteDocuments implements DocumentStore {
     });
   }
 
-  async put<T = unknown>(
+  // Not async: the connection's promise is returned as it is (an async wrapper would add a
+  // promise and two turns of the microtask queue to every write); a refusal still rejects.
+  put<T = unknown>(
     collection: string,
     key: string,
     value: T,
     options: { expectedVersion?: number; at?: number } = {},
   ): Promise<number> {
-    const place = `documents "${collection}/${key}"`;
-    const json = encodeJson(value, place);
-    checkNumber(options.at, 'at', place);
-    checkNumber(options.expectedVersion, 'expectedVersion', place);
+    let json: string;
+    try {
+      const place = `documents "${collection}/${key}"`;
+      json = encodeJson(value, place);
+      checkNumber(options.at, 'at', place);
+      checkNumber(options.expectedVersion, 'expectedVersion', place);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.c.write('documents.put', () =>
       this.writeOne(collection, key, json, options.expectedVersion, options.at ?? this.c.now()),
     );
@@ -96,17 +113,15 @@ export class SqliteDocuments implements DocumentStore {
     });
   }
 
-  /** All or nothing: a conflict is found before anything is written. */
-  async batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
-    checkNumber(at, 'at', 'documents batch');
-    const encoded: EncodedOperation[] = operations.map((o) => {
-      const place = `documents "${o.collection}/${o.key}"`;
-      checkNumber(o.expectedVersion, 'expectedVersion', place);
-      const { op, collection, key, expectedVersion } = o;
-      return o.op === 'put'
-        ? { op, collection, key, expectedVersion, json: encodeJson(o.value, place) }
-        : { op, collection, key, expectedVersion };
-    });
+  /** All or nothing: a conflict is found before anything is written. Not async, as `put`. */
+  batch(operations: readonly DocumentOperation[], at?: number): Promise<(number | boolean)[]> {
+    let encoded: EncodedOperation[];
+    try {
+      checkNumber(at, 'at', 'documents batch');
+      encoded = operations.map(encodeOperation);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.c.write('documents.batch', () => {
       if (encoded.length === 0) return [];
       return this.writeAll(encoded, at ?? this.c.now());

@@ -13,10 +13,17 @@ export class SqliteOutbox implements Outbox {
 
   constructor(private readonly c: SqliteConnection) {}
 
-  async record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
+  // The writes are not async: the connection's promise is returned as it is (an async wrapper
+  // would add a promise and two turns of the microtask queue per write); a refusal still rejects.
+  record(response: OutgoingResponse, at: number): Promise<{ entry: OutboxEntry; created: boolean }> {
     const key = response.idempotencyKey;
-    const json = encodeJson(response, `outbox entry "${key}"`);
-    checkNumber(at, 'at', `outbox entry "${key}"`);
+    let json: string;
+    try {
+      json = encodeJson(response, `outbox entry "${key}"`);
+      checkNumber(at, 'at', `outbox entry "${key}"`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.c.write('outbox.record', () => {
       const created =
         this.c.change(
@@ -37,14 +44,25 @@ export class SqliteOutbox implements Outbox {
     });
   }
 
-  async markPartSent(key: string, part: SentPart): Promise<void> {
-    const json = encodeJson(part, `outbox part of "${key}"`);
+  markPartSent(key: string, part: SentPart): Promise<void> {
+    let json: string;
+    try {
+      json = encodeJson(part, `outbox part of "${key}"`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.c.write('outbox.markPartSent', () => this.notePart(key, part, json));
   }
 
-  async settle(key: string, settlement: OutboxSettlement, lastPart?: SentPart): Promise<void> {
-    const json = encodeJson(settlement, `outbox settlement of "${key}"`);
-    const part = lastPart ? encodeJson(lastPart, `outbox part of "${key}"`) : undefined;
+  settle(key: string, settlement: OutboxSettlement, lastPart?: SentPart): Promise<void> {
+    let json: string;
+    let part: string | undefined;
+    try {
+      json = encodeJson(settlement, `outbox settlement of "${key}"`);
+      part = lastPart ? encodeJson(lastPart, `outbox part of "${key}"`) : undefined;
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.c.write('outbox.settle', () => {
       if (lastPart === undefined || part === undefined)
         this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);

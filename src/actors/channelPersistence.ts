@@ -405,14 +405,25 @@ export class ChannelPersistence {
         ledger.events + events.length <= this.ledgerLimit;
       (fits ? appends : snapshots).push({ key, source, events });
     }
-    // Each part puts back what it could not write; the first failure is reported.
-    const results = await Promise.allSettled([this.appendLedgers(appends), this.writeSnapshots(snapshots)]);
-    for (const result of results) {
-      if (result.status === 'fulfilled') continue;
-      const failure = TroupeError.isInstance(result.reason) ? result.reason : this.unavailable(result.reason);
-      this.failed(failure, picked.length);
-      throw failure;
-    }
+    // Each part puts back what it could not write; the first failure is reported. Most flushes
+    // (a reply's) have one part: awaited alone.
+    let failure: unknown;
+    let failed = false;
+    const note = (error: unknown) => {
+      if (!failed) failure = error;
+      failed = true;
+    };
+    if (appends.length > 0 && snapshots.length > 0)
+      await Promise.all([
+        this.appendLedgers(appends).catch(note),
+        this.writeSnapshots(snapshots).catch(note),
+      ]);
+    else if (appends.length > 0) await this.appendLedgers(appends).catch(note);
+    else await this.writeSnapshots(snapshots).catch(note);
+    if (!failed) return;
+    const error = TroupeError.isInstance(failure) ? failure : this.unavailable(failure);
+    this.failed(error, picked.length);
+    throw error;
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   type BucketParts,
   bucketKeyOf,
   bucketPartsOf,
+  bucketValue,
   DAY_MS,
   dayPrefix,
   HOUR_MS,
@@ -358,10 +359,10 @@ class StoredUsageLedger implements UsageLedger {
       };
       for (const bucket of batch) {
         const known = this.written.get(bucket.key);
-        const value: UsageBucketValue = {
-          ...bucket.parts,
-          ...addTotals(known ? totalsOf(known.value) : emptyTotals(), bucket.delta),
-        };
+        const value = bucketValue(
+          bucket.parts,
+          addTotals(known ? totalsOf(known.value) : emptyTotals(), bucket.delta),
+        );
         this.store.put(this.collection, bucket.key, value, { expectedVersion: known?.version ?? 0, at }).then(
           (version) => {
             this.remember(bucket, version, value);
@@ -390,10 +391,7 @@ class StoredUsageLedger implements UsageLedger {
     for (let conflicts = 0; ; conflicts++) {
       const stored = await this.store.get(this.collection, bucket.key);
       const base = stored ? this.readBucket(stored) : undefined;
-      const value: UsageBucketValue = {
-        ...bucket.parts,
-        ...addTotals(base ? totalsOf(base) : emptyTotals(), bucket.delta),
-      };
+      const value = bucketValue(bucket.parts, addTotals(base ? totalsOf(base) : emptyTotals(), bucket.delta));
       try {
         const version = await this.store.put(this.collection, bucket.key, value, {
           expectedVersion: stored?.version ?? 0,

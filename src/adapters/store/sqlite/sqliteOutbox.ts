@@ -33,7 +33,9 @@ export class SqliteOutbox implements Outbox {
           json,
           at,
         ) > 0;
-      if (created) return { entry: recordedEntry(key, json, at), created };
+      // A new entry holds what the caller gave (stored as its JSON): handed back as it is, not read
+      // back, and nothing else is kept (a delivery holds its entry until it settles).
+      if (created) return { entry: { key, response, recordedAt: at, sentParts: [] }, created };
       const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
       if (!row)
         throw new TroupeError(
@@ -113,27 +115,6 @@ export class SqliteOutbox implements Outbox {
       return row ? toEntry(row) : undefined;
     });
   }
-}
-
-/**
- * A new entry as stored, its response read back from its JSON only if asked for (routing, the
- * caller, already has the response and reads only the parts and settlement).
- */
-function recordedEntry(key: string, json: string, recordedAt: number): OutboxEntry {
-  let response: OutgoingResponse | undefined;
-  const entry = { key, recordedAt, sentParts: [] as SentPart[] } as unknown as OutboxEntry;
-  Object.defineProperty(entry, 'response', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      response ??= decodeJson<OutgoingResponse>(json, `outbox entry "${key}"`);
-      return response;
-    },
-    set: (value: OutgoingResponse) => {
-      response = value;
-    },
-  });
-  return entry;
 }
 
 function toEntry(row: Row): OutboxEntry {

@@ -84,8 +84,11 @@ interface DeliverySlot {
   queueKey: string;
   /** The response's idempotency key. */
   key: string;
-  /** Lets the channel's next delivery start (once this one has sent what it will send). */
-  passTurn(): void;
+  /**
+   * Lets the channel's next delivery start once this one has asked for its settlement (an outbox
+   * that keeps writes in order); absent, the next one waits for this one to end.
+   */
+  passTurn?: (() => void) | undefined;
 }
 
 /**
@@ -104,10 +107,10 @@ export class RoutingActor {
   private readonly retry: RetryPolicy;
   private readonly sendTimeoutMs: number;
   /**
-   * Per channel, what its next delivery waits for (the last one queued passing its turn), and how
-   * many deliveries are in its queue.
+   * Per channel, what its next delivery waits for (the last one queued: its end, or its passing
+   * the turn on an outbox that keeps writes in order), and how many deliveries are in its queue.
    */
-  private readonly queues = new Map<string, Promise<void>>();
+  private readonly queues = new Map<string, Promise<unknown>>();
   private readonly queued = new Map<string, number>();
   /** Deliveries in progress by key, so one response is never delivered twice at once. */
   private readonly inProgress = new Map<string, Promise<RoutingOutcome>>();
@@ -234,14 +237,17 @@ export class RoutingActor {
     const queueKey = `${response?.channel?.kind}\u0000${response?.channel?.id}`;
     const previous = this.queues.get(queueKey);
     this.queued.set(queueKey, (this.queued.get(queueKey) ?? 0) + 1);
-    let passTurn = () => {};
-    const turnPassed = new Promise<void>((resolve) => {
-      passTurn = resolve;
-    });
+    // Only an outbox that keeps writes in order lets the next delivery start before this one ends.
+    let passTurn: (() => void) | undefined;
+    const turnPassed = this.options.outbox.writesInOrder
+      ? new Promise<void>((resolve) => {
+          passTurn = resolve;
+        })
+      : undefined;
     const run = this.deliver(previous, { queueKey, key, passTurn }, response, resumed, validated);
     // A delivery that ended without waiting (nothing to send) has already forgotten itself.
     if (this.queued.has(queueKey)) {
-      this.queues.set(queueKey, turnPassed);
+      this.queues.set(queueKey, turnPassed ?? run);
       this.inProgress.set(key, run);
     }
     return run;
@@ -262,14 +268,14 @@ export class RoutingActor {
 
   /** Waits for the channel's previous delivery to pass its turn, delivers, and forgets the delivery. */
   private async deliver(
-    previous: Promise<void> | undefined,
+    previous: Promise<unknown> | undefined,
     slot: DeliverySlot,
     input: OutgoingResponse,
     resumed: OutboxEntry | undefined,
     validated: boolean,
   ): Promise<RoutingOutcome> {
     try {
-      if (previous) await previous;
+      if (previous) await previous.then(undefined, () => undefined);
       const { clock, logger, outbox } = this.options;
       let response = input;
       if (!validated) {
@@ -369,7 +375,7 @@ export class RoutingActor {
         return this.failUnexpectedly(response, error);
       }
     } finally {
-      slot.passTurn();
+      slot.passTurn?.();
       this.ended(slot.queueKey, slot.key);
     }
   }
@@ -389,7 +395,7 @@ export class RoutingActor {
     const settled = this.settle(slot.key, settlement, lastPart);
     if (!settled) return this.publish(outcome);
     if (!this.options.outbox.writesInOrder) return settled.then(() => this.publish(outcome));
-    slot.passTurn();
+    slot.passTurn?.();
     const published = this.publish(outcome);
     return settled.then(() => published);
   }

@@ -261,6 +261,10 @@ export class SqliteDocuments implements DocumentStore {
     });
   }
 
+  /**
+   * Reads every row of the collection (by the primary key's prefix): no index by write time, which
+   * every write would pay for, to serve a sweep that runs hourly.
+   */
   async expireIdle(collection: string, idleBefore: number): Promise<number> {
     return this.c.write('documents.expireIdle', () =>
       this.c.change('DELETE FROM documents WHERE collection = ? AND updated_at < ?', collection, idleBefore),

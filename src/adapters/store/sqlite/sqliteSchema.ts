@@ -63,6 +63,11 @@ export const sqliteMigrations: readonly string[] = [
   );
   CREATE INDEX history_channel ON history (channel_id, seq);
   `,
+  // 3: no index of documents by write time. Every document write (a reply's ledger entry, each
+  // usage bucket every second) paid for it; the hourly expiry reads the collection's rows instead.
+  `
+  DROP INDEX IF EXISTS documents_idle;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -430,10 +430,12 @@ export class ChannelLifecycle {
         // A channel's ledger is written no earlier than its snapshot: it expires with it.
         store.documents.expireIdle(LEDGER, now - this.idleExpiryMs),
         usage?.expire?.(now),
+        store.outbox.expire?.(now),
       ])
-        .then(([n, , buckets]) => {
+        .then(([n, , buckets, settled]) => {
           if (n > 0) logger.info({ expired: n }, 'expired idle channel state');
           if (buckets) logger.info({ expired: buckets }, 'expired old usage buckets');
+          if (settled) logger.info({ expired: settled }, 'expired old settled outbox entries');
         })
         .catch((error: unknown) =>
           logger.warn({ err: error }, 'old state could not be expired; the next sweep tries again'),

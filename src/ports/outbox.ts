@@ -42,6 +42,13 @@ export interface Outbox {
   /** Entries recorded but not settled, oldest first. */
   unsettled(limit?: number): Promise<OutboxEntry[]>;
   get(key: string): Promise<OutboxEntry | undefined>;
+  /**
+   * Deletes the entries settled and recorded more than the store's retention before `now`, which
+   * no resend can still name; an entry not settled is never deleted. Returns how many went.
+   * Absent when the store bounds its outbox by itself (the memory store keeps the latest settled
+   * entries, MongoDB's TTL index deletes them); the runtime calls it on its hourly sweep.
+   */
+  expire?(now: number): Promise<number>;
   /** The same writes, answered at once, when the store can (see {@link ImmediateOutboxWrites}). */
   readonly immediate?: ImmediateOutboxWrites | undefined;
   /**

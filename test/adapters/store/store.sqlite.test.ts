@@ -202,6 +202,41 @@ describe('sqlite store: the file', () => {
     await store.close();
   });
 
+  it('expires settled outbox entries recorded before its retention, never one not settled', async () => {
+    const store = await openSqliteStore({ path: nextPath(), outboxRetentionMs: 1_000 });
+    const response = (key: string) => ({
+      idempotencyKey: key,
+      channel: { kind: 'test', id: 'room' },
+      text: key,
+      attachments: [],
+      origin: { kind: 'notice' as const },
+      preparedAt: 0,
+    });
+    for (const [key, at] of [
+      ['old-settled', 100],
+      ['old-pending', 200],
+      ['recent-settled', 1_500],
+    ] as const)
+      await store.outbox.record(response(key), at);
+    await store.outbox.settle('old-settled', { at: 150, sent: true });
+    await store.outbox.settle('recent-settled', { at: 1_600, sent: true });
+    expect(await store.outbox.expire?.(Number.NaN)).toBe(0);
+    expect(await store.outbox.expire?.(2_100)).toBe(1);
+    expect(await store.outbox.get('old-settled')).toBeUndefined();
+    expect((await store.outbox.unsettled()).map((e) => e.key)).toEqual(['old-pending']);
+    expect((await store.outbox.get('recent-settled'))?.settled).toMatchObject({ sent: true });
+    expect(await store.outbox.expire?.(2_100)).toBe(0);
+    // A reply whose entry expired is a new reply if it comes again: recorded afresh.
+    expect((await store.outbox.record(response('old-settled'), 2_200)).created).toBe(true);
+    await store.close();
+
+    const forever = await openSqliteStore({ path: nextPath(), outboxRetentionMs: Number.POSITIVE_INFINITY });
+    await forever.outbox.record(response('kept'), 1);
+    await forever.outbox.settle('kept', { at: 2, sent: true });
+    expect(await forever.outbox.expire?.(10 ** 12)).toBe(0);
+    await forever.close();
+  });
+
   it('refuses a database written by a newer schema', async () => {
     const path = nextPath();
     const raw = new Database(path);

@@ -7,11 +7,38 @@ import { limitOf, type Row, type SqliteConnection } from './sqliteConnection.js'
 
 const OUTBOX_COLUMNS = 'key, response, recorded_at, sent_parts, settled';
 
+/** How long a settled entry is kept after it was recorded, unless told otherwise: 7 days. */
+export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 86_400_000;
+
 export class SqliteOutbox implements Outbox {
   /** One connection writes everything, in order (see {@link Outbox.writesInOrder}). */
   readonly writesInOrder = true;
 
-  constructor(private readonly c: SqliteConnection) {}
+  constructor(
+    private readonly c: SqliteConnection,
+    private readonly retentionMs: number = DEFAULT_OUTBOX_RETENTION_MS,
+  ) {}
+
+  /**
+   * Deletes settled entries recorded before `now - retentionMs`. Entries are stored in the order
+   * they were recorded, so the old ones come first: they are read up to the first that is recent
+   * enough, and no index by time is kept for this hourly sweep (every record would pay for one).
+   */
+  expire(now: number): Promise<number> {
+    const before = now - this.retentionMs;
+    if (!Number.isFinite(before)) return Promise.resolve(0);
+    return this.c.write('outbox.expire', () => {
+      const first = this.c.get(
+        'SELECT rowid AS id FROM outbox WHERE recorded_at >= ? ORDER BY rowid LIMIT 1',
+        before,
+      );
+      return this.c.change(
+        'DELETE FROM outbox WHERE rowid < ? AND settled IS NOT NULL AND recorded_at < ?',
+        first ? Number(first.id) : Number.MAX_SAFE_INTEGER,
+        before,
+      );
+    });
+  }
 
   // The writes are not async: the connection's promise is returned as it is (an async wrapper
   // would add a promise and two turns of the microtask queue per write); a refusal still rejects.

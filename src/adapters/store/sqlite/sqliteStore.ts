@@ -5,7 +5,7 @@ import { SqliteDocuments } from './sqliteDocuments.js';
 import { SqliteEvents } from './sqliteEvents.js';
 import { SqliteHistory } from './sqliteHistory.js';
 import { SqliteMemory } from './sqliteMemory.js';
-import { SqliteOutbox } from './sqliteOutbox.js';
+import { DEFAULT_OUTBOX_RETENTION_MS, SqliteOutbox } from './sqliteOutbox.js';
 import { SqliteProcessed } from './sqliteProcessed.js';
 
 /** Options of {@link openSqliteStore}. */
@@ -26,6 +26,12 @@ export interface SqliteStoreOptions {
   maxSizeBytes?: number;
   /** History lines kept per channel (default 200; trimmed in batches, so up to twice that for a while). */
   historyPerChannel?: number;
+  /**
+   * How long a settled outbox entry is kept after it was recorded (default 7 days, as the MongoDB
+   * store's), to recognise a resend of its reply; `Infinity` keeps them all. Deleted by
+   * `outbox.expire`, which the runtime's hourly sweep calls.
+   */
+  outboxRetentionMs?: number;
   /** The clock for writes that give no `at` (default `Date.now`). */
   now?: () => number;
   /**
@@ -70,7 +76,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     schemaVersion: connection.schemaVersion,
     documents,
     memory: new SqliteMemory(connection),
-    outbox: new SqliteOutbox(connection),
+    outbox: new SqliteOutbox(
+      connection,
+      Math.max(0, options.outboxRetentionMs ?? DEFAULT_OUTBOX_RETENTION_MS),
+    ),
     events: new SqliteEvents(connection),
     processed: new SqliteProcessed(connection),
     history: new SqliteHistory(connection, options.historyPerChannel ?? 200),

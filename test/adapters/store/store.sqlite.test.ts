@@ -230,6 +230,19 @@ describe('sqlite store: the file', () => {
     expect((await store.outbox.record(response('old-settled'), 2_200)).created).toBe(true);
     await store.close();
 
+    // Many at once: deleted a span at a time, all of them, up to the recent ones.
+    const many = await openSqliteStore({ path: nextPath(), outboxRetentionMs: 1_000 });
+    await many.outbox.record(response('pending-first'), 1);
+    const keys = Array.from({ length: 5_500 }, (_, i) => `many-${i}`);
+    await Promise.all(keys.map((key, i) => many.outbox.record(response(key), 10 + i)));
+    await Promise.all(keys.map((key) => many.outbox.settle(key, { at: 6_000, sent: true })));
+    await many.outbox.record(response('recent'), 9_000);
+    await many.outbox.settle('recent', { at: 9_001, sent: true });
+    expect(await many.outbox.expire?.(9_500)).toBe(5_500);
+    expect((await many.outbox.unsettled()).map((e) => e.key)).toEqual(['pending-first']);
+    expect(await many.outbox.get('recent')).toBeDefined();
+    await many.close();
+
     const forever = await openSqliteStore({ path: nextPath(), outboxRetentionMs: Number.POSITIVE_INFINITY });
     await forever.outbox.record(response('kept'), 1);
     await forever.outbox.settle('kept', { at: 2, sent: true });

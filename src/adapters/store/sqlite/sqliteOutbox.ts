@@ -7,6 +7,9 @@ import { limitOf, type Row, type SqliteConnection } from './sqliteConnection.js'
 
 const OUTBOX_COLUMNS = 'key, response, recorded_at, sent_parts, settled';
 
+/** Rows of the outbox one write of an expiry looks at (a few milliseconds' work). */
+const EXPIRE_SPAN = 2_000;
+
 /** How long a settled entry is kept after it was recorded, unless told otherwise: 7 days. */
 export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 86_400_000;
 
@@ -21,23 +24,46 @@ export class SqliteOutbox implements Outbox {
 
   /**
    * Deletes settled entries recorded before `now - retentionMs`. Entries are stored in the order
-   * they were recorded, so the old ones come first: they are read up to the first that is recent
-   * enough, and no index by time is kept for this hourly sweep (every record would pay for one).
+   * they were recorded, so the old ones come first: they are deleted from the oldest settled one
+   * on, {@link EXPIRE_SPAN} rows at a time, each span its own write (the event loop runs between
+   * them, however many a first sweep finds), up to the first span that holds a recent entry. No
+   * index by time is kept for this hourly sweep (every record would pay for one).
    */
-  expire(now: number): Promise<number> {
+  async expire(now: number): Promise<number> {
     const before = now - this.retentionMs;
-    if (!Number.isFinite(before)) return Promise.resolve(0);
-    return this.c.write('outbox.expire', () => {
-      const first = this.c.get(
-        'SELECT rowid AS id FROM outbox WHERE recorded_at >= ? ORDER BY rowid LIMIT 1',
-        before,
-      );
-      return this.c.change(
-        'DELETE FROM outbox WHERE rowid < ? AND settled IS NOT NULL AND recorded_at < ?',
-        first ? Number(first.id) : Number.MAX_SAFE_INTEGER,
-        before,
-      );
-    });
+    if (!Number.isFinite(before)) return 0;
+    let deleted = 0;
+    let from = this.c.run('outbox.expire', () =>
+      this.c.get('SELECT rowid AS id FROM outbox WHERE settled IS NOT NULL ORDER BY rowid LIMIT 1'),
+    )?.id;
+    while (typeof from === 'number') {
+      const start = from;
+      const span = await this.c.write('outbox.expire', () => this.expireSpan(start, before));
+      deleted += span.deleted;
+      from = span.next;
+    }
+    return deleted;
+  }
+
+  /** Deletes one span's old settled entries; `next` is where the next span starts, if any. */
+  private expireSpan(from: number, before: number): { deleted: number; next: number | undefined } {
+    const to = from + EXPIRE_SPAN;
+    const deleted = this.c.change(
+      'DELETE FROM outbox WHERE rowid >= ? AND rowid < ? AND settled IS NOT NULL AND recorded_at < ?',
+      from,
+      to,
+      before,
+    );
+    const recent = this.c.get(
+      'SELECT 1 AS found FROM outbox WHERE rowid >= ? AND rowid < ? AND recorded_at >= ? LIMIT 1',
+      from,
+      to,
+      before,
+    );
+    const after = recent
+      ? undefined
+      : this.c.get('SELECT rowid AS id FROM outbox WHERE rowid >= ? ORDER BY rowid LIMIT 1', to);
+    return { deleted, next: typeof after?.id === 'number' ? after.id : undefined };
   }
 
   // The writes are not async: the connection's promise is returned as it is (an async wrapper

@@ -548,10 +548,9 @@ export class ChannelActor implements FloorDriverHooks {
     };
     this.log.info({ avatar: effect.avatarId, reason: effect.reason }, 'cap notice');
     const { tracker } = deps;
-    tracker.track(
-      deps.routing.routePrepared(response, this.settleOutcome),
-      tracker.begin('reply', 'transport', deps.key, effect.avatarId),
-      (error) => this.log.warn({ err: error, avatar: effect.avatarId }, 'cap notice not sent'),
+    const unit = tracker.begin('reply', 'transport', deps.key, effect.avatarId);
+    tracker.track(deps.routing.routePrepared(response, this.settleOutcome, unit), unit, (error) =>
+      this.log.warn({ err: error, avatar: effect.avatarId }, 'cap notice not sent'),
     );
   }
 
@@ -605,10 +604,9 @@ export class ChannelActor implements FloorDriverHooks {
       // Built here, so routing does not validate it again; its outcome is applied as published,
       // so the turn need not wait for it (the delivery is tracked on its own).
       const { tracker } = this.deps;
-      tracker.track(
-        this.deps.routing.routePrepared(response, this.settleOutcome),
-        tracker.begin('reply', 'transport', this.deps.key, turn.claim.avatarId),
-        (error) => this.crashed(turn, error),
+      const unit = tracker.begin('reply', 'transport', this.deps.key, turn.claim.avatarId);
+      tracker.track(this.deps.routing.routePrepared(response, this.settleOutcome, unit), unit, (error) =>
+        this.crashed(turn, error),
       );
     } catch (error) {
       this.crashed(turn, error);

@@ -79,8 +79,15 @@ interface PlannedPart {
 
 type Failure = NonNullable<RoutingOutcome['error']>;
 
+/** The unit of work a delivery is counted as, told what it waits for (see `WorkTracker`). */
+export interface DeliveryWork {
+  waitOn(wait: 'queue' | 'transport'): void;
+}
+
 /** A delivery's place in its channel's queue. */
 interface DeliverySlot {
+  /** The unit of work the delivery is counted as, if the caller counts it. */
+  unit?: DeliveryWork | undefined;
   queueKey: string;
   /** The response's idempotency key. */
   key: string;
@@ -163,8 +170,12 @@ export class RoutingActor {
    * not validated again; `onOutcome` gets the outcome as it is published, before the returned
    * promise resolves, so the caller applies it at once and in order.
    */
-  routePrepared(response: OutgoingResponse, onOutcome: OutcomeHandler): Promise<RoutingOutcome> {
-    return this.start(response, undefined, true, onOutcome);
+  routePrepared(
+    response: OutgoingResponse,
+    onOutcome: OutcomeHandler,
+    unit?: DeliveryWork,
+  ): Promise<RoutingOutcome> {
+    return this.start(response, undefined, true, onOutcome, unit);
   }
 
   /**
@@ -221,6 +232,7 @@ export class RoutingActor {
     resumed: OutboxEntry | undefined,
     validated: boolean,
     onOutcome: OutcomeHandler | undefined,
+    unit?: DeliveryWork,
   ): Promise<RoutingOutcome> {
     // Not validated yet: `route` may be handed anything, and answers even `null` with an outcome.
     const key = (response as Partial<OutgoingResponse> | null)?.idempotencyKey ?? '';
@@ -244,7 +256,7 @@ export class RoutingActor {
           passTurn = resolve;
         })
       : undefined;
-    const run = this.deliver(previous, { queueKey, key, passTurn }, response, resumed, validated);
+    const run = this.deliver(previous, { queueKey, key, passTurn, unit }, response, resumed, validated);
     // A delivery that ended without waiting (nothing to send) has already forgotten itself.
     if (this.queued.has(queueKey)) {
       this.queues.set(queueKey, turnPassed ?? run);
@@ -275,7 +287,12 @@ export class RoutingActor {
     validated: boolean,
   ): Promise<RoutingOutcome> {
     try {
-      if (previous) await previous.then(undefined, () => undefined);
+      if (previous) {
+        // Blocked by the delivery before it, not working: a test runtime settles past it.
+        slot.unit?.waitOn('queue');
+        await previous.then(undefined, () => undefined);
+        slot.unit?.waitOn('transport');
+      }
       const { clock, logger, outbox } = this.options;
       let response = input;
       if (!validated) {

@@ -102,11 +102,10 @@ export class RuntimeFrontDoor {
         },
       });
       // Validated on the way in (the event schema holds the response schema).
-      if (response)
-        tracker.track(
-          routing.routePrepared(response, this.channels.settle),
-          tracker.begin('send', 'transport', channelKey(response.channel)),
-        );
+      if (response) {
+        const unit = tracker.begin('send', 'transport', channelKey(response.channel));
+        tracker.track(routing.routePrepared(response, this.channels.settle, unit), unit);
+      }
       return { accepted: true };
     }
     if (

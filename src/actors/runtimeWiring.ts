@@ -286,6 +286,9 @@ function externalWaits(options: ResolvedRuntimeOptions, models: readonly TurnMod
         );
       case 'recovery':
         return !storeLocal || !speechLocal || !allTransportsLocal;
+      case 'queue':
+        // Waits for another unit of work, which is counted (and named) itself.
+        return false;
     }
   };
 }

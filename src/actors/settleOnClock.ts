@@ -23,6 +23,18 @@ export interface SettleOptions {
 const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * True when no work can go on without time moving: every unit in flight is parked on the clock,
+ * or queued behind another (a reply waiting for the one before it in its channel).
+ */
+function waitsOnlyForTime(runtime: Runtime, clock: SimulatedClock): boolean {
+  const { inFlight } = runtime;
+  if (inFlight <= clock.parked) return true;
+  let queued = 0;
+  for (const work of runtime.pending()) if (work.waitingOn === 'queue') queued++;
+  return inFlight <= clock.parked + queued;
+}
+
+/**
  * Lets a runtime on a simulated clock do everything it can without time moving, on the runtime's
  * idle signal rather than a wall-clock poll: it resolves once every unit of work is parked on
  * the clock or done (confirmed over two macrotasks, since a finishing unit may start the next one
@@ -62,10 +74,10 @@ export async function settleOnClock(
   try {
     let quiet = 0;
     for (;;) {
-      if (runtime.inFlight <= clock.parked) {
+      if (waitsOnlyForTime(runtime, clock)) {
         // Everything in flight waits for simulated time; confirm over a macrotask or two.
         await macrotask();
-        quiet = runtime.inFlight <= clock.parked ? quiet + 1 : 0;
+        quiet = waitsOnlyForTime(runtime, clock) ? quiet + 1 : 0;
         if (quiet < 2) continue;
         quiet = 0;
         // Timers already due (a deadline that passed while a runtime was down) fire now too.

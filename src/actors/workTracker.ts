@@ -1,5 +1,5 @@
 /** What a unit of work waits for right now: the port (or the runtime's own step) it is in. */
-export type WorkWait = 'model' | 'store' | 'transport' | 'lookup' | 'speech' | 'recovery';
+export type WorkWait = 'model' | 'store' | 'transport' | 'lookup' | 'speech' | 'recovery' | 'queue';
 
 /** What a unit of work is. */
 export type WorkTask =
@@ -75,6 +75,7 @@ const WAIT_WORDS: Record<WorkWait, string> = {
   lookup: 'the lookup tool',
   speech: 'speech',
   recovery: 'the outbox and transports',
+  queue: 'the reply before it in its channel',
 };
 
 /**

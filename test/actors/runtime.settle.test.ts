@@ -165,3 +165,38 @@ describe('runtime.pending()', () => {
     await t.stop();
   });
 });
+
+/** A recording transport (local) that refuses the first attempt of every reply, retryably. */
+class FirstAttemptFails extends RecordingTransport {
+  private readonly tried = new Set<string>();
+  override async send(message: TransportMessage): Promise<TransportReceipt> {
+    if (!this.tried.has(message.idempotencyKey)) {
+      this.tried.add(message.idempotencyKey);
+      throw new TroupeError('TROUPE_TRANSPORT_UNAVAILABLE', 'busy, try again', { retryable: true });
+    }
+    return super.send(message);
+  }
+}
+
+describe('a reply queued behind one waiting for its retry', () => {
+  it('settling returns (the reply before it waits on simulated time), and advancing time sends both once', async () => {
+    const transport = new FirstAttemptFails();
+    const t = createTestRuntime({ avatars: [nova, { id: 'rex', name: 'Rex' }], transports: [transport] });
+    await t.say('Nova, are you there?');
+    // Nova's reply waits for its retry's backoff on the simulated clock; Rex's greeting, for it.
+    await t.summon('rex');
+    const queued = t.runtime.pending().filter((w) => w.waitingOn === 'queue');
+    expect(queued).toHaveLength(1);
+    expect(queued[0]?.description).toMatch(
+      /rex's reply in test:room is waiting on the reply before it in its channel \(in process\)/,
+    );
+    expect(transport.sent).toEqual([]);
+    await t.advance(60_000);
+    const keys = transport.sent.map((m) => m.idempotencyKey);
+    // Both went out (and what followed in the minute), each once.
+    expect(transport.sent.map((m) => m.speaker?.avatarId).slice(0, 2)).toEqual(['nova', 'rex']);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(t.runtime.pending()).toEqual([]);
+    await t.stop();
+  }, 30_000);
+});

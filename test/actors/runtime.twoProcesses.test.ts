@@ -46,6 +46,10 @@ const read = (dir: string, name: string): Line[] => {
     .map((l) => JSON.parse(l) as Line);
 };
 
+/** The last lines each child wrote (what a failed run was doing when it gave up). */
+const tails = (dir: string) =>
+  ['a', 'b'].map((name) => `${name}: ${JSON.stringify(read(dir, name).slice(-6))}`).join('\n');
+
 /** Waits for the child processes to get somewhere (polling their files; the processes set the pace). */
 async function waitForChildren(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -75,7 +79,10 @@ function describeTwoProcesses(label: string, mongoUri?: () => string) {
       const uri = mongoUri?.();
       const a = start(dir, 'a', PER_PROCESS, uri);
       const b = start(dir, 'b', PER_PROCESS, uri);
-      expect(await Promise.all([a.exit, b.exit])).toEqual([0, 0]);
+      const codes = await Promise.all([a.exit, b.exit]);
+      // A child that gave up says what it waited for last: show both logs' ends.
+      if (codes.some((c) => c !== 0)) console.error(tails(dir));
+      expect(codes).toEqual([0, 0]);
       const lines = { a: read(dir, 'a'), b: read(dir, 'b') };
       for (const name of ['a', 'b'] as const) expect(lines[name].at(-1)?.type).toBe('done');
 

@@ -1,6 +1,7 @@
 import { SimulatedClock, systemClock } from '../actors/clock.js';
 import { EmailAssistant } from '../actors/email/emailAssistant.js';
 import { createUsageLedger } from '../actors/usage/storedUsageLedger.js';
+import { HOUR_MS } from '../actors/usage/usageBucket.js';
 import type { UsageLedger } from '../actors/usage/usageLedger.js';
 import type { GmailAccount } from '../adapters/gmail/gmailAccount.js';
 import type { GmailSettings } from '../adapters/gmail/gmailSettings.js';
@@ -90,7 +91,11 @@ export async function openEmailAssistant(
   if (problems.length > 0 || !agentSettings) throw new ConfigError(problems);
   const clock = Number.isFinite(pinned) ? new SimulatedClock(pinned) : systemClock;
   const usage =
-    shared ?? (prices ? createUsageLedger({ store: store.documents, prices, logger, clock }) : undefined);
+    shared ??
+    (prices
+      ? // No runtime sweeps this ledger: it deletes its expired buckets itself, hourly.
+        createUsageLedger({ store: store.documents, prices, logger, clock, expireEveryMs: HOUR_MS })
+      : undefined);
   const gmail = await openGmail(env, store, logger, () => clock.now());
   const recorded: Pick<OpenedEmailAssistant, 'sentNow' | 'bookedNow'> = { sentNow: [], bookedNow: [] };
   const { mailbox, calendar } = recording(

@@ -338,6 +338,48 @@ describe('usage ledger: how long buckets are kept', () => {
     expect((await store.documents.list('usage')).map((d) => d.key).sort()).toEqual([...foreign].sort());
   });
 
+  it('with expireEveryMs, deletes expired buckets itself after a flush, at most once per that time; a failure is logged', async () => {
+    const memory = createMemoryStore().documents;
+    const state = { down: false };
+    // The memory store, whose reads fail while `down` (as an unreachable store's).
+    const documents = new Proxy(memory, {
+      get: (target, name, receiver) =>
+        name === 'list' && state.down
+          ? () => Promise.reject(new TroupeError('TROUPE_STORE_UNAVAILABLE', 'The store is down.'))
+          : Reflect.get(target, name, receiver),
+    });
+    const clock = new SimulatedClock(T);
+    const log = capturingLogger();
+    const HOUR = 3_600_000;
+    const ledger = createUsageLedger({
+      store: documents,
+      prices,
+      clock,
+      logger: log.logger,
+      scheduleFlush: manual,
+      expireEveryMs: HOUR,
+    });
+    const old = (n: number) => call({ at: T - 40 * 86_400_000, scope: `discord:old-${n}` });
+    const keys = async () => (await memory.list('usage')).map((d) => d.key.slice(0, 10));
+    ledger.record(old(1));
+    ledger.record(call());
+    await ledger.flush();
+    // The first flush already expires: the old bucket it wrote goes, today's stays.
+    expect(await keys()).toEqual(['2026-11-28']);
+    ledger.record(old(2));
+    clock.advanceSync(HOUR - 1);
+    await ledger.flush();
+    expect(await keys()).toEqual(['2026-10-19', '2026-11-28']);
+    clock.advanceSync(1);
+    await ledger.flush(); // nothing to write: it still expires
+    expect(await keys()).toEqual(['2026-11-28']);
+    // A store that cannot be read: the flush still resolves, and says why in the log.
+    clock.advanceSync(HOUR);
+    state.down = true;
+    await expect(ledger.flush()).resolves.toBeUndefined();
+    expect(log.lines.some((l) => l.includes('expired usage buckets not deleted'))).toBe(true);
+  });
+
   it('keeps everything with an infinite retention; a month-old bucket goes with one of a day', async () => {
     const store = createMemoryStore();
     const forever = createUsageLedger({

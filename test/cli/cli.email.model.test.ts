@@ -111,6 +111,57 @@ describe('troupe email with a model (the real AI SDK against an OpenAI-compatibl
     }
   });
 
+  it('its usage ledger deletes buckets past their retention (35 days) itself: no runtime sweeps it', async () => {
+    const fake = await startFakeOpenAiServer();
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-email-model-'));
+    const now = Date.parse('2026-11-25T09:00:00Z');
+    const path = join(dir, 'troupe.db');
+    const usageKeys = async () => {
+      const store = await openSqliteStore({ path });
+      try {
+        return (await store.documents.list('usage')).map((d) => d.key.slice(0, 13));
+      } finally {
+        await store.close();
+      }
+    };
+    // What an earlier run counted 40 days ago.
+    const seeded = await openSqliteStore({ path });
+    const earlier = createUsageLedger({ store: seeded.documents, prices: builtInModelPrices });
+    earlier.record({
+      at: now - 40 * 86_400_000,
+      model: 'openai-compatible:fake-assistant',
+      spender: { kind: 'email' },
+      scope: 'mail:local',
+      purpose: 'triage',
+      inputTokens: 10,
+      outputTokens: 5,
+      characters: 0,
+    });
+    await earlier.flush();
+    await seeded.close();
+    expect(await usageKeys()).toEqual(['2026-10-16T09']);
+    const mailbox = join(dir, 'one.jsonl');
+    await writeFile(
+      mailbox,
+      `${JSON.stringify({ id: 'z1', from: 'ben@customer.example', to: 'sam@acme.dev', subject: 'Hello', body: 'Just saying hi.' })}\n`,
+    );
+    try {
+      fake.enqueue({ json: { reasoning: 'A greeting.', classification: 'notify' } });
+      const run = await troupe(['email', '--mailbox', mailbox], {
+        TROUPE_DATA_DIR: dir,
+        TROUPE_EMAIL_NOW: '2026-11-25T09:00:00Z',
+        TROUPE_MODEL_BASE_URL: fake.baseUrl,
+        TROUPE_MODEL: 'fake-assistant',
+        TROUPE_MODEL_RETRIES: '0',
+        LOG_LEVEL: 'silent',
+      });
+      expect(run.code).toBe(0);
+      expect(await usageKeys()).toEqual(['2026-11-25T09']);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('a model that fails leaves the email where it was, saying why, and the next run tries it again', async () => {
     const fake = await startFakeOpenAiServer();
     const dir = await mkdtemp(join(tmpdir(), 'troupe-email-model-'));

@@ -48,6 +48,13 @@ export interface StoredUsageLedgerOptions {
    * document, so without a limit the collection (and a memory store's heap) grows every hour.
    */
   retentionMs?: number;
+  /**
+   * Also deletes expired buckets itself, after a flush, at most once per this many ms of its
+   * clock (the first flush included). For a ledger no runtime sweeps: a runtime's hourly sweep
+   * calls `expire` on its own ledger, but the email assistant's, on its own, would grow for ever.
+   * Default: never (the owner calls `expire`).
+   */
+  expireEveryMs?: number;
 }
 
 /** Stored buckets are kept this long after their hour by default. */
@@ -124,6 +131,8 @@ class StoredUsageLedger implements UsageLedger {
   private latestDay = Number.NEGATIVE_INFINITY;
   private flushScheduled = false;
   private readonly retentionMs: number;
+  /** When this ledger last deleted expired buckets itself (see `expireEveryMs`). */
+  private expiredAt = Number.NEGATIVE_INFINITY;
   /** Writes and loads, one at a time (a load must not read while a write of the day is under way). */
   private queue: Promise<void> = Promise.resolve();
 
@@ -221,7 +230,24 @@ class StoredUsageLedger implements UsageLedger {
   }
 
   flush(): Promise<void> {
-    return this.enqueue(() => this.writePending());
+    return this.enqueue(async () => {
+      await this.writePending();
+      await this.expireIfDue();
+    });
+  }
+
+  /** Deletes expired buckets when `expireEveryMs` has passed since it last did (a failure is logged). */
+  private async expireIfDue(): Promise<void> {
+    const every = this.options.expireEveryMs;
+    const now = this.clock.now();
+    if (every === undefined || !(now - this.expiredAt >= every)) return;
+    this.expiredAt = now;
+    try {
+      const deleted = await this.expire(now);
+      if (deleted > 0) this.log.debug({ deleted }, 'expired usage buckets deleted');
+    } catch (error) {
+      this.log.warn({ err: error }, `expired usage buckets not deleted: ${describe(error)}`);
+    }
   }
 
   load(at: number): Promise<void> {

@@ -77,15 +77,49 @@ const presentationSelectors = /[\uFE0E\uFE0F]/gu;
 const showNothing = /(?![\u200D\u{E0020}-\u{E007F}])\p{Default_Ignorable_Code_Point}/gu;
 
 /**
- * How names are compared for ambiguity: compatibility-normalised, any case, selectors and other
- * characters that show nothing ignored.
+ * Greek and Cyrillic letters drawn like a Latin letter in the same case (Cyrillic "е" is Latin
+ * "e", Greek "Ν" is "N"): "Wrеn" spelt with a Cyrillic "е" looks like "Wren". Letters that only
+ * resemble a small capital (Cyrillic "в", "н") are left out: in running text they look different.
+ */
+const latinLookAlikes = new Map<string, string>([
+  ...pairs('АВЕЅІЈКМНОРСТХУҮԚԜЁЇ', 'ABESIJKMHOPCTXYYQWËÏ'), // Cyrillic capitals
+  ...pairs('аеіјорсхуүѕԁԛԝһӏёї', 'aeijopcxyysdqwhlëï'), // Cyrillic small letters
+  ...pairs('ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ', 'ABEZHIKMNOPTYX'), // Greek capitals
+  ...pairs('αιονρυγ', 'aiovpuy'), // Greek small letters
+]);
+
+/** Each character of `from` with the one at its place in `to`. */
+function pairs(from: string, to: string): [string, string][] {
+  const a = [...from];
+  const b = [...to];
+  if (a.length !== b.length) throw new Error(`look-alike table: ${a.length} letters for ${b.length}`);
+  return a.map((ch, i) => [ch, b[i] as string]);
+}
+const greekOrCyrillic = /[\u0370-\u03FF\u0400-\u052F]/gu;
+
+/**
+ * How names are compared for ambiguity: compatibility-normalised, Greek and Cyrillic letters that
+ * look Latin read as Latin, any case, selectors and other characters that show nothing ignored.
  */
 export function nameKey(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(presentationSelectors, '')
-    .replace(showNothing, '')
+  return shownKey(text)
+    .replace(greekOrCyrillic, (ch) => latinLookAlikes.get(ch) ?? ch)
     .toLocaleLowerCase('en');
+}
+
+/** A name as {@link nameKey} compares it, before look-alike letters are read as Latin. */
+function shownKey(text: string): string {
+  return text.normalize('NFKC').replace(presentationSelectors, '').replace(showNothing, '');
+}
+
+/** Why a name with another avatar's key is refused: the same name, or letters that look alike. */
+function ambiguity(text: string, owner: { id: string; text: string; emoji: boolean }): string {
+  const what = owner.emoji ? 'the emoji' : 'a name';
+  const lower = (t: string) => shownKey(t).toLocaleLowerCase('en');
+  const theirs = `${what} of avatar "${owner.id}" (${JSON.stringify(owner.text)})`;
+  return lower(text) === lower(owner.text)
+    ? `${JSON.stringify(text)} is also ${theirs}; mentions would be ambiguous`
+    : `${JSON.stringify(text)} looks like ${theirs}: its Greek or Cyrillic letters look like Latin ones, so readers could not tell the two apart`;
 }
 
 /** One name shared by two avatars: where the later one is, and why it is refused. */
@@ -123,12 +157,7 @@ export function ambiguousNames(
       if (key.trim() === '') continue;
       const owner = owners.get(key);
       if (owner && owner.index !== index) {
-        const what = owner.emoji ? 'the emoji' : 'a name';
-        problems.push({
-          index,
-          field,
-          message: `${JSON.stringify(text)} is also ${what} of avatar "${owner.id}" (${JSON.stringify(owner.text)}); mentions would be ambiguous`,
-        });
+        problems.push({ index, field, message: ambiguity(text, owner) });
         continue;
       }
       if (!owner) owners.set(key, { index, id: avatar.id, text, emoji: field[0] === 'emoji' });

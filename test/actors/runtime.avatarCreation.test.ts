@@ -300,7 +300,7 @@ describe('creating an avatar by summoning', () => {
     await b.stop();
   });
 
-  it('refuses what only looks new: invisible marks, an id, fullwidth renames, punctuation emoji, a hostile requester name', async () => {
+  it('refuses what only looks new: invisible marks, look-alike letters, an id, fullwidth renames, punctuation emoji, a hostile requester name', async () => {
     const t = createTestRuntime({
       config: quiet,
       avatars: [...testAvatarsLike, { id: 'bot1', name: 'Dewey' }],
@@ -311,6 +311,8 @@ describe('creating an avatar by summoning', () => {
       ['Rex\u034F', 'rex'],
       ['Nova\u3164', 'nova'],
       ['Rex\uFE01', 'rex'],
+      ['R\u0435x', 'rex'], // a Cyrillic "е"
+      ['N\u043Ev\u0430', 'nova'], // Cyrillic "о" and "а"
       ['bot1', 'bot1'],
     ] as const)
       expect(await t.runtime.createAvatar({ name, by: sam })).toEqual({

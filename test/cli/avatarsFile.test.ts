@@ -179,6 +179,25 @@ describe('loadAvatarsFile', () => {
     expect(parseAvatarsText('avatars:\n  - { id: a, name: Nova, aliases: [nova] }\n')).toHaveLength(1);
   });
 
+  it('refuses a name spelt with Greek or Cyrillic letters that look like another avatar’s Latin ones; other names in those scripts are fine', () => {
+    // "Wrеn" with a Cyrillic "е", "ΝΟVΑ" with Greek "Ν", "Ο" and "Α", "Вob" with a Cyrillic "В".
+    for (const [taken, lookAlike] of [
+      ['Wren', 'Wr\u0435n'],
+      ['Nova', '\u039D\u039FV\u0391'],
+      ['Bob', '\u0412ob'],
+    ])
+      expect(() =>
+        parseAvatarsText(`avatars:\n  - { id: a, name: ${taken} }\n  - { id: b, name: "${lookAlike}" }\n`),
+      ).toThrow(
+        /avatars\[1\]\.name \(line 3\): ".+" looks like a name of avatar "a" \(".+"\): its Greek or Cyrillic letters look like Latin ones, so readers could not tell the two apart/,
+      );
+    // Names that are Greek or Cyrillic through and through, beside Latin ones.
+    const cast = parseAvatarsText(
+      'avatars:\n  - { id: a, name: Dmitri }\n  - { id: b, name: Дмитрий }\n  - { id: c, name: Σωκράτης }\n  - { id: d, name: Sokrates }\n',
+    );
+    expect(cast.map((a) => a.name)).toEqual(['Dmitri', 'Дмитрий', 'Σωκράτης', 'Sokrates']);
+  });
+
   it('refuses an emoji another avatar answers to (it addresses the avatar too), or one with nothing visible', () => {
     // The same emoji, also when one carries the emoji presentation selector.
     expect(() =>

@@ -83,13 +83,16 @@ describe('scripted offline replies', () => {
     expect(r.mentions).toEqual([]);
   });
 
-  it('follow-ups name who is present, or look around when nobody is', () => {
+  it('follow-ups name the avatars present; with none, they invite talk without saying the room is empty (people may be there)', () => {
     const f = reply(
       claim({ kind: 'follow-up', rung: 'follow-up', context: { presentNames: ['Rex', 'Pip'] } }),
     );
     expect(f.text).toMatch(/^Oh, Rex and Pip are here!/);
-    const alone = reply(claim({ kind: 'follow-up', rung: 'follow-up' }));
-    expect(alone.text).toMatch(/looks around/);
+    for (let i = 0; i < 12; i++) {
+      const alone = reply(claim({ kind: 'follow-up', rung: 'follow-up', turnId: `t${i}` }));
+      expect(alone.text).not.toMatch(/looks around|nobody|quiet in here|hello\?/iu);
+      expect(alone.text).toMatch(/talk|anyone for/iu);
+    }
     const crowd = reply(claim({ kind: 'follow-up', context: { presentNames: ['A', 'B', 'C', 'D', 'E'] } }));
     expect(crowd.text).toMatch(/^Oh, A, B, C and 2 more are here!/);
   });

@@ -120,10 +120,14 @@ const ARRIVALS = [
   'Fancy meeting you here. {Topic}, anyone?',
   'Mind if I pull up a chair?',
 ];
-const ALONE = [
-  'Quiet in here… guess I will think about {topic}.',
-  'Nobody around? More {topic} for me, then.',
-  'Hello? Anyone? I brought {topic} facts.',
+/**
+ * A follow-up with no other avatar present. People may be here (the offline model does not read
+ * the transcript), so it neither greets anyone nor says the room is empty.
+ */
+const SETTLING_IN = [
+  'Settling in. Anyone for {topic}?',
+  'So, who wants to talk {topic}?',
+  'I could talk {topic} all day, if anyone is up for it.',
 ];
 const REACTIONS = [
   'good point!',
@@ -171,7 +175,7 @@ let templateWordSet: Set<string> | undefined;
 /** Words of the reply templates: echoing another avatar's stock phrase back ("point?") reads badly. */
 function templateWords(): Set<string> {
   templateWordSet ??= new Set(
-    [HELLOS, TAGLINES, ARRIVALS, ALONE, REACTIONS, ANSWERS, MUSINGS, FIRST_AND_LAST, FAREWELLS]
+    [HELLOS, TAGLINES, ARRIVALS, SETTLING_IN, REACTIONS, ANSWERS, MUSINGS, FIRST_AND_LAST, FAREWELLS]
       .flat()
       .flatMap((line) => line.toLocaleLowerCase('en').match(/\p{L}+/gu) ?? []),
   );
@@ -183,7 +187,8 @@ function templateWords(): Set<string> {
  * `Math.random`), flavoured by the avatar's persona and topics, and short.
  *
  * - greeting: at most `greetingMaxChars`;
- * - follow-up: names who is present ("Oh, Luna and Rex are here!") or looks around if nobody is;
+ * - follow-up: names the avatars present ("Oh, Luna and Rex are here!"), or with none, invites
+ *   talk without claiming the room is empty (people may be there: the transcript is not read);
  * - response: addresses whoever spoke, mentioning them back when they are an avatar so the
  *   conversation continues, and takes leave (naming nobody) once its thread is near its limit,
  *   the floor marks the turn `closing`, or the avatar has already spoken twice in the thread, so
@@ -224,7 +229,7 @@ export function scriptedReply(input: ScriptedReplyInput): ScriptedReply {
     const text =
       present.length > 0
         ? `Oh, ${listNames(present)} ${present.length === 1 ? 'is' : 'are'} here! ${fill(pick(random, ARRIVALS))}`
-        : `*looks around* ${fill(pick(random, ALONE))}`;
+        : fill(pick(random, SETTLING_IN));
     return { text, mentions: [], farewell: false };
   }
 

@@ -114,6 +114,83 @@ describe('sqlite store: the file', () => {
     await store.close();
   });
 
+  it('queues writes while another process holds the lock, the event loop running meanwhile; once it is free they are stored in order, and a read asked after them sees them', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path, busyTimeoutMs: 60_000 });
+    await store.documents.put('c', 'k', 'v1');
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    // Before, each of these calls stopped the whole process until the lock was free.
+    const settled: string[] = [];
+    const first = store.documents.put('c', 'k', 'v2', { expectedVersion: 1 }).then((v) => {
+      settled.push('first');
+      return v;
+    });
+    store.history.appendNow?.({
+      channelId: 'ch',
+      messageId: 'm1',
+      at: 1,
+      author: { kind: 'human', id: 'u', name: 'Ann' },
+      text: 'queued line',
+    });
+    const read = store.documents.get('c', 'k').then((d) => {
+      settled.push('read');
+      return d;
+    });
+    const second = store.documents.put('c', 'k', 'v3', { expectedVersion: 2 });
+    // Turns of the event loop pass, timers fire: nothing waits inside SQLite.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(settled).toEqual([]);
+    other.exec('COMMIT');
+    other.close();
+    expect(await first).toBe(2);
+    expect((await read)?.value).toBe('v2');
+    expect(await second).toBe(3);
+    expect((await store.history.recent('ch', 10)).map((l) => l.text)).toEqual(['queued line']);
+    await store.close();
+  });
+
+  it('fails writes still queued past the busy timeout with TROUPE_STORE_BUSY (a line nobody waits for is logged as lost), reads run; closing fails what waits as closed', async () => {
+    const path = nextPath();
+    const { logger, lines } = capturingLogger();
+    const store = await openSqliteStore({ path, busyTimeoutMs: 30, logger });
+    await store.documents.put('c', 'before', 1);
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    let turns = 0;
+    const counting = setInterval(() => turns++, 1);
+    const write = rejection(store.documents.put('c', 'k', 1));
+    store.history.appendNow?.({
+      channelId: 'ch',
+      messageId: 'm1',
+      at: 1,
+      author: { kind: 'human', id: 'u', name: 'Ann' },
+      text: 'lost line',
+    });
+    const read = store.documents.get('c', 'before');
+    const error = await write;
+    clearInterval(counting);
+    expect(turns).toBeGreaterThan(0); // timers ran while it waited
+    expect(error.code).toBe('TROUPE_STORE_BUSY');
+    expect(error.message).toContain('waited 30 ms');
+    expect((await read)?.value).toBe(1);
+    expect(lines.some((l) => String(l.msg).startsWith('1 write(s) were not stored'))).toBe(true);
+    // What waits when the store closes fails as closed.
+    const waiting = rejection(store.documents.put('c', 'k2', 1));
+    await store.close();
+    const closed = await waiting;
+    expect(closed.code).toBe('TROUPE_STORE_UNAVAILABLE');
+    expect(closed.message).toContain('is closed');
+    other.exec('COMMIT');
+    other.close();
+    const check = await openSqliteStore({ path });
+    expect(await check.documents.get('c', 'k')).toBeUndefined();
+    expect(await check.documents.get('c', 'k2')).toBeUndefined();
+    expect(await check.history.recent('ch', 10)).toEqual([]);
+    await check.close();
+  });
+
   it('reports a write SQLite finds no room for (SQLITE_FULL) as TROUPE_STORE_FULL, naming where to free space; nothing is written', async () => {
     const path = nextPath();
     const setup = await openSqliteStore({ path });

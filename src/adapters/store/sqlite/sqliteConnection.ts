@@ -7,6 +7,7 @@ import {
   capacityError,
   capitalise,
   driverError,
+  isLockHeld,
   openError,
   osReason,
   type SqliteErrorContext,
@@ -36,6 +37,32 @@ const later: (work: () => void) => void =
       )(globalThis.setImmediate)
     : queueMicrotask;
 
+/** The real `setTimeout`, taken when this module loads: fake timers installed later cannot stop lock retries. */
+const realSetTimeout = globalThis.setTimeout;
+
+/**
+ * How long to wait before each new try for the write lock another process holds (ms), the last
+ * repeated: short at first (a group commits within a tick), as SQLite's own busy handler does.
+ */
+const LOCK_RETRY_MS = [1, 2, 5, 10, 15, 20, 25];
+
+/** A write or read that waits for the lock, in the order it was asked for. */
+interface Queued {
+  operation: string;
+  work: () => unknown;
+  kind: 'write' | 'unwaited' | 'read';
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The write lock is held by another connection: what waits for it, since when. */
+interface LockWait {
+  since: number;
+  tries: number;
+  queue: Queued[];
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
 /** The connection of this process whose group of writes is open (at most one: they share a thread). */
 let groupOwner: SqliteConnection | undefined;
 
@@ -52,6 +79,8 @@ export class SqliteConnection {
   private group: WriteGroup | undefined;
   private readonly rollbackListeners: (() => void)[] = [];
   private readonly checkpointer: SqliteCheckpointer | undefined;
+  /** Set while another connection holds the write lock: writes (and reads after them) queue here. */
+  private lockWait: LockWait | undefined;
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
@@ -74,6 +103,9 @@ export class SqliteConnection {
       this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
       this.schemaVersion = migrate(this.db, path, options.logger);
       if (options.maxSizeBytes !== undefined) limitSize(this.db, options.maxSizeBytes);
+      // From now on a write never waits for another process's lock inside SQLite, which would stop
+      // the event loop for as long: it is queued and the lock tried again on a timer (see write).
+      this.db.pragma('busy_timeout = 0');
     } catch (error) {
       this.db.close();
       throw TroupeError.isInstance(error) ? error : openError(error, this.errors);
@@ -109,13 +141,26 @@ export class SqliteConnection {
   }
 
   /** Runs `work` against the database, unless closed; driver errors become `TroupeError`s. */
-  run<T>(operation: string, work: () => T): T {
+  private run<T>(operation: string, work: () => T): T {
     this.checkOpen(operation);
     if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
     try {
       return work();
     } catch (error) {
       throw this.failure(error, operation);
+    }
+  }
+
+  /**
+   * Runs a read against the database: at once, unless writes wait for another process's lock
+   * (see {@link SqliteConnection.write}); then after them, so it sees them.
+   */
+  read<T>(operation: string, work: () => T): Promise<T> {
+    if (this.lockWait) return this.enqueue<T>(operation, work, 'read');
+    try {
+      return Promise.resolve(this.run(operation, work));
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
 
@@ -127,6 +172,10 @@ export class SqliteConnection {
    * write of the group.
    * Reads on this connection see the writes of the open group.
    *
+   * While another process holds the write lock, writes are queued in order (reads after them
+   * too) and the lock is tried again on a timer, so the event loop never waits for it; past the
+   * busy timeout every queued write fails with `TROUPE_STORE_BUSY`.
+   *
    * `work` runs in the group's transaction itself, not in a savepoint of it (a savepoint copies
    * every page a write first touches, which cost more than the writes). So `work` must refuse
    * before it changes anything: a `TroupeError` it throws (a lost compare-and-set, checked first)
@@ -134,12 +183,13 @@ export class SqliteConnection {
    * written: the whole group is rolled back and each of its writes fails with that error.
    */
   write<T>(operation: string, work: () => T): Promise<T> {
-    let joined: { group: WriteGroup; value: T };
+    let joined: { group: WriteGroup; value: T } | undefined;
     try {
       joined = this.joinGroup(operation, work);
     } catch (error) {
       return Promise.reject(error);
     }
+    if (!joined) return this.enqueue<T>(operation, work, 'write');
     const { group, value } = joined;
     return new Promise<T>((resolve, reject) => {
       group.waiting.push({ resolve: () => resolve(value), reject, operation });
@@ -149,26 +199,31 @@ export class SqliteConnection {
   /**
    * As {@link SqliteConnection.write}, for a write nobody waits for (a history line): it joins
    * this tick's group and returns, sparing a promise per write. It is stored when the group
-   * commits; a group that cannot commit logs the writes it lost.
+   * commits; a group that cannot commit (or a lock that stays held) logs the writes it lost.
    * @throws TroupeError as `write` rejects: the store is closed, or `work` failed (see `write`).
    */
   writeNow(operation: string, work: () => void): void {
-    this.joinGroup(operation, work).group.unwaited.push(operation);
+    const joined = this.joinGroup(operation, work);
+    if (joined) joined.group.unwaited.push(operation);
+    else void this.enqueue(operation, work, 'unwaited');
   }
 
   /**
    * Runs `work` in this tick's group, opening it if need be (see {@link SqliteConnection.write}
-   * for what a failure of `work` does to the group).
+   * for what a failure of `work` does to the group); undefined, without running it, when another
+   * connection holds the write lock (the write is to be queued).
    * @throws TroupeError the store is closed, or `work` failed.
    */
-  private joinGroup<T>(operation: string, work: () => T): { group: WriteGroup; value: T } {
-    let group: WriteGroup;
+  private joinGroup<T>(operation: string, work: () => T): { group: WriteGroup; value: T } | undefined {
+    let group: WriteGroup | undefined;
     try {
       this.checkOpen(operation);
+      if (this.lockWait) return undefined;
       group = this.group ?? this.openGroup();
     } catch (error) {
       throw this.failure(error, operation);
     }
+    if (!group) return undefined;
     try {
       const value = work();
       return { group, value };
@@ -176,6 +231,78 @@ export class SqliteConnection {
       const failure = this.failure(error, operation);
       if (!TroupeError.isInstance(error) || !this.db.inTransaction) this.abandonGroup(group, failure);
       throw failure;
+    }
+  }
+
+  /** A write or read queued behind the lock another connection holds. */
+  private enqueue<T>(operation: string, work: () => unknown, kind: Queued['kind']): Promise<T> {
+    const wait = this.lockWait as LockWait;
+    return new Promise<T>((resolve, reject) => {
+      wait.queue.push({ operation, work, kind, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  /** Starts waiting for the write lock: queued work runs once a later try takes it. */
+  private waitForLock(): void {
+    const wait: LockWait = { since: Date.now(), tries: 0, queue: [], timer: undefined };
+    this.lockWait = wait;
+    this.scheduleLockTry(wait);
+  }
+
+  private scheduleLockTry(wait: LockWait): void {
+    const delay = LOCK_RETRY_MS[Math.min(wait.tries, LOCK_RETRY_MS.length - 1)] as number;
+    wait.timer = realSetTimeout(() => this.tryLockAgain(wait), delay);
+  }
+
+  /** Tries the lock again: takes it and runs what waited, fails it all past the busy timeout, or waits on. */
+  private tryLockAgain(wait: LockWait): void {
+    if (this.lockWait !== wait) return;
+    wait.tries += 1;
+    let held: unknown;
+    try {
+      this.checkOpen('write');
+      held = this.tryBegin();
+    } catch (error) {
+      this.endLockWait(wait, this.failure(error, queuedOperations(wait)));
+      return;
+    }
+    if (held === undefined) {
+      this.lockWait = undefined;
+      this.startGroup();
+      this.runQueued(wait.queue);
+    } else if (Date.now() - wait.since >= this.errors.busyTimeoutMs) {
+      this.endLockWait(wait, this.failure(held, queuedOperations(wait)));
+    } else this.scheduleLockTry(wait);
+  }
+
+  /** Runs what waited for the lock, in order (a write may find the lock held again: it queues anew). */
+  private runQueued(queue: readonly Queued[]): void {
+    for (const item of queue) {
+      if (item.kind === 'read') this.read(item.operation, item.work).then(item.resolve, item.reject);
+      else if (item.kind === 'write') this.write(item.operation, item.work).then(item.resolve, item.reject);
+      else
+        try {
+          this.writeNow(item.operation, item.work as () => void);
+        } catch (error) {
+          this.logLost(
+            [item.operation],
+            TroupeError.isInstance(error) ? error : this.failure(error, item.operation),
+          );
+        }
+    }
+  }
+
+  /** Gives up waiting for the lock: queued writes fail with `failure`, queued reads run (they need no lock). */
+  private endLockWait(wait: LockWait, failure: TroupeError): void {
+    clearTimeout(wait.timer);
+    if (this.lockWait === wait) this.lockWait = undefined;
+    this.logLost(
+      wait.queue.filter((q) => q.kind === 'unwaited').map((q) => q.operation),
+      failure,
+    );
+    for (const item of wait.queue) {
+      if (item.kind === 'write') item.reject(failure);
+      else if (item.kind === 'read') this.read(item.operation, item.work).then(item.resolve, item.reject);
     }
   }
 
@@ -189,11 +316,29 @@ export class SqliteConnection {
     if (this.group) this.settleGroup(this.group);
   }
 
-  private openGroup(): WriteGroup {
+  /** Opens a group; undefined when another connection holds the write lock (waiting for it starts). */
+  private openGroup(): WriteGroup | undefined {
+    if (this.tryBegin() === undefined) return this.startGroup();
+    this.waitForLock();
+    return undefined;
+  }
+
+  /** BEGIN IMMEDIATE: undefined once begun, or the driver's error when another connection holds the lock. */
+  private tryBegin(): unknown {
     // Another connection of this process holding a group would keep the lock while this one waits
     // for it on the same thread: commit it first.
     if (groupOwner !== undefined && groupOwner !== this) groupOwner.commitNow();
-    this.statement('BEGIN IMMEDIATE').run();
+    try {
+      this.statement('BEGIN IMMEDIATE').run();
+      return undefined;
+    } catch (error) {
+      if (isLockHeld(error)) return error;
+      throw error;
+    }
+  }
+
+  /** The group of the transaction just begun; it commits in the next `setImmediate` turn. */
+  private startGroup(): WriteGroup {
     groupOwner = this;
     const group: WriteGroup = { waiting: [], unwaited: [] };
     this.group = group;
@@ -218,10 +363,14 @@ export class SqliteConnection {
 
   /** Logs the writes of a failed group that nobody waited for (their callers cannot hear of it). */
   private lostUnwaited(group: WriteGroup, failure: TroupeError): void {
-    if (group.unwaited.length === 0) return;
+    this.logLost(group.unwaited, failure);
+  }
+
+  private logLost(operations: readonly string[], failure: TroupeError): void {
+    if (operations.length === 0) return;
     this.options.logger?.warn(
-      { operations: [...new Set(group.unwaited)], count: group.unwaited.length, code: failure.code },
-      `${group.unwaited.length} write(s) were not stored: ${failure.message}`,
+      { operations: [...new Set(operations)], count: operations.length, code: failure.code },
+      `${operations.length} write(s) were not stored: ${failure.message}`,
     );
   }
 
@@ -250,15 +399,18 @@ export class SqliteConnection {
   }
 
   private checkOpen(operation: string): void {
-    if (this.closed)
-      throw new TroupeError(
-        'TROUPE_STORE_UNAVAILABLE',
-        `${capitalise(this.where)} is closed; open it again.`,
-        {
-          retryable: true,
-          details: { operation },
-        },
-      );
+    if (this.closed) throw this.closedError(operation);
+  }
+
+  private closedError(operation: string): TroupeError {
+    return new TroupeError(
+      'TROUPE_STORE_UNAVAILABLE',
+      `${capitalise(this.where)} is closed; open it again.`,
+      {
+        retryable: true,
+        details: { operation },
+      },
+    );
   }
 
   /** A driver error as a `TroupeError` (logged unless the caller reports it). */
@@ -299,6 +451,7 @@ export class SqliteConnection {
     if (this.closed) return;
     if (this.group) this.settleGroup(this.group);
     this.closed = true;
+    if (this.lockWait) this.endLockWait(this.lockWait, this.closedError(queuedOperations(this.lockWait)));
     this.statements.clear();
     try {
       this.db.pragma('optimize');
@@ -308,6 +461,11 @@ export class SqliteConnection {
     this.db.close();
     this.options.logger?.debug({ path: this.options.path }, 'SQLite store closed');
   }
+}
+
+/** The operations waiting for the lock, for an error message (`documents.put, outbox.record`). */
+function queuedOperations(wait: LockWait): string {
+  return [...new Set(wait.queue.map((q) => q.operation))].join(', ') || 'write';
 }
 
 /** When the writing connection checkpoints the log itself: every 10,000 pages (about 40 MB). */

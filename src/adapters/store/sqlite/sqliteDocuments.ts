@@ -56,7 +56,7 @@ export class SqliteDocuments implements DocumentStore {
   constructor(private readonly c: SqliteConnection) {}
 
   async get<T = unknown>(collection: string, key: string): Promise<StoredDocument<T> | undefined> {
-    return this.c.run('documents.get', () => {
+    return this.c.read('documents.get', () => {
       const row = this.c.get(
         'SELECT key, value, version, updated_at FROM documents WHERE collection = ? AND key = ?',
         collection,
@@ -242,7 +242,7 @@ export class SqliteDocuments implements DocumentStore {
     collection: string,
     options: { afterKey?: string; limit?: number; keyPrefix?: string } = {},
   ): Promise<StoredDocument<T>[]> {
-    return this.c.run('documents.list', () => {
+    return this.c.read('documents.list', () => {
       const limit = limitOf(options.limit);
       if (limit === 0) return [];
       const where = ['collection = ?'];

@@ -35,6 +35,12 @@ function isBusy(code: string): boolean {
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
 }
 
+/** Whether a driver error says another connection holds the lock (worth trying again later). */
+export function isLockHeld(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && isBusy(code);
+}
+
 /** No room to write: SQLite's own code, or the OS's when it surfaces (creating a directory or file). */
 function isFull(code: string, error: unknown): boolean {
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || /\bENOSPC\b/u.test(osReason(error));

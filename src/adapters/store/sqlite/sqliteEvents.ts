@@ -14,7 +14,7 @@ export class SqliteEvents implements EventLog {
   }
 
   async read(stream: string, options: { afterSeq?: number; limit?: number } = {}): Promise<LoggedEvent[]> {
-    return this.c.run('events.read', () =>
+    return this.c.read('events.read', () =>
       this.c
         .all(
           'SELECT seq, at, data FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?',
@@ -49,7 +49,7 @@ export class SqliteEvents implements EventLog {
   }
 
   async counter(counter: string): Promise<number> {
-    return this.c.run('events.counter', () =>
+    return this.c.read('events.counter', () =>
       Number(this.c.get('SELECT value FROM counters WHERE name = ?', counter)?.value ?? 0),
     );
   }

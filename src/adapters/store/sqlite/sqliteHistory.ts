@@ -63,7 +63,7 @@ export class SqliteHistory implements HistoryStore {
   }
 
   async recent(channelId: string, limit: number): Promise<HistoryEntry[]> {
-    return this.c.run('history.recent', () => {
+    return this.c.read('history.recent', () => {
       const take = Math.min(limitOf(limit) < 0 ? this.perChannel : limitOf(limit), this.perChannel);
       if (take === 0) return [];
       return this.c

@@ -37,7 +37,7 @@ export class SqliteMemory implements VersionedMemory {
   }
 
   async get<T = unknown>(namespace: string, key: string): Promise<MemoryRecord<T> | undefined> {
-    return this.c.run('memory.get', () => {
+    return this.c.read('memory.get', () => {
       this.checkFresh();
       const id = latestId(namespace, key);
       const kept = this.latest.get(id);
@@ -110,7 +110,7 @@ export class SqliteMemory implements VersionedMemory {
   }
 
   async history<T = unknown>(namespace: string, key: string, limit?: number): Promise<MemoryRecord<T>[]> {
-    return this.c.run('memory.history', () =>
+    return this.c.read('memory.history', () =>
       this.c
         .all(
           `SELECT ${MEMORY_COLUMNS} FROM memory_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT ?`,
@@ -123,7 +123,7 @@ export class SqliteMemory implements VersionedMemory {
   }
 
   async list<T = unknown>(namespace: string): Promise<MemoryRecord<T>[]> {
-    return this.c.run('memory.list', () =>
+    return this.c.read('memory.list', () =>
       this.c
         .all(
           `SELECT ${MEMORY_COLUMNS} FROM memory_versions AS m WHERE namespace = ?

@@ -33,8 +33,10 @@ export class SqliteOutbox implements Outbox {
     const before = now - this.retentionMs;
     if (!Number.isFinite(before)) return 0;
     let deleted = 0;
-    let from = this.c.run('outbox.expire', () =>
-      this.c.get('SELECT rowid AS id FROM outbox WHERE settled IS NOT NULL ORDER BY rowid LIMIT 1'),
+    let from = (
+      await this.c.read('outbox.expire', () =>
+        this.c.get('SELECT rowid AS id FROM outbox WHERE settled IS NOT NULL ORDER BY rowid LIMIT 1'),
+      )
     )?.id;
     while (typeof from === 'number') {
       const start = from;
@@ -152,7 +154,7 @@ export class SqliteOutbox implements Outbox {
   }
 
   async unsettled(limit?: number): Promise<OutboxEntry[]> {
-    return this.c.run('outbox.unsettled', () =>
+    return this.c.read('outbox.unsettled', () =>
       this.c
         .all(
           `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE settled IS NULL ORDER BY recorded_at, rowid LIMIT ?`,
@@ -163,7 +165,7 @@ export class SqliteOutbox implements Outbox {
   }
 
   async get(key: string): Promise<OutboxEntry | undefined> {
-    return this.c.run('outbox.get', () => {
+    return this.c.read('outbox.get', () => {
       const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
       return row ? toEntry(row) : undefined;
     });

@@ -20,7 +20,7 @@ export class SqliteProcessed implements ProcessedIds {
   }
 
   async isProcessed(scope: string, id: string): Promise<boolean> {
-    return this.c.run(
+    return this.c.read(
       'processed.isProcessed',
       () =>
         this.c.get('SELECT 1 AS found FROM processed WHERE scope = ? AND id = ?', scope, id) !== undefined,

@@ -15,7 +15,7 @@ export interface SqliteStoreOptions {
   logger?: Logger;
   /**
    * How long a write waits for another process's lock before failing with `TROUPE_STORE_BUSY`
-   * (default 5000 ms).
+   * (default 5000 ms). It waits queued, the lock tried again on a timer: the event loop runs on.
    */
   busyTimeoutMs?: number;
   /**
@@ -56,7 +56,8 @@ export interface SqliteStore extends TroupeStore {
 
 /**
  * Opens (creating if needed) the SQLite store: WAL journal, `synchronous = NORMAL` and a busy
- * timeout, so several processes can share the file; the schema is migrated on open. The driver
+ * timeout (waited for without blocking the event loop), so several processes can share the file;
+ * the schema is migrated on open. The driver
  * is synchronous; every method still returns a promise, so the port is the same as MongoDB's.
  * The writes of one tick share one transaction, and a write's promise resolves once that
  * transaction has committed; a write that loses a compare-and-set fails alone, one that fails

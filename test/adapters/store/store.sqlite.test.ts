@@ -29,6 +29,15 @@ describeStoreContract('sqlite (file)', () => openSqliteStore({ path: nextPath() 
 
 describeStoreContract('sqlite (:memory:)', () => openSqliteStore({ path: ':memory:' }));
 
+/** A history line of channel `ch` nobody waits for. */
+const line = (text: string) => ({
+  channelId: 'ch',
+  messageId: 'm1',
+  at: 1,
+  author: { kind: 'human' as const, id: 'u', name: 'Ann' },
+  text,
+});
+
 async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; retryable?: boolean }> {
   try {
     await promise;
@@ -126,13 +135,7 @@ describe('sqlite store: the file', () => {
       settled.push('first');
       return v;
     });
-    store.history.appendNow?.({
-      channelId: 'ch',
-      messageId: 'm1',
-      at: 1,
-      author: { kind: 'human', id: 'u', name: 'Ann' },
-      text: 'queued line',
-    });
+    store.history.appendNow?.(line('queued line'));
     const read = store.documents.get('c', 'k').then((d) => {
       settled.push('read');
       return d;
@@ -161,13 +164,7 @@ describe('sqlite store: the file', () => {
     let turns = 0;
     const counting = setInterval(() => turns++, 1);
     const write = rejection(store.documents.put('c', 'k', 1));
-    store.history.appendNow?.({
-      channelId: 'ch',
-      messageId: 'm1',
-      at: 1,
-      author: { kind: 'human', id: 'u', name: 'Ann' },
-      text: 'lost line',
-    });
+    store.history.appendNow?.(line('lost line'));
     const read = store.documents.get('c', 'before');
     const error = await write;
     clearInterval(counting);

@@ -503,7 +503,8 @@ export class ChannelPersistence {
         value: entry,
         expectedVersion: 0,
       };
-      return { ...b, wakeAt, moved, ops: [...this.wakeupOps(b.key, moved ? wakeAt : undefined), op] };
+      const ops = moved && wakeAt !== undefined ? [...this.wakeupOps(b.key, wakeAt), op] : [op];
+      return { key: b.key, source: b.source, events: b.events, wakeAt, moved, ops };
     });
     const written = await this.writeBatch(writes, at);
     writes.forEach((w, i) => {

@@ -33,11 +33,13 @@ function idOf(o: { collection: string; key: string }): string {
 
 /** The puts of a batch that create a document (expected version 0) nothing else in it names. */
 function soleCreates(operations: readonly EncodedOperation[]): number[] {
+  // Each id made once (a batch of a burst holds a write per channel).
+  const ids = operations.map(idOf);
   const named = new Map<string, number>();
-  for (const o of operations) named.set(idOf(o), (named.get(idOf(o)) ?? 0) + 1);
+  for (const id of ids) named.set(id, (named.get(id) ?? 0) + 1);
   const creates: number[] = [];
   operations.forEach((o, i) => {
-    if (o.op === 'put' && o.expectedVersion === 0 && named.get(idOf(o)) === 1) creates.push(i);
+    if (o.op === 'put' && o.expectedVersion === 0 && named.get(ids[i] as string) === 1) creates.push(i);
   });
   return creates;
 }

@@ -128,12 +128,12 @@ export class SqliteOutbox implements Outbox {
       else
         this.c.change(
           `UPDATE outbox SET settled = ?, sent_parts = CASE
-              WHEN sent_parts = '[]' THEN json_array(json(?))
+              WHEN sent_parts = '[]' THEN ?
               WHEN EXISTS (SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)
               THEN sent_parts ELSE json_insert(sent_parts, '$[#]', json(?)) END
             WHERE key = ? AND settled IS NULL`,
           json,
-          part,
+          `[${part}]`, // the part's JSON is compact already: the list SQLite would make of it
           lastPart.index,
           part,
           key,

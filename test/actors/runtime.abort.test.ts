@@ -7,6 +7,7 @@ import type {
   TransportReceipt,
 } from '../../src/ports/transport.js';
 import { createTestRuntime, RecordingTransport } from '../../src/testing/index.js';
+import { capturingLogger } from '../support/erpSpy.js';
 
 const room = { kind: 'test', id: 'room' };
 const nova = [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }];
@@ -148,6 +149,40 @@ describe('stop() with a deadline', () => {
     await second.say('Nova, are you there?', { messageId: 'm1' });
     expect(recording.sent).toHaveLength(1);
     await second.stop();
+  });
+
+  it('gives up on a store that does not take its last writes: past the deadline and 10 s more, it says what may be lost and returns', async () => {
+    const memory = createMemoryStore();
+    const state = { hang: false };
+    const never = () => new Promise<never>(() => {});
+    // The memory store, whose document writes never answer once `hang` is set (a server that stopped answering).
+    const documents = new Proxy(memory.documents, {
+      get: (target, name, receiver) =>
+        state.hang && (name === 'put' || name === 'putMany' || name === 'batch')
+          ? never
+          : Reflect.get(target, name, receiver),
+    });
+    const { logger, lines } = capturingLogger();
+    const t = createTestRuntime({ avatars: nova, store: { ...memory, documents }, logger });
+    await t.say('Nova, are you there?');
+    await t.say('Still there?');
+    state.hang = true;
+    let stopped = false;
+    const stopping = t.runtime.stop({ deadlineMs: 1_000 }).then(() => {
+      stopped = true;
+    });
+    await turnsOfTheLoop();
+    t.clock.advanceSync(10_999);
+    await turnsOfTheLoop();
+    expect(stopped).toBe(false); // the writes still have their time
+    t.clock.advanceSync(1);
+    await turnsOfTheLoop();
+    expect(stopped).toBe(true);
+    await stopping;
+    const warning = lines.find((l) =>
+      String(l.msg).startsWith('The runtime stopped before the store took its last writes'),
+    );
+    expect(warning).toMatchObject({ level: 40, waitedMs: 11_000 });
   });
 
   it('resolves at once when nothing is in flight, and waits for work that finishes before the deadline', async () => {

@@ -154,7 +154,11 @@ describe('stop() with a deadline', () => {
   it('gives up on a store that does not take its last writes: past the deadline and 10 s more, it says what may be lost and returns', async () => {
     const memory = createMemoryStore();
     const state = { hang: false };
-    const never = () => new Promise<never>(() => {});
+    const failLater: ((error: Error) => void)[] = [];
+    const never = () =>
+      new Promise<never>((_resolve, reject) => {
+        failLater.push(reject);
+      });
     // The memory store, whose document writes never answer once `hang` is set (a server that stopped answering).
     const documents = new Proxy(memory.documents, {
       get: (target, name, receiver) =>
@@ -183,6 +187,9 @@ describe('stop() with a deadline', () => {
       String(l.msg).startsWith('The runtime stopped before the store took its last writes'),
     );
     expect(warning).toMatchObject({ level: 40, waitedMs: 11_000 });
+    // The store fails them at last, long after: nobody waits, nothing is left unhandled.
+    for (const reject of failLater) reject(new Error('connection reset'));
+    await turnsOfTheLoop();
   });
 
   it('resolves at once when nothing is in flight, and waits for work that finishes before the deadline', async () => {

@@ -357,15 +357,11 @@ export class SqliteConnection {
       // SQLite rolls back on its own when it cannot go on (a full disk, an I/O error).
     }
     for (const listener of this.rollbackListeners) listener();
-    this.lostUnwaited(group, failure);
+    this.logLost(group.unwaited, failure);
     for (const w of group.waiting) w.reject(failure);
   }
 
-  /** Logs the writes of a failed group that nobody waited for (their callers cannot hear of it). */
-  private lostUnwaited(group: WriteGroup, failure: TroupeError): void {
-    this.logLost(group.unwaited, failure);
-  }
-
+  /** Logs writes nobody waited for that were not stored (their callers cannot hear of it). */
   private logLost(operations: readonly string[], failure: TroupeError): void {
     if (operations.length === 0) return;
     this.options.logger?.warn(
@@ -390,7 +386,7 @@ export class SqliteConnection {
       for (const listener of this.rollbackListeners) listener();
       const operation = group.waiting.map((w) => w.operation).join(', ');
       const failure = this.failure(error, operation || 'commit');
-      this.lostUnwaited(group, failure);
+      this.logLost(group.unwaited, failure);
       for (const w of group.waiting) w.reject(failure);
       return;
     }

@@ -18,7 +18,11 @@ afterEach(() => {
 const rows = (path: string) => {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare('SELECT key, settled IS NOT NULL AS settled FROM outbox').all() as {
+    return db
+      .prepare(
+        'SELECT o.key, s.id IS NOT NULL AS settled FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.rowid',
+      )
+      .all() as {
       key: string;
       settled: number;
     }[];

@@ -127,14 +127,20 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') fail(`PRAGMA integrity_check says ${String(integrity)}`);
     outboxRows = (
-      db.prepare('SELECT key, sent_parts, settled FROM outbox ORDER BY rowid').all() as {
+      db
+        .prepare(
+          `SELECT o.key, o.sent_parts, s.settled, s.last_part
+            FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.rowid ORDER BY o.rowid`,
+        )
+        .all() as {
         key: string;
         sent_parts: string;
         settled: string | null;
+        last_part: string | null;
       }[]
     ).map((r) => ({
       key: r.key,
-      sentParts: JSON.parse(r.sent_parts) as { index: number; messageId: string }[],
+      sentParts: withLastPart(JSON.parse(r.sent_parts), r.last_part),
       settled: r.settled === null ? null : JSON.parse(r.settled),
     }));
   } finally {
@@ -500,4 +506,14 @@ interface StoredFloor {
   presences: [string, StoredPresence][];
   threads: unknown[];
   inFlight: unknown[];
+}
+
+/** The parts an entry's row noted, with the part its settlement added (as the store reads them). */
+function withLastPart(
+  parts: { index: number; messageId: string }[],
+  lastPart: string | null,
+): { index: number; messageId: string }[] {
+  if (lastPart === null) return parts;
+  const last = JSON.parse(lastPart) as { index: number; messageId: string };
+  return parts.some((p) => p.index === last.index) ? parts : [...parts, last];
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,6 +30,16 @@ describeStoreContract('sqlite (file)', () => openSqliteStore({ path: nextPath() 
 describeStoreContract('sqlite (:memory:)', () => openSqliteStore({ path: ':memory:' }));
 
 /** A history line of channel `ch` nobody waits for. */
+/** A response as the outbox stores it. */
+const outboxResponse = (key: string) => ({
+  idempotencyKey: key,
+  channel: { kind: 'test', id: 'room' },
+  text: key,
+  attachments: [],
+  origin: { kind: 'notice' as const },
+  preparedAt: 0,
+});
+
 const line = (text: string) => ({
   channelId: 'ch',
   messageId: 'm1',
@@ -261,7 +271,7 @@ describe('sqlite store: the file', () => {
     old.close();
 
     const store = await openSqliteStore({ path });
-    expect(store.schemaVersion).toBe(3);
+    expect(store.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
     const raw = new Database(path, { readonly: true });
     const indexes = raw
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents'")
@@ -273,6 +283,81 @@ describe('sqlite store: the file', () => {
     expect(await store.documents.get('channels', 'idle')).toBeUndefined();
     expect((await store.documents.get('channels', 'busy'))?.version).toBe(3);
     expect((await store.documents.get('other', 'idle'))?.value).toEqual({ n: 3 });
+    await store.close();
+  });
+
+  it('upgrades a version 3 database: settlements move beside the outbox, entries read as before', async () => {
+    const path = nextPath();
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    for (const migration of sqliteMigrations.slice(0, 3)) old.exec(migration);
+    old.pragma('user_version = 3');
+    const sent = { index: 0, kind: 'text', messageId: 'platform-0', attempts: 1 };
+    const insert = old.prepare(
+      'INSERT INTO outbox (key, response, recorded_at, sent_parts, settled) VALUES (?, ?, ?, ?, ?)',
+    );
+    insert.run(
+      'done',
+      JSON.stringify(outboxResponse('done')),
+      10,
+      JSON.stringify([sent]),
+      '{"at":11,"sent":true}',
+    );
+    insert.run('open', JSON.stringify(outboxResponse('open')), 20, '[]', null);
+    old.close();
+
+    const store = await openSqliteStore({ path });
+    expect(store.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    expect(await store.outbox.get('done')).toEqual({
+      key: 'done',
+      response: outboxResponse('done'),
+      recordedAt: 10,
+      sentParts: [sent],
+      settled: { at: 11, sent: true },
+    });
+    expect((await store.outbox.unsettled()).map((e) => e.key)).toEqual(['open']);
+    await store.outbox.settle('open', { at: 21, sent: true }, { ...sent, messageId: 'platform-1' });
+    expect(await store.outbox.get('open')).toMatchObject({
+      sentParts: [{ ...sent, messageId: 'platform-1' }],
+      settled: { at: 21, sent: true },
+    });
+    expect(await store.outbox.unsettled()).toEqual([]);
+    const raw = new Database(path, { readonly: true });
+    const names = raw.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'outbox'").all();
+    const columns = raw.prepare("SELECT name FROM pragma_table_info('outbox')").all();
+    raw.close();
+    expect(names).not.toContainEqual({ name: 'outbox_unsettled' });
+    expect(columns).not.toContainEqual({ name: 'settled' });
+    await store.close();
+  });
+
+  it('an entry recorded where an expired one was is not settled by the old settlement', async () => {
+    const store = await openSqliteStore({ path: nextPath(), outboxRetentionMs: 1_000 });
+    await store.outbox.record(outboxResponse('first'), 100);
+    await store.outbox.settle('first', { at: 101, sent: true });
+    expect(await store.outbox.expire?.(5_000)).toBe(1);
+    // The outbox is empty: SQLite hands the first rowid out again.
+    await store.outbox.record(outboxResponse('second'), 6_000);
+    expect((await store.outbox.unsettled()).map((e) => e.key)).toEqual(['second']);
+    expect((await store.outbox.get('second'))?.settled).toBeUndefined();
+    await store.close();
+  });
+
+  it('a settle after the group that recorded its entry rolled back settles nothing else', async () => {
+    const path = nextPath();
+    const setup = await openSqliteStore({ path });
+    await setup.close();
+    // Room for a row in the pages the file has, none for a document that needs more.
+    const store = await openSqliteStore({ path, maxSizeBytes: statSync(path).size });
+    const lost = await Promise.allSettled([
+      store.outbox.record(outboxResponse('lost'), 1),
+      store.documents.put('c', 'big', 'x'.repeat(50_000)),
+    ]);
+    expect(lost.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    await store.outbox.record(outboxResponse('kept'), 2);
+    await store.outbox.settle('lost', { at: 3, sent: true });
+    expect(await store.outbox.get('lost')).toBeUndefined();
+    expect((await store.outbox.unsettled()).map((e) => e.key)).toEqual(['kept']);
     await store.close();
   });
 

@@ -5,7 +5,12 @@ import { TroupeError } from '../../../ports/troupeError.js';
 import { checkNumber, decodeJson, encodeJson } from '../jsonValue.js';
 import { limitOf, type Row, type SqliteConnection } from './sqliteConnection.js';
 
-const OUTBOX_COLUMNS = 'key, response, recorded_at, sent_parts, settled';
+/** An entry with its settlement, if any (a settlement lives in `outbox_settled`, keyed by the entry's rowid). */
+const ENTRY_SELECT = `SELECT o.key, o.response, o.recorded_at, o.sent_parts, s.settled, s.last_part
+  FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.rowid`;
+
+/** Rowids of recorded entries kept for their settle at most (beyond: the settle looks its entry up). */
+const RECORDED_LIMIT = 10_000;
 
 /** Rows of the outbox one write of an expiry looks at (a few milliseconds' work). */
 const EXPIRE_SPAN = 2_000;
@@ -17,10 +22,18 @@ export class SqliteOutbox implements Outbox {
   /** One connection writes everything, in order (see {@link Outbox.writesInOrder}). */
   readonly writesInOrder = true;
 
+  /**
+   * The rowid of each entry this connection recorded and has not settled yet, so its settle is a
+   * bare append. Forgotten when a write group rolls back (a rowid it handed out may be reused).
+   */
+  private readonly recorded = new Map<string, number>();
+
   constructor(
     private readonly c: SqliteConnection,
     private readonly retentionMs: number = DEFAULT_OUTBOX_RETENTION_MS,
-  ) {}
+  ) {
+    c.onRollback(() => this.recorded.clear());
+  }
 
   /**
    * Deletes settled entries recorded before `now - retentionMs`. Entries are stored in the order
@@ -35,7 +48,7 @@ export class SqliteOutbox implements Outbox {
     let deleted = 0;
     let from = (
       await this.c.read('outbox.expire', () =>
-        this.c.get('SELECT rowid AS id FROM outbox WHERE settled IS NOT NULL ORDER BY rowid LIMIT 1'),
+        this.c.get('SELECT id FROM outbox_settled ORDER BY id LIMIT 1'),
       )
     )?.id;
     while (typeof from === 'number') {
@@ -51,10 +64,18 @@ export class SqliteOutbox implements Outbox {
   private expireSpan(from: number, before: number): { deleted: number; next: number | undefined } {
     const to = from + EXPIRE_SPAN;
     const deleted = this.c.change(
-      'DELETE FROM outbox WHERE rowid >= ? AND rowid < ? AND settled IS NOT NULL AND recorded_at < ?',
+      `DELETE FROM outbox WHERE rowid >= ? AND rowid < ? AND recorded_at < ?
+        AND EXISTS (SELECT 1 FROM outbox_settled s WHERE s.id = outbox.rowid)`,
       from,
       to,
       before,
+    );
+    // Their settlements go with them: a rowid SQLite hands out again must not come settled.
+    this.c.change(
+      `DELETE FROM outbox_settled WHERE id >= ? AND id < ?
+        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.rowid = outbox_settled.id)`,
+      from,
+      to,
     );
     const recent = this.c.get(
       'SELECT 1 AS found FROM outbox WHERE rowid >= ? AND rowid < ? AND recorded_at >= ? LIMIT 1',
@@ -80,18 +101,20 @@ export class SqliteOutbox implements Outbox {
       return Promise.reject(error);
     }
     return this.c.write('outbox.record', () => {
-      const created =
-        this.c.change(
-          `INSERT INTO outbox (key, response, recorded_at, sent_parts, settled) VALUES (?, ?, ?, '[]', NULL)
+      const inserted = this.c
+        .statement(
+          `INSERT INTO outbox (key, response, recorded_at, sent_parts) VALUES (?, ?, ?, '[]')
             ON CONFLICT (key) DO NOTHING`,
-          key,
-          json,
-          at,
-        ) > 0;
+        )
+        .run(key, json, at);
+      const created = inserted.changes > 0;
       // A new entry holds what the caller gave (stored as its JSON): handed back as it is, not read
-      // back, and nothing else is kept (a delivery holds its entry until it settles).
-      if (created) return { entry: { key, response, recordedAt: at, sentParts: [] }, created };
-      const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
+      // back, and nothing else is kept but its rowid (a delivery holds its entry until it settles).
+      if (created) {
+        this.remember(key, Number(inserted.lastInsertRowid));
+        return { entry: { key, response, recordedAt: at, sentParts: [] }, created };
+      }
+      const row = this.c.get(`${ENTRY_SELECT} WHERE o.key = ?`, key);
       if (!row)
         throw new TroupeError(
           'TROUPE_STORE_CORRUPT',
@@ -121,24 +144,32 @@ export class SqliteOutbox implements Outbox {
       return Promise.reject(error);
     }
     return this.c.write('outbox.settle', () => {
-      if (lastPart === undefined || part === undefined)
-        this.c.change('UPDATE outbox SET settled = ? WHERE key = ? AND settled IS NULL', json, key);
-      // One statement: settled, with the part appended unless a part with its index is there
-      // (a reply of one part finds none noted: no need to look).
-      else
+      // The part is stored beside the settlement, and joins the entry's parts when it is read
+      // (unless a part with its index was noted already): the entry's row is never rewritten.
+      const id = this.recorded.get(key);
+      if (id !== undefined) {
+        this.recorded.delete(key);
         this.c.change(
-          `UPDATE outbox SET settled = ?, sent_parts = CASE
-              WHEN sent_parts = '[]' THEN ?
-              WHEN EXISTS (SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)
-              THEN sent_parts ELSE json_insert(sent_parts, '$[#]', json(?)) END
-            WHERE key = ? AND settled IS NULL`,
+          'INSERT INTO outbox_settled (id, settled, last_part) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+          id,
           json,
-          `[${part}]`, // the part's JSON is compact already: the list SQLite would make of it
-          lastPart.index,
-          part,
+          part ?? null,
+        );
+      } else {
+        this.c.change(
+          `INSERT INTO outbox_settled (id, settled, last_part) SELECT rowid, ?, ? FROM outbox WHERE key = ?
+            ON CONFLICT (id) DO NOTHING`,
+          json,
+          part ?? null,
           key,
         );
+      }
     });
+  }
+
+  private remember(key: string, id: number): void {
+    if (this.recorded.size >= RECORDED_LIMIT) this.recorded.clear();
+    this.recorded.set(key, id);
   }
 
   /** One statement: the part is appended only if no part with its index is there yet. */
@@ -157,7 +188,11 @@ export class SqliteOutbox implements Outbox {
     return this.c.read('outbox.unsettled', () =>
       this.c
         .all(
-          `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE settled IS NULL ORDER BY recorded_at, rowid LIMIT ?`,
+          // No index of unsettled entries (every reply would pay for it): the outbox is read, about
+          // 0.3 µs an entry, when a runtime starts.
+          `SELECT o.key, o.response, o.recorded_at, o.sent_parts, NULL AS settled, NULL AS last_part
+            FROM outbox o WHERE NOT EXISTS (SELECT 1 FROM outbox_settled s WHERE s.id = o.rowid)
+            ORDER BY o.recorded_at, o.rowid LIMIT ?`,
           limitOf(limit),
         )
         .map(toEntry),
@@ -166,7 +201,7 @@ export class SqliteOutbox implements Outbox {
 
   async get(key: string): Promise<OutboxEntry | undefined> {
     return this.c.read('outbox.get', () => {
-      const row = this.c.get(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE key = ?`, key);
+      const row = this.c.get(`${ENTRY_SELECT} WHERE o.key = ?`, key);
       return row ? toEntry(row) : undefined;
     });
   }
@@ -175,11 +210,16 @@ export class SqliteOutbox implements Outbox {
 function toEntry(row: Row): OutboxEntry {
   const key = String(row.key);
   const place = `outbox entry "${key}"`;
+  const sentParts = decodeJson<SentPart[]>(row.sent_parts, `${place} (sent parts)`);
+  if (row.last_part !== null && row.last_part !== undefined) {
+    const last = decodeJson<SentPart>(row.last_part, `${place} (last sent part)`);
+    if (!sentParts.some((p) => p.index === last.index)) sentParts.push(last);
+  }
   return {
     key,
     response: decodeJson<OutgoingResponse>(row.response, place),
     recordedAt: Number(row.recorded_at),
-    sentParts: decodeJson<SentPart[]>(row.sent_parts, `${place} (sent parts)`),
+    sentParts,
     ...(row.settled !== null && row.settled !== undefined
       ? { settled: decodeJson<OutboxSettlement>(row.settled, `${place} (settlement)`) }
       : {}),

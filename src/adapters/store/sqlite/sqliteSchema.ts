@@ -68,6 +68,20 @@ export const sqliteMigrations: readonly string[] = [
   `
   DROP INDEX IF EXISTS documents_idle;
   `,
+  // 4: settlements in their own table, keyed by the entry's rowid. Settling appended to a row that
+  // recording had packed tight (the page split) and moved it out of an index of unsettled entries:
+  // every reply paid both. A settlement is now one append; finding the unsettled entries (on start)
+  // reads the outbox instead.
+  `
+  CREATE TABLE outbox_settled (
+    id INTEGER PRIMARY KEY,
+    settled TEXT NOT NULL,
+    last_part TEXT
+  );
+  INSERT INTO outbox_settled (id, settled) SELECT rowid, settled FROM outbox WHERE settled IS NOT NULL;
+  DROP INDEX IF EXISTS outbox_unsettled;
+  ALTER TABLE outbox DROP COLUMN settled;
+  `,
 ];
 
 /** The schema version this build writes. */

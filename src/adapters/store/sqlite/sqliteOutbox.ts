@@ -23,17 +23,16 @@ export class SqliteOutbox implements Outbox {
   readonly writesInOrder = true;
 
   /**
-   * The rowid of each entry this connection recorded and has not settled yet, so its settle is a
-   * bare append. Forgotten when a write group rolls back (a rowid it handed out may be reused).
+   * The rowid of each entry this connection recorded and has not settled yet, so its settle finds
+   * the row without its key's index. Checked against the key when used: a rowid a rolled-back
+   * write handed out, or one SQLite handed out again, settles nothing else.
    */
   private readonly recorded = new Map<string, number>();
 
   constructor(
     private readonly c: SqliteConnection,
     private readonly retentionMs: number = DEFAULT_OUTBOX_RETENTION_MS,
-  ) {
-    c.onRollback(() => this.recorded.clear());
-  }
+  ) {}
 
   /**
    * Deletes settled entries recorded before `now - retentionMs`. Entries are stored in the order
@@ -147,15 +146,20 @@ export class SqliteOutbox implements Outbox {
       // The part is stored beside the settlement, and joins the entry's parts when it is read
       // (unless a part with its index was noted already): the entry's row is never rewritten.
       const id = this.recorded.get(key);
-      if (id !== undefined) {
-        this.recorded.delete(key);
+      this.recorded.delete(key);
+      // The remembered rowid is checked against the key (a row found by rowid is at hand): a stale
+      // one settles nothing and the entry is looked up by its key instead.
+      const settled =
+        id !== undefined &&
         this.c.change(
-          'INSERT INTO outbox_settled (id, settled, last_part) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
-          id,
+          `INSERT INTO outbox_settled (id, settled, last_part) SELECT rowid, ?, ? FROM outbox
+            WHERE rowid = ? AND key = ? ON CONFLICT (id) DO NOTHING`,
           json,
           part ?? null,
-        );
-      } else {
+          id,
+          key,
+        ) > 0;
+      if (!settled)
         this.c.change(
           `INSERT INTO outbox_settled (id, settled, last_part) SELECT rowid, ?, ? FROM outbox WHERE key = ?
             ON CONFLICT (id) DO NOTHING`,
@@ -163,7 +167,6 @@ export class SqliteOutbox implements Outbox {
           part ?? null,
           key,
         );
-      }
     });
   }
 

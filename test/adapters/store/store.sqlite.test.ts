@@ -29,7 +29,6 @@ describeStoreContract('sqlite (file)', () => openSqliteStore({ path: nextPath() 
 
 describeStoreContract('sqlite (:memory:)', () => openSqliteStore({ path: ':memory:' }));
 
-/** A history line of channel `ch` nobody waits for. */
 /** A response as the outbox stores it. */
 const outboxResponse = (key: string) => ({
   idempotencyKey: key,
@@ -40,6 +39,7 @@ const outboxResponse = (key: string) => ({
   preparedAt: 0,
 });
 
+/** A history line of channel `ch` nobody waits for. */
 const line = (text: string) => ({
   channelId: 'ch',
   messageId: 'm1',
@@ -363,14 +363,7 @@ describe('sqlite store: the file', () => {
 
   it('expires settled outbox entries recorded before its retention, never one not settled', async () => {
     const store = await openSqliteStore({ path: nextPath(), outboxRetentionMs: 1_000 });
-    const response = (key: string) => ({
-      idempotencyKey: key,
-      channel: { kind: 'test', id: 'room' },
-      text: key,
-      attachments: [],
-      origin: { kind: 'notice' as const },
-      preparedAt: 0,
-    });
+    const response = outboxResponse;
     for (const [key, at] of [
       ['old-settled', 100],
       ['old-pending', 200],

@@ -292,7 +292,7 @@ describe('sqlite store: the file', () => {
     old.pragma('journal_mode = WAL');
     for (const migration of sqliteMigrations.slice(0, 3)) old.exec(migration);
     old.pragma('user_version = 3');
-    const sent = { index: 0, kind: 'text', messageId: 'platform-0', attempts: 1 };
+    const sent = { index: 0, kind: 'text' as const, messageId: 'platform-0', attempts: 1 };
     const insert = old.prepare(
       'INSERT INTO outbox (key, response, recorded_at, sent_parts, settled) VALUES (?, ?, ?, ?, ?)',
     );

@@ -402,6 +402,31 @@ describe('sqlite store: the file', () => {
     await forever.close();
   });
 
+  it('cuts its write-ahead log back to 64 MiB when the log starts over after a burst', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path, checkpoints: { by: 'writer' } });
+    await store.documents.put('c', 'k', 'first');
+    // A reader's snapshot keeps the log from starting over while the burst writes 80 MB.
+    const reader = new Database(path, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM documents').get();
+    // Each value differs from the key's last on every page: SQLite leaves an unchanged page unwritten.
+    const big = (i: number) => String.fromCharCode(97 + (i % 26)).repeat(1 << 20);
+    for (let i = 0; i < 80; i++) await store.documents.put('c', `big${i % 10}`, big(i));
+    reader.exec('COMMIT');
+    reader.close();
+    const wal = `${path}-wal`;
+    expect(statSync(wal).size).toBeGreaterThan(80 * 1024 * 1024);
+    const checkpointer = new Database(path);
+    checkpointer.pragma('wal_checkpoint(PASSIVE)');
+    checkpointer.close();
+    // The next commit starts the log over, from the top of the file.
+    await store.documents.put('c', 'k', 'after');
+    expect(statSync(wal).size).toBeLessThanOrEqual(64 * 1024 * 1024);
+    expect((await store.documents.get('c', 'big9'))?.value).toBe(big(79));
+    await store.close();
+  });
+
   it('refuses a database written by a newer schema', async () => {
     const path = nextPath();
     const raw = new Database(path);

@@ -99,6 +99,7 @@ export class SqliteConnection {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
+      this.db.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
       // Each checkpoint syncs the disk twice: every 10,000 pages (about 40 MB) rather than 1,000.
       this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
       this.schemaVersion = migrate(this.db, path, options.logger);
@@ -469,6 +470,12 @@ const WRITER_CHECKPOINT_PAGES = 10_000;
 
 /** When it still does, should the checkpoint worker fall behind: past 100,000 pages (about 400 MB). */
 const BACKSTOP_CHECKPOINT_PAGES = 100_000;
+
+/**
+ * What the write-ahead log may keep on disk once it starts over: a burst can grow it to hundreds
+ * of megabytes, and SQLite reuses the file as it is unless told to cut it back (64 MiB).
+ */
+const WAL_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** How long a write waits for another process's lock unless told otherwise. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;

@@ -56,10 +56,23 @@ function capitalise(text: string): string {
 /** Cuts text to `max` characters at a word boundary, with an ellipsis. */
 export const clip = clipText;
 
+/** Short personas already made, by persona (a cast has few; the map is emptied past 256). */
+const shortPersonas = new Map<string | undefined, string>();
+
 /** "a dreamy astronomer" from "a dreamy astronomer, always looking up." */
 function personaShort(avatar: ModelPersona): string {
+  let short = shortPersonas.get(avatar.persona);
+  if (short === undefined) {
+    short = shortPersonaOf(avatar.persona);
+    if (shortPersonas.size >= 256) shortPersonas.clear();
+    shortPersonas.set(avatar.persona, short);
+  }
+  return short;
+}
+
+function shortPersonaOf(persona: string | undefined): string {
   // A full stop ends the clause only before a capital or the end ("a retired T. rex" stays whole).
-  const first = avatar.persona?.split(/[,;!?—(]|\.(?=\s+\p{Lu}|\s*$)/u)[0]?.trim();
+  const first = persona?.split(/[,;!?—(]|\.(?=\s+\p{Lu}|\s*$)/u)[0]?.trim();
   if (!first) return 'a friendly avatar';
   // Keep the noun phrase: "a dreamy astronomer who names comets" -> "a dreamy astronomer".
   const core = first.split(/\s+(?:who|that|which|with|whose)\s+/u)[0] ?? first;
@@ -81,17 +94,40 @@ const COMMON_WORDS = new Set(
   ),
 );
 
-/** A word from the message being answered, to echo back, if one stands out. */
+const NO_NAMES: readonly string[] = [];
+
+/** The cast's names in lower case, per list (the cast hands out the same list until it changes). */
+const lowerCastNames = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function lowerNamesOf(names: readonly string[]): ReadonlySet<string> {
+  let lower = lowerCastNames.get(names);
+  if (!lower) {
+    lower = new Set(names.map((n) => n.toLocaleLowerCase('en')));
+    lowerCastNames.set(names, lower);
+  }
+  return lower;
+}
+
+/**
+ * A word from the message being answered, to echo back, if one stands out: never a name of
+ * `avoid` (the turn's) or `castNames`, nor a common or template word.
+ */
 function echoWord(
   random: () => number,
   text: string | undefined,
   avoid: readonly string[],
+  castNames: readonly string[],
 ): string | undefined {
-  if (!text) return undefined;
-  const avoidSet = new Set(avoid.map((a) => a.toLocaleLowerCase('en')));
-  const words = (text.match(/\p{L}{5,}/gu) ?? [])
-    .map((w) => w.toLocaleLowerCase('en'))
-    .filter((w) => !avoidSet.has(w) && !COMMON_WORDS.has(w) && !templateWords().has(w));
+  const found = text?.match(/\p{L}{5,}/gu);
+  if (!found) return undefined;
+  const cast = lowerNamesOf(castNames);
+  const words: string[] = [];
+  for (const match of found) {
+    const w = match.toLocaleLowerCase('en');
+    if (COMMON_WORDS.has(w) || templateWords().has(w) || cast.has(w)) continue;
+    if (avoid.some((name) => name.toLocaleLowerCase('en') === w)) continue;
+    words.push(w);
+  }
   return words.length > 0 ? pick(random, words) : undefined;
 }
 
@@ -202,13 +238,15 @@ export function scriptedReply(input: ScriptedReplyInput): ScriptedReply {
   const topics = avatar.topics?.length ? avatar.topics : ['small talk', 'the weather'];
   const topic = pick(random, topics);
   const topic2 = topics.find((t) => t !== topic) ?? 'everything else';
-  const fill = (template: string) =>
-    template
-      .replaceAll('{persona}', personaShort(avatar))
-      .replaceAll('{bare}', personaShort(avatar).replace(/^(?:an?|the)\s+/iu, ''))
-      .replaceAll('{Topic}', capitalise(topic))
-      .replaceAll('{topic2}', topic2)
-      .replaceAll('{topic}', topic);
+  // Each part is made only when the template has its placeholder.
+  const fill = (template: string) => {
+    let text = template;
+    if (text.includes('{persona}')) text = text.replaceAll('{persona}', personaShort(avatar));
+    if (text.includes('{bare}'))
+      text = text.replaceAll('{bare}', personaShort(avatar).replace(/^(?:an?|the)\s+/iu, ''));
+    if (text.includes('{Topic}')) text = text.replaceAll('{Topic}', capitalise(topic));
+    return text.replaceAll('{topic2}', topic2).replaceAll('{topic}', topic);
+  };
 
   if (turn.kind === 'greeting' && turn.context.alreadyPresent) {
     const text = fill(pick(random, CALLED)).replaceAll('{by}', turn.context.addressedByName ?? 'Hi');
@@ -243,12 +281,12 @@ export function scriptedReply(input: ScriptedReplyInput): ScriptedReply {
     return { text: fill(pick(random, lines)), mentions: [], farewell: true };
   }
 
-  const word = echoWord(random, turn.context.triggerText, [
-    avatar.name,
-    ...(addressedByName ? [addressedByName] : []),
-    ...turn.context.presentNames,
-    ...(input.avatarNames ?? []),
-  ]);
+  const word = echoWord(
+    random,
+    turn.context.triggerText,
+    [avatar.name, ...(addressedByName ? [addressedByName] : []), ...turn.context.presentNames],
+    input.avatarNames ?? NO_NAMES,
+  );
   const asked = /\?\s*$/u.test(turn.context.triggerText ?? '');
   const reaction = pick(random, asked ? ANSWERS : REACTIONS);
   const musing = fill(pick(random, MUSINGS));

@@ -186,6 +186,11 @@ export class ChannelPersistence {
   private readonly ledgers = new Map<string, StoredLedger>();
   /** The wake-up last stored per channel (undefined: none), so a ledger write skips an unchanged one. */
   private readonly storedWakeAt = new Map<string, number | undefined>();
+  /**
+   * Channels a timed flush found with only redeliverable changes, left for their next write: not
+   * looked at again until they change (every timed flush asked each of them anew).
+   */
+  private readonly leftBehind = new Set<string>();
   private timer: TimerHandle | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private queued: QueuedFlush | undefined;
@@ -279,6 +284,7 @@ export class ChannelPersistence {
    * `event`, the floor event that changed it, goes to the channel's ledger (written behind only).
    */
   markDirty(key: string, source: DocumentSource, event?: FloorEvent): void {
+    this.leftBehind.delete(key);
     if (this.dirty.get(key) !== source) this.dirty.set(key, source);
     if (event && this.ledgerLimit > 0) {
       const events = this.pending.get(key);
@@ -312,6 +318,7 @@ export class ChannelPersistence {
 
   /** Stops tracking a channel (after a conflict, its in-memory state is dropped). */
   forget(key: string): void {
+    this.leftBehind.delete(key);
     this.dirty.delete(key);
     this.versions.delete(key);
     this.wakeVersions.delete(key);
@@ -380,13 +387,16 @@ export class ChannelPersistence {
       const ledger = compact ? this.ledgers.get(k) : undefined;
       return ledger !== undefined && ledger.events > 0 && ledger.source !== undefined;
     };
-    const candidates = keys ?? [
-      ...this.dirty.keys(),
-      ...[...this.ledgers.keys()].filter((k) => !this.dirty.has(k)),
-    ];
+    // Only a compaction looks past the dirty channels (a timed flush ran over every channel's
+    // ledger to pick none of them).
+    const candidates =
+      keys ??
+      (compact
+        ? [...this.dirty.keys(), ...[...this.ledgers.keys()].filter((k) => !this.dirty.has(k))]
+        : [...this.dirty.keys()]);
     const timed = keys === undefined && !compact;
     const picked = candidates.filter(
-      (k) => (this.dirty.has(k) || unfolded(k)) && !(timed && this.onlyRedeliverable(k)),
+      (k) => (this.dirty.has(k) || unfolded(k)) && !(timed && this.leaveBehind(k)),
     );
     if (picked.length === 0) return;
     const appends: Pending[] = [];
@@ -394,6 +404,7 @@ export class ChannelPersistence {
     for (const key of picked) {
       const source = (this.dirty.get(key) ?? this.ledgers.get(key)?.source) as DocumentSource;
       this.dirty.delete(key);
+      this.leftBehind.delete(key);
       const events = this.pending.get(key) ?? [];
       this.pending.delete(key);
       const ledger = this.ledgers.get(key);
@@ -435,6 +446,14 @@ export class ChannelPersistence {
    * same event (the settlement's time, message id and text), and the stored wake-up still comes
    * before any deadline the deliveries set.
    */
+  /** {@link ChannelPersistence.onlyRedeliverable}, remembered until the channel changes or is written. */
+  private leaveBehind(key: string): boolean {
+    if (this.leftBehind.has(key)) return true;
+    if (!this.onlyRedeliverable(key)) return false;
+    this.leftBehind.add(key);
+    return true;
+  }
+
   private onlyRedeliverable(key: string): boolean {
     const events = this.pending.get(key);
     const source = this.dirty.get(key);

@@ -128,3 +128,50 @@ describe('the turn ledger: folding it into a snapshot', () => {
     await restarted.stop();
   });
 });
+
+describe('the write-behind timer and channels whose only changes are replies delivered', () => {
+  it('leaves such a channel for its next write, asks it once, and writes it once it changes again', async () => {
+    const store = createMemoryStore();
+    const persistence = new ChannelPersistence({
+      documents: store.documents,
+      clock: new SimulatedClock(),
+      logger: silentLogger(),
+      ledgerLimit: 64,
+      onError: () => undefined,
+      onConflict: () => undefined,
+    });
+    await persistence.load('room');
+    let asked = 0;
+    const source: DocumentSource = {
+      document: () => ({
+        document: { floor: {} as unknown as FloorSnapshot, spoken: [], seen: [] },
+        wakeAt: 5_000,
+      }),
+      wakeAt: () => {
+        asked += 1;
+        return 5_000;
+      },
+    };
+    persistence.markDirty('room', source, { type: 'tick', at: 1 });
+    await persistence.flush(); // the first write is a whole snapshot, with its wake-up
+    const delivered = { type: 'turn.delivered', at: 2, turnId: 't1', messageId: 'm1', text: 'hi' } as const;
+    persistence.markDirty('room', source, delivered);
+    await persistence.flush();
+    await persistence.flush();
+    const entries = async () => (await readStoredChannel(store.documents, 'room')).entries;
+    expect(await entries()).toEqual([]);
+    expect(asked).toBe(1);
+    persistence.markDirty('room', source, {
+      type: 'message',
+      at: 3,
+      messageId: 'h1',
+      author: { kind: 'human', id: 'u', name: 'Ann' },
+      text: 'hello',
+    });
+    await persistence.flush();
+    expect((await entries()).map((e) => e.value)).toEqual([
+      { events: [delivered, expect.objectContaining({ type: 'message', messageId: 'h1' })] },
+    ]);
+    persistence.dispose();
+  });
+});

@@ -60,17 +60,22 @@ function counterChannel() {
   return { source, bump: () => (n += 1) };
 }
 
+/** Persistence written behind, with a ledger of 64 events, on a simulated clock. */
+function ledgerPersistence(documents: DocumentStore): ChannelPersistence {
+  return new ChannelPersistence({
+    documents,
+    clock: new SimulatedClock(),
+    logger: silentLogger(),
+    ledgerLimit: 64,
+    onError: () => undefined,
+    onConflict: () => undefined,
+  });
+}
+
 describe('the turn ledger: folding it into a snapshot', () => {
   it('folds a ledger written by the flush just before a compaction (the channel no longer dirty) into the snapshot', async () => {
     const gated = gatedDocuments(createMemoryStore().documents);
-    const persistence = new ChannelPersistence({
-      documents: gated.documents,
-      clock: new SimulatedClock(),
-      logger: silentLogger(),
-      ledgerLimit: 64,
-      onError: () => undefined,
-      onConflict: () => undefined,
-    });
+    const persistence = ledgerPersistence(gated.documents);
     await persistence.load('room');
     const channel = counterChannel();
     channel.bump();
@@ -132,14 +137,7 @@ describe('the turn ledger: folding it into a snapshot', () => {
 describe('the write-behind timer and channels whose only changes are replies delivered', () => {
   it('leaves such a channel for its next write, asks it once, and writes it once it changes again', async () => {
     const store = createMemoryStore();
-    const persistence = new ChannelPersistence({
-      documents: store.documents,
-      clock: new SimulatedClock(),
-      logger: silentLogger(),
-      ledgerLimit: 64,
-      onError: () => undefined,
-      onConflict: () => undefined,
-    });
+    const persistence = ledgerPersistence(store.documents);
     await persistence.load('room');
     let asked = 0;
     const source: DocumentSource = {

@@ -38,6 +38,15 @@ class HangingTransport implements Transport {
 }
 
 /** Lets every promise and I/O callback that can run without time moving run. */
+/** Calls `stop` with a deadline; `returned()` tells whether it has returned yet. */
+function watchStop(runtime: { stop(options: { deadlineMs: number }): Promise<void> }, deadlineMs: number) {
+  let returned = false;
+  const done = runtime.stop({ deadlineMs }).then(() => {
+    returned = true;
+  });
+  return { done, returned: () => returned };
+}
+
 async function turnsOfTheLoop(n = 5): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 }
@@ -115,16 +124,13 @@ describe('stop() with a deadline', () => {
     await turnsOfTheLoop();
     expect(transport.signals).toHaveLength(1);
 
-    let stopped = false;
-    const stopping = first.runtime.stop({ deadlineMs: 2_000 }).then(() => {
-      stopped = true;
-    });
+    const stopping = watchStop(first.runtime, 2_000);
     await turnsOfTheLoop();
     first.clock.advanceSync(1_999);
     await turnsOfTheLoop();
-    expect(stopped).toBe(false);
+    expect(stopping.returned()).toBe(false);
     first.clock.advanceSync(1);
-    await stopping;
+    await stopping.done;
     expect(transport.signals[0]?.aborted).toBe(true);
     expect(transport.signals[0]?.reason).toMatchObject({ code: 'TROUPE_TRANSPORT_ABORTED' });
     const unsettled = await store.outbox.unsettled();
@@ -171,18 +177,15 @@ describe('stop() with a deadline', () => {
     await t.say('Nova, are you there?');
     await t.say('Still there?');
     state.hang = true;
-    let stopped = false;
-    const stopping = t.runtime.stop({ deadlineMs: 1_000 }).then(() => {
-      stopped = true;
-    });
+    const stopping = watchStop(t.runtime, 1_000);
     await turnsOfTheLoop();
     t.clock.advanceSync(10_999);
     await turnsOfTheLoop();
-    expect(stopped).toBe(false); // the writes still have their time
+    expect(stopping.returned()).toBe(false); // the writes still have their time
     t.clock.advanceSync(1);
     await turnsOfTheLoop();
-    expect(stopped).toBe(true);
-    await stopping;
+    expect(stopping.returned()).toBe(true);
+    await stopping.done;
     const warning = lines.find((l) =>
       String(l.msg).startsWith('The runtime stopped before the store took its last writes'),
     );

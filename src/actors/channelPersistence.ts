@@ -437,6 +437,14 @@ export class ChannelPersistence {
     throw error;
   }
 
+  /** {@link ChannelPersistence.onlyRedeliverable}, remembered until the channel changes or is written. */
+  private leaveBehind(key: string): boolean {
+    if (this.leftBehind.has(key)) return true;
+    if (!this.onlyRedeliverable(key)) return false;
+    this.leftBehind.add(key);
+    return true;
+  }
+
   /**
    * True when a channel's unwritten changes are only replies delivered (with no mentions), its
    * state is stored, and its next deadline comes no earlier than its stored wake-up: a timed flush
@@ -446,14 +454,6 @@ export class ChannelPersistence {
    * same event (the settlement's time, message id and text), and the stored wake-up still comes
    * before any deadline the deliveries set.
    */
-  /** {@link ChannelPersistence.onlyRedeliverable}, remembered until the channel changes or is written. */
-  private leaveBehind(key: string): boolean {
-    if (this.leftBehind.has(key)) return true;
-    if (!this.onlyRedeliverable(key)) return false;
-    this.leftBehind.add(key);
-    return true;
-  }
-
   private onlyRedeliverable(key: string): boolean {
     const events = this.pending.get(key);
     const source = this.dirty.get(key);

@@ -20,7 +20,7 @@ const rows = (path: string) => {
   try {
     return db
       .prepare(
-        'SELECT o.key, s.id IS NOT NULL AS settled FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.rowid',
+        'SELECT o.key, s.id IS NOT NULL AS settled FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.id',
       )
       .all() as {
       key: string;

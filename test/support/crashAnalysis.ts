@@ -130,7 +130,7 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
       db
         .prepare(
           `SELECT o.key, o.sent_parts, s.settled, s.last_part
-            FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.rowid ORDER BY o.rowid`,
+            FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.id ORDER BY o.id`,
         )
         .all() as {
         key: string;

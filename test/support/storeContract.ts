@@ -903,6 +903,12 @@ export function describeStoreContract(
         expect((await store.outbox.get(again))?.sentParts).toEqual([part(0, 'first')]);
         await store.outbox.settle(again, { at: 70, sent: false }, part(1));
         expect((await store.outbox.get(again))?.settled).toEqual({ at: 60, sent: true });
+        // A part noted after the settlement does not replace the one it added.
+        await store.outbox.markPartSent(key, part(1, 'late'));
+        expect((await store.outbox.get(key))?.sentParts).toEqual([
+          part(0, 'platform-0'),
+          part(1, 'platform-1'),
+        ]);
       });
 
       it('lists unsettled entries oldest first, leaving settled ones out', async () => {

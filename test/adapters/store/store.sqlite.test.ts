@@ -331,6 +331,42 @@ describe('sqlite store: the file', () => {
     await store.close();
   });
 
+  it('keeps each settlement on its entry in a copy made row by row, as a dump and restore makes it', async () => {
+    const path = nextPath();
+    const store = await openSqliteStore({ path, outboxRetentionMs: 10 });
+    for (const [key, at] of [
+      ['old', 0],
+      ['open', 1_000],
+      ['done', 1_000],
+    ] as const)
+      await store.outbox.record(outboxResponse(key), at);
+    await store.outbox.settle('old', { at: 1, sent: true });
+    await store.outbox.settle('done', { at: 1_001, sent: true });
+    expect(await store.outbox.expire?.(500)).toBe(1); // a gap before the entries left
+    await store.close();
+
+    const copy = nextPath();
+    const db = new Database(copy);
+    db.exec(`ATTACH '${path}' AS source`);
+    const tables = db
+      .prepare("SELECT name, sql FROM source.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .all() as { name: string; sql: string }[];
+    for (const { name, sql } of tables) {
+      db.exec(sql);
+      // Row by row, as a dump's INSERT statements (`WHERE true` keeps SQLite from copying pages whole).
+      db.exec(`INSERT INTO main.${name} SELECT * FROM source.${name} WHERE true`);
+    }
+    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+    db.close();
+
+    const restored = await openSqliteStore({ path: copy });
+    expect((await restored.outbox.unsettled()).map((e) => e.key)).toEqual(['open']);
+    expect((await restored.outbox.get('done'))?.settled).toEqual({ at: 1_001, sent: true });
+    await restored.outbox.record(outboxResponse('new'), 2_000);
+    expect((await restored.outbox.get('new'))?.settled).toBeUndefined();
+    await restored.close();
+  });
+
   it('an entry recorded where an expired one was is not settled by the old settlement', async () => {
     const store = await openSqliteStore({ path: nextPath(), outboxRetentionMs: 1_000 });
     await store.outbox.record(outboxResponse('first'), 100);

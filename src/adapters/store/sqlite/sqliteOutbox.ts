@@ -5,9 +5,9 @@ import { TroupeError } from '../../../ports/troupeError.js';
 import { checkNumber, decodeJson, encodeJson } from '../jsonValue.js';
 import { limitOf, type Row, type SqliteConnection } from './sqliteConnection.js';
 
-/** An entry with its settlement, if any (a settlement lives in `outbox_settled`, keyed by the entry's rowid). */
+/** An entry with its settlement, if any (a settlement lives in `outbox_settled`, keyed by the entry's id). */
 const ENTRY_SELECT = `SELECT o.key, o.response, o.recorded_at, o.sent_parts, s.settled, s.last_part
-  FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.rowid`;
+  FROM outbox o LEFT JOIN outbox_settled s ON s.id = o.id`;
 
 /** Rowids of recorded entries kept for their settle at most (beyond: the settle looks its entry up). */
 const RECORDED_LIMIT = 10_000;
@@ -23,8 +23,8 @@ export class SqliteOutbox implements Outbox {
   readonly writesInOrder = true;
 
   /**
-   * The rowid of each entry this connection recorded and has not settled yet, so its settle finds
-   * the row without its key's index. Checked against the key when used: a rowid a rolled-back
+   * The id of each entry this connection recorded and has not settled yet, so its settle finds
+   * the row without its key's index. Checked against the key when used: an id a rolled-back
    * write handed out, or one SQLite handed out again, settles nothing else.
    */
   private readonly recorded = new Map<string, number>();
@@ -63,28 +63,28 @@ export class SqliteOutbox implements Outbox {
   private expireSpan(from: number, before: number): { deleted: number; next: number | undefined } {
     const to = from + EXPIRE_SPAN;
     const deleted = this.c.change(
-      `DELETE FROM outbox WHERE rowid >= ? AND rowid < ? AND recorded_at < ?
-        AND EXISTS (SELECT 1 FROM outbox_settled s WHERE s.id = outbox.rowid)`,
+      `DELETE FROM outbox WHERE id >= ? AND id < ? AND recorded_at < ?
+        AND EXISTS (SELECT 1 FROM outbox_settled s WHERE s.id = outbox.id)`,
       from,
       to,
       before,
     );
-    // Their settlements go with them: a rowid SQLite hands out again must not come settled.
+    // Their settlements go with them: an id SQLite hands out again must not come settled.
     this.c.change(
       `DELETE FROM outbox_settled WHERE id >= ? AND id < ?
-        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.rowid = outbox_settled.id)`,
+        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.id = outbox_settled.id)`,
       from,
       to,
     );
     const recent = this.c.get(
-      'SELECT 1 AS found FROM outbox WHERE rowid >= ? AND rowid < ? AND recorded_at >= ? LIMIT 1',
+      'SELECT 1 AS found FROM outbox WHERE id >= ? AND id < ? AND recorded_at >= ? LIMIT 1',
       from,
       to,
       before,
     );
     const after = recent
       ? undefined
-      : this.c.get('SELECT rowid AS id FROM outbox WHERE rowid >= ? ORDER BY rowid LIMIT 1', to);
+      : this.c.get('SELECT id FROM outbox WHERE id >= ? ORDER BY id LIMIT 1', to);
     return { deleted, next: typeof after?.id === 'number' ? after.id : undefined };
   }
 
@@ -108,7 +108,7 @@ export class SqliteOutbox implements Outbox {
         .run(key, json, at);
       const created = inserted.changes > 0;
       // A new entry holds what the caller gave (stored as its JSON): handed back as it is, not read
-      // back, and nothing else is kept but its rowid (a delivery holds its entry until it settles).
+      // back, and nothing else is kept but its id (a delivery holds its entry until it settles).
       if (created) {
         this.remember(key, Number(inserted.lastInsertRowid));
         return { entry: { key, response, recordedAt: at, sentParts: [] }, created };
@@ -147,13 +147,13 @@ export class SqliteOutbox implements Outbox {
       // (unless a part with its index was noted already): the entry's row is never rewritten.
       const id = this.recorded.get(key);
       this.recorded.delete(key);
-      // The remembered rowid is checked against the key (a row found by rowid is at hand): a stale
+      // The remembered id is checked against the key (a row found by its id is at hand): a stale
       // one settles nothing and the entry is looked up by its key instead.
       const settled =
         id !== undefined &&
         this.c.change(
-          `INSERT INTO outbox_settled (id, settled, last_part) SELECT rowid, ?, ? FROM outbox
-            WHERE rowid = ? AND key = ? ON CONFLICT (id) DO NOTHING`,
+          `INSERT INTO outbox_settled (id, settled, last_part) SELECT id, ?, ? FROM outbox
+            WHERE id = ? AND key = ? ON CONFLICT (id) DO NOTHING`,
           json,
           part ?? null,
           id,
@@ -161,7 +161,7 @@ export class SqliteOutbox implements Outbox {
         ) > 0;
       if (!settled)
         this.c.change(
-          `INSERT INTO outbox_settled (id, settled, last_part) SELECT rowid, ?, ? FROM outbox WHERE key = ?
+          `INSERT INTO outbox_settled (id, settled, last_part) SELECT id, ?, ? FROM outbox WHERE key = ?
             ON CONFLICT (id) DO NOTHING`,
           json,
           part ?? null,
@@ -175,14 +175,22 @@ export class SqliteOutbox implements Outbox {
     this.recorded.set(key, id);
   }
 
-  /** One statement: the part is appended only if no part with its index is there yet. */
+  /**
+   * One statement: the part is appended only if no part with its index is there yet, the one a
+   * settlement added included (the first part noted stands).
+   */
   private notePart(key: string, part: SentPart, json: string): void {
     this.c.change(
       `UPDATE outbox SET sent_parts = json_insert(sent_parts, '$[#]', json(?))
-        WHERE key = ? AND NOT EXISTS (
-          SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)`,
+        WHERE key = ?
+          AND NOT EXISTS (
+            SELECT 1 FROM json_each(outbox.sent_parts) AS p WHERE json_extract(p.value, '$.index') = ?)
+          AND NOT EXISTS (
+            SELECT 1 FROM outbox_settled s
+            WHERE s.id = outbox.id AND json_extract(s.last_part, '$.index') = ?)`,
       json,
       key,
+      part.index,
       part.index,
     );
   }
@@ -194,8 +202,8 @@ export class SqliteOutbox implements Outbox {
           // No index of unsettled entries (every reply would pay for it): the outbox is read, about
           // 0.3 µs an entry, when a runtime starts.
           `SELECT o.key, o.response, o.recorded_at, o.sent_parts, NULL AS settled, NULL AS last_part
-            FROM outbox o WHERE NOT EXISTS (SELECT 1 FROM outbox_settled s WHERE s.id = o.rowid)
-            ORDER BY o.recorded_at, o.rowid LIMIT ?`,
+            FROM outbox o WHERE NOT EXISTS (SELECT 1 FROM outbox_settled s WHERE s.id = o.id)
+            ORDER BY o.recorded_at, o.id LIMIT ?`,
           limitOf(limit),
         )
         .map(toEntry),

@@ -68,19 +68,29 @@ export const sqliteMigrations: readonly string[] = [
   `
   DROP INDEX IF EXISTS documents_idle;
   `,
-  // 4: settlements in their own table, keyed by the entry's rowid. Settling appended to a row that
+  // 4: settlements in their own table, keyed by the entry's id. Settling appended to a row that
   // recording had packed tight (the page split) and moved it out of an index of unsettled entries:
   // every reply paid both. A settlement is now one append; finding the unsettled entries (on start)
-  // reads the outbox instead.
+  // reads the outbox instead. The entry's id is an INTEGER PRIMARY KEY, its rowid as it was: a
+  // rowid alone is renumbered by a dump and restore, and a settlement would move to another entry.
   `
+  CREATE TABLE outbox_entries (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    response TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    sent_parts TEXT NOT NULL DEFAULT '[]'
+  );
+  INSERT INTO outbox_entries (id, key, response, recorded_at, sent_parts)
+    SELECT rowid, key, response, recorded_at, sent_parts FROM outbox;
   CREATE TABLE outbox_settled (
     id INTEGER PRIMARY KEY,
     settled TEXT NOT NULL,
     last_part TEXT
   );
   INSERT INTO outbox_settled (id, settled) SELECT rowid, settled FROM outbox WHERE settled IS NOT NULL;
-  DROP INDEX IF EXISTS outbox_unsettled;
-  ALTER TABLE outbox DROP COLUMN settled;
+  DROP TABLE outbox;
+  ALTER TABLE outbox_entries RENAME TO outbox;
   `,
 ];
 

@@ -39,6 +39,11 @@ const outboxResponse = (key: string) => ({
   preparedAt: 0,
 });
 
+/** Records a response per key, at its time, one after the other. */
+async function recordAll(store: TroupeStore, entries: readonly (readonly [string, number])[]): Promise<void> {
+  for (const [key, at] of entries) await store.outbox.record(outboxResponse(key), at);
+}
+
 /** A history line of channel `ch` nobody waits for. */
 const line = (text: string) => ({
   channelId: 'ch',
@@ -334,12 +339,11 @@ describe('sqlite store: the file', () => {
   it('keeps each settlement on its entry in a copy made row by row, as a dump and restore makes it', async () => {
     const path = nextPath();
     const store = await openSqliteStore({ path, outboxRetentionMs: 10 });
-    for (const [key, at] of [
+    await recordAll(store, [
       ['old', 0],
       ['open', 1_000],
       ['done', 1_000],
-    ] as const)
-      await store.outbox.record(outboxResponse(key), at);
+    ]);
     await store.outbox.settle('old', { at: 1, sent: true });
     await store.outbox.settle('done', { at: 1_001, sent: true });
     expect(await store.outbox.expire?.(500)).toBe(1); // a gap before the entries left
@@ -400,12 +404,11 @@ describe('sqlite store: the file', () => {
   it('expires settled outbox entries recorded before its retention, never one not settled', async () => {
     const store = await openSqliteStore({ path: nextPath(), outboxRetentionMs: 1_000 });
     const response = outboxResponse;
-    for (const [key, at] of [
+    await recordAll(store, [
       ['old-settled', 100],
       ['old-pending', 200],
       ['recent-settled', 1_500],
-    ] as const)
-      await store.outbox.record(response(key), at);
+    ]);
     await store.outbox.settle('old-settled', { at: 150, sent: true });
     await store.outbox.settle('recent-settled', { at: 1_600, sent: true });
     expect(await store.outbox.expire?.(Number.NaN)).toBe(0);

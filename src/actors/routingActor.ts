@@ -332,7 +332,7 @@ export class RoutingActor {
         let lastPart: SentPart | undefined;
         const last = parts[parts.length - 1];
         for (const part of parts) {
-          if (sent.some((p) => p.index === part.index)) continue;
+          if (hasPart(sent, part.index)) continue;
           if (resumed) part.message.resumedFrom = resumed.recordedAt;
           // The first attempt inline; retries (rare) in their own loop.
           let result: { messageId: string; attempts: number } | { error: Failure };
@@ -881,4 +881,10 @@ function toFailure(error: unknown): Failure {
     message: `The transport failed unexpectedly: ${describe(error)}`,
     retryable: false,
   };
+}
+
+/** Whether a part with this index was sent (a plain loop: a closure over the loop's part would cost a scope per part). */
+function hasPart(sent: readonly SentPart[], index: number): boolean {
+  for (const p of sent) if (p.index === index) return true;
+  return false;
 }

@@ -28,6 +28,8 @@ export function createContextCopier(): ContextCopier {
     // (Symbol keys are rare and spread copies them: such a context is spread.)
     if (spreadOnly || c === null || typeof c !== 'object' || Object.getOwnPropertySymbols(c).length > 0)
       return { ...c };
+    const known = shapeMatching(shapes, c);
+    if (known) return known.copy(c);
     const keys = Object.keys(c);
     const shape = shapeOf(shapes, keys) ?? addShape(shapes, keys);
     if (shape) return shape.copy(c);
@@ -39,6 +41,25 @@ export function createContextCopier(): ContextCopier {
 function shapeOf(shapes: readonly Shape[], keys: readonly string[]): Shape | undefined {
   for (const s of shapes) if (sameKeys(s.keys, keys)) return s;
   return undefined;
+}
+
+/**
+ * The shape whose keys are the context's, in order, found with for-in: no key array per copy (a
+ * machine copies its context at every step that assigns). for-in also lists inherited enumerable
+ * keys: a context with one matches no shape here and is looked up by `Object.keys` as before.
+ */
+function shapeMatching(shapes: readonly Shape[], c: Record<string, unknown>): Shape | undefined {
+  for (const s of shapes) if (hasKeysInOrder(c, s.keys)) return s;
+  return undefined;
+}
+
+function hasKeysInOrder(c: Record<string, unknown>, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const key in c) {
+    if (key !== keys[i] || !Object.hasOwn(c, key)) return false;
+    i++;
+  }
+  return i === keys.length;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {

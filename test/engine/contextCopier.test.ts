@@ -54,6 +54,20 @@ describe('createContextCopier: a copy as a spread makes it', () => {
     expect(Object.keys(copy(hidden))).toEqual(['a']);
   });
 
+  it('copies own keys only when the prototype has enumerable keys of its own', () => {
+    const copy = createContextCopier();
+    expect(copy({ a: 1 })).toStrictEqual({ a: 1 });
+    // Its own keys are a shape already met; for-in would also list the inherited one.
+    const inheriting = Object.assign(Object.create({ inherited: true }), { a: 2 });
+    const copied = copy(inheriting);
+    expect(Object.keys(copied)).toEqual(['a']);
+    expect(copied.a).toBe(2);
+    expect('inherited' in copied).toBe(false);
+    // The other way round: the shape has a key this context only inherits.
+    expect(copy({ a: 1, inherited: 0 })).toStrictEqual({ a: 1, inherited: 0 });
+    expect(Object.keys(copy(Object.assign(Object.create({ inherited: 9 }), { a: 3 })))).toEqual(['a']);
+  });
+
   it('equals a spread on any sequence of records, past its number of shapes', () => {
     const copy = createContextCopier();
     const record = fc.dictionary(

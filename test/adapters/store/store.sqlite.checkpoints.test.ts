@@ -4,7 +4,7 @@
  * connection when told to, and again when the worker fails. The waits here are for the worker
  * thread's own answers, never for time.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -82,6 +82,35 @@ describe('sqlite store: checkpoints of the write-ahead log', () => {
     expect(existsSync(`${path}-wal`)).toBe(false);
     const raw = new Database(path, { readonly: true });
     expect(raw.prepare("SELECT COUNT(*) AS n FROM documents WHERE collection = 'c'").get()).toEqual({ n: 6 });
+    raw.close();
+  });
+
+  it('start the log over once it is long, so a store written all the time keeps a bounded log', async () => {
+    const path = join(nextDir(), 'troupe.db');
+    const { logger, lines } = watchedLogger();
+    const store = await openSqliteStore({
+      path,
+      logger,
+      checkpoints: { by: 'worker', afterCommits: 1, delayMs: 0, restartPages: 64 },
+    });
+    const value = { text: 'x'.repeat(3_000) };
+    const startedOver = () => lines.some((l) => l.msg === 'write-ahead log checkpointed; it starts over');
+    // Written without a pause: a passive checkpoint alone always finds newer commits than it
+    // copied, and the log would only grow.
+    let written = 0;
+    while (!startedOver() && written < 5_000) await store.documents.put('c', `k${written++}`, value);
+    expect(startedOver()).toBe(true);
+    const before = statSync(`${path}-wal`).size;
+    expect(before).toBeGreaterThanOrEqual(64 * 4_096);
+    // The next commits write the log from its start: the file does not grow.
+    for (let i = 0; i < 10; i++) await store.documents.put('after', `k${i}`, value);
+    expect(statSync(`${path}-wal`).size).toBe(before);
+    expect((await store.documents.list('after')).length).toBe(10);
+    await store.close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare("SELECT COUNT(*) AS n FROM documents WHERE collection = 'c'").get()).toEqual({
+      n: written,
+    });
     raw.close();
   });
 

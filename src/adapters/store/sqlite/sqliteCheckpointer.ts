@@ -4,9 +4,11 @@ import type { Logger } from '../../../logging/logger.js';
 
 /**
  * The worker's code, CommonJS run with `eval` (no file to find, whether Troupe runs from its
- * build or its sources). It opens its own connection and runs a passive checkpoint each time it is
- * asked: that copies committed pages from the write-ahead log into the database and syncs the
- * disk, without taking the write lock, so the thread that writes never waits for it.
+ * build or its sources). It opens its own connection and runs a checkpoint each time it is asked.
+ * A passive one copies committed pages from the write-ahead log into the database and syncs the
+ * disk without taking the write lock, so the thread that writes never waits for it. A restart
+ * does the same holding the write lock (writers queue meanwhile), so that the next commit writes
+ * the log from its start again instead of making the file longer.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -19,9 +21,10 @@ parentPort.on('message', (message) => {
     parentPort.close();
     return;
   }
+  const restart = message === 'restart';
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ frames: result.log, copied: result.checkpointed });
+    const [result] = db.pragma(restart ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ frames: result.log, copied: result.checkpointed, restarted: restart && result.busy === 0 });
   } catch (error) {
     parentPort.postMessage({ error: String((error && error.message) || error) });
   }
@@ -29,7 +32,16 @@ parentPort.on('message', (message) => {
 `;
 
 /** What the worker answers to a checkpoint. */
-type CheckpointReply = { frames: number; copied: number } | { error: string };
+type CheckpointReply = { frames: number; copied: number; restarted: boolean } | { error: string };
+
+/**
+ * Log pages past which the next checkpoint is a restart: 16,384 (64 MiB, what the log keeps on
+ * disk once it starts over). Passive checkpoints alone never let a log that is written all the
+ * time start over (each finds newer commits than it copied), so under steady load it grew by
+ * every page written, hundreds of megabytes, each page appended to the file, and a crash left all
+ * of it to read back on the next open.
+ */
+const DEFAULT_RESTART_PAGES = 16_384;
 
 /** How a {@link SqliteCheckpointer} runs. */
 export interface SqliteCheckpointerOptions {
@@ -40,6 +52,8 @@ export interface SqliteCheckpointerOptions {
   afterCommits?: number;
   /** How long after a commit a checkpoint is asked for; at most one is in flight. Default 100 ms. */
   delayMs?: number;
+  /** Log pages past which the next checkpoint also starts the log over. Default 16,384 (64 MiB). */
+  restartPages?: number;
   /** Called once the worker runs (the writer then leaves checkpoints to it) or has failed (it takes them back). */
   onRunning: (running: boolean) => void;
 }
@@ -59,6 +73,8 @@ export class SqliteCheckpointer {
   private worker: Worker | undefined;
   private commits = 0;
   private asked = false;
+  /** The log's length in pages, as the last checkpoint found it (0 once it started over). */
+  private frames = 0;
   private stopped = false;
   private exited: Promise<void> | undefined;
 
@@ -74,7 +90,13 @@ export class SqliteCheckpointer {
     }
     if (this.asked) return;
     this.asked = true;
-    realSetTimeout(() => this.worker?.postMessage('checkpoint'), this.options.delayMs ?? 100).unref();
+    realSetTimeout(() => this.ask(), this.options.delayMs ?? 100).unref();
+  }
+
+  /** Asks for a checkpoint: a restart once the log has grown past `restartPages`. */
+  private ask(): void {
+    const restart = this.frames >= (this.options.restartPages ?? DEFAULT_RESTART_PAGES);
+    this.worker?.postMessage(restart ? 'restart' : 'checkpoint');
   }
 
   /** Stops the worker after the checkpoint it is running, closing its connection. */
@@ -107,9 +129,11 @@ export class SqliteCheckpointer {
       this.options.logger?.debug({ path: this.options.path, reason: reply.error }, 'checkpoint skipped');
       return;
     }
+    // A restart that could not finish (another connection kept reading) is tried again next time.
+    this.frames = reply.restarted ? 0 : reply.frames;
     this.options.logger?.debug(
-      { path: this.options.path, frames: reply.frames, copied: reply.copied },
-      'write-ahead log checkpointed',
+      { path: this.options.path, frames: reply.frames, copied: reply.copied, restarted: reply.restarted },
+      reply.restarted ? 'write-ahead log checkpointed; it starts over' : 'write-ahead log checkpointed',
     );
   }
 

@@ -120,6 +120,9 @@ export class SqliteConnection {
           ? { afterCommits: options.checkpoints.afterCommits }
           : {}),
         ...(options.checkpoints?.delayMs !== undefined ? { delayMs: options.checkpoints.delayMs } : {}),
+        ...(options.checkpoints?.restartPages !== undefined
+          ? { restartPages: options.checkpoints.restartPages }
+          : {}),
         onRunning: (running) => this.leaveCheckpoints(running),
       });
     options.logger?.debug({ path, schemaVersion: this.schemaVersion }, 'SQLite store opened');

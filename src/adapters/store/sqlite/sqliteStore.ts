@@ -38,11 +38,19 @@ export interface SqliteStoreOptions {
    * Who checkpoints the write-ahead log (copies it into the database and syncs the disk).
    * `worker` (the default for a file): a worker thread with its own connection, started once the
    * store has committed `afterCommits` times (default 256), asked `delayMs` (default 100 ms) after
-   * a commit, one checkpoint at a time; the writing thread then checkpoints only past 100,000
-   * pages (about 400 MB), should the worker fall behind. `writer`: the writing connection, every
-   * 10,000 pages (about 40 MB), stopping the event loop while it copies them.
+   * a commit, one checkpoint at a time; once the log is `restartPages` long (default 16,384
+   * pages, 64 MiB) the next one also starts it over, holding the write lock while it copies what
+   * is left (writes queue meanwhile, off the event loop), so a store written all the time keeps
+   * a bounded log. The writing thread then checkpoints only past 100,000 pages (about 400 MB),
+   * should the worker fall behind. `writer`: the writing connection, every 10,000 pages (about
+   * 40 MB), stopping the event loop while it copies them.
    */
-  checkpoints?: { by: 'worker' | 'writer'; afterCommits?: number; delayMs?: number };
+  checkpoints?: {
+    by: 'worker' | 'writer';
+    afterCommits?: number;
+    delayMs?: number;
+    restartPages?: number;
+  };
 }
 
 /** The SQLite store: the port, plus where it lives. */

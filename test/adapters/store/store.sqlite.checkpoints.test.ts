@@ -18,6 +18,8 @@ interface Line {
   msg: string;
   frames?: number;
   copied?: number;
+  mode?: 'restart' | 'passive';
+  restarted?: boolean;
 }
 
 /** A debug logger whose lines can be awaited by message. */
@@ -112,6 +114,36 @@ describe('sqlite store: checkpoints of the write-ahead log', () => {
       n: written,
     });
     raw.close();
+  });
+
+  it('give up a restart that a reader in another connection holds up, and stay passive for a while', async () => {
+    const path = join(nextDir(), 'troupe.db');
+    const { logger, lines } = watchedLogger();
+    const store = await openSqliteStore({
+      path,
+      logger,
+      checkpoints: { by: 'worker', afterCommits: 1, delayMs: 0, restartPages: 64 },
+    });
+    await store.documents.put('c', 'seed', 1);
+    // A read left open (a backup, a shell): the log cannot start over while it reads it.
+    const reader = new Database(path);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT COUNT(*) FROM documents').get();
+    const value = { text: 'x'.repeat(3_000) };
+    const restarts = () => lines.filter((l) => l.mode === 'restart');
+    let written = 0;
+    while (restarts().length === 0 && written < 5_000) await store.documents.put('c', `k${written++}`, value);
+    expect(restarts()).toHaveLength(1);
+    expect(restarts()[0]?.restarted).toBe(false);
+    const tried = lines.length;
+    // Each try holds the writers up a little: the next checkpoints are passive again.
+    for (let i = 0; i < 300; i++) await store.documents.put('after', `k${i}`, value);
+    expect(restarts()).toHaveLength(1);
+    expect(lines.slice(tried).filter((l) => l.mode === 'passive').length).toBeGreaterThan(0);
+    reader.exec('COMMIT');
+    reader.close();
+    expect((await store.documents.list('after')).length).toBe(300);
+    await store.close();
   });
 
   it('stay with the writing connection when told to (no worker starts)', async () => {

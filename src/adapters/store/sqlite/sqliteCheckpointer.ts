@@ -23,10 +23,15 @@ parentPort.on('message', (message) => {
   }
   const restart = message === 'restart';
   try {
+    // A restart waits only briefly for the lock and for readers (writers queue while it holds
+    // the lock); past that, SQLite copies what it can as a passive checkpoint would.
+    if (restart) db.pragma('busy_timeout = ' + workerData.restartWaitMs);
     const [result] = db.pragma(restart ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
     parentPort.postMessage({ frames: result.log, copied: result.checkpointed, restarted: restart && result.busy === 0 });
   } catch (error) {
     parentPort.postMessage({ error: String((error && error.message) || error) });
+  } finally {
+    if (restart) db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   }
 });
 `;
@@ -42,6 +47,19 @@ type CheckpointReply = { frames: number; copied: number; restarted: boolean } | 
  * of it to read back on the next open.
  */
 const DEFAULT_RESTART_PAGES = 16_384;
+
+/**
+ * How long a restart waits for the write lock and for readers of the log (ms): writers queue
+ * for at most about this long, however busy the file is.
+ */
+const RESTART_WAIT_MS = 100;
+
+/**
+ * After a restart that readers of the log kept from finishing (a long read in another process, a
+ * backup), how long checkpoints stay passive (ms): each try holds the writers up to
+ * {@link RESTART_WAIT_MS}.
+ */
+const RESTART_BACKOFF_MS = 10_000;
 
 /** How a {@link SqliteCheckpointer} runs. */
 export interface SqliteCheckpointerOptions {
@@ -75,6 +93,10 @@ export class SqliteCheckpointer {
   private asked = false;
   /** The log's length in pages, as the last checkpoint found it (0 once it started over). */
   private frames = 0;
+  /** No restart is tried before this time (`Date.now()`), after one that could not finish. */
+  private restartAfter = 0;
+  /** Whether the checkpoint in flight is a restart. */
+  private restarting = false;
   private stopped = false;
   private exited: Promise<void> | undefined;
 
@@ -95,7 +117,9 @@ export class SqliteCheckpointer {
 
   /** Asks for a checkpoint: a restart once the log has grown past `restartPages`. */
   private ask(): void {
-    const restart = this.frames >= (this.options.restartPages ?? DEFAULT_RESTART_PAGES);
+    const restart =
+      this.frames >= (this.options.restartPages ?? DEFAULT_RESTART_PAGES) && Date.now() >= this.restartAfter;
+    this.restarting = restart;
     this.worker?.postMessage(restart ? 'restart' : 'checkpoint');
   }
 
@@ -113,7 +137,10 @@ export class SqliteCheckpointer {
   private start(): void {
     const { path, busyTimeoutMs, logger } = this.options;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, busyTimeoutMs, driver } });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { path, busyTimeoutMs, driver, restartWaitMs: RESTART_WAIT_MS },
+    });
     worker.unref();
     this.worker = worker;
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
@@ -125,14 +152,26 @@ export class SqliteCheckpointer {
 
   private answered(reply: CheckpointReply): void {
     this.asked = false;
+    const mode = this.restarting ? 'restart' : 'passive';
+    if (this.restarting && ('error' in reply || !reply.restarted))
+      this.restartAfter = Date.now() + RESTART_BACKOFF_MS;
+    this.restarting = false;
     if ('error' in reply) {
-      this.options.logger?.debug({ path: this.options.path, reason: reply.error }, 'checkpoint skipped');
+      this.options.logger?.debug(
+        { path: this.options.path, mode, reason: reply.error },
+        'checkpoint skipped',
+      );
       return;
     }
-    // A restart that could not finish (another connection kept reading) is tried again next time.
     this.frames = reply.restarted ? 0 : reply.frames;
     this.options.logger?.debug(
-      { path: this.options.path, frames: reply.frames, copied: reply.copied, restarted: reply.restarted },
+      {
+        path: this.options.path,
+        mode,
+        frames: reply.frames,
+        copied: reply.copied,
+        restarted: reply.restarted,
+      },
       reply.restarted ? 'write-ahead log checkpointed; it starts over' : 'write-ahead log checkpointed',
     );
   }

@@ -12,6 +12,7 @@ import { SqliteProcessed } from './sqliteProcessed.js';
 export interface SqliteStoreOptions {
   /** The database file (its directory is created if missing), or `:memory:`. */
   path: string;
+  /** Where the store logs (opening, migrations, checkpoints, writes it lost); none by default. */
   logger?: Logger;
   /**
    * How long a write waits for another process's lock before failing with `TROUPE_STORE_BUSY`
@@ -56,6 +57,7 @@ export interface SqliteStoreOptions {
 
 /** The SQLite store: the port, plus where it lives. */
 export interface SqliteStore extends TroupeStore {
+  /** Always `sqlite`. */
   readonly kind: 'sqlite';
   /** The path it was opened with (`:memory:` for an in-memory database). */
   readonly path: string;

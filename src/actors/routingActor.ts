@@ -154,6 +154,13 @@ export class RoutingActor {
   transportFor(kind: string): Transport | undefined {
     return this.transports.get(kind);
   }
+  /** Whether a transport here serves the channel of an unsettled entry (see {@link Transport.serves}). */
+  private serves(entry: OutboxEntry): boolean {
+    const channel = (entry.response as Partial<OutgoingResponse> | undefined)?.channel;
+    const transport = channel ? this.transports.get(channel.kind) : undefined;
+    if (!channel || !transport) return false;
+    return transport.serves?.(channel.id) ?? true;
+  }
 
   /** Sends in flight right now (each part is one send). */
   get sendsInFlight(): number {
@@ -198,7 +205,15 @@ export class RoutingActor {
     mayResend?: (entry: OutboxEntry) => Promise<boolean>,
   ): Promise<RoutingOutcome[]> {
     const all = await this.options.outbox.unsettled();
-    const entries = mayResend ? await filterAsync(all, mayResend) : all;
+    // Before `mayResend`, which takes the channel's lease: a channel this process does not serve
+    // is left to the one that does, lease and entry alike.
+    const served = all.filter((entry) => this.serves(entry));
+    if (served.length < all.length)
+      this.options.logger.info(
+        { count: all.length - served.length },
+        'leaving unsettled outbox entries of channels no transport here serves',
+      );
+    const entries = mayResend ? await filterAsync(served, mayResend) : served;
     if (entries.length > 0)
       this.options.logger.info({ count: entries.length }, 'resending unsettled outbox entries');
     return Promise.all(entries.map((entry) => this.resume(entry, onOutcome)));

@@ -50,7 +50,11 @@ export async function openChatRuntime(
   }
   const lookupTool = lazyEntityLookup(env, { logger });
   // Ids stay unique across sessions: the store keeps the floor, which remembers message ids.
-  const transport = new TerminalTransport({ idPrefix: `${Date.now().toString(36)}-` });
+  // Serving only its channel: another channel's reply left unsettled is not shown here.
+  const transport = new TerminalTransport({
+    idPrefix: `${Date.now().toString(36)}-`,
+    channels: [options.channel],
+  });
   const runtime = createRuntime({
     avatars,
     config: options.config,

@@ -57,6 +57,13 @@ export interface Transport {
    */
   readonly local?: boolean;
   /**
+   * Whether this transport delivers to the channel of its kind with this id. A reply an earlier
+   * run left unsettled is sent again only by a runtime whose transport serves its channel; the
+   * others leave it in the outbox for the one that does (a terminal chat in channel `two` must
+   * not take channel `one`'s reply). Absent: every channel of its kind.
+   */
+  serves?(channelId: string): boolean;
+  /**
    * Sends one message. `signal` is aborted when the send outlives its timeout
    * (`limits.sendTimeoutMs`) or the runtime stops past its deadline: pass it to the request and
    * stop. Routing does not wait for a transport that ignores it, but the platform may then still

@@ -445,6 +445,27 @@ describe('order and sharing', () => {
   });
 });
 
+describe('recovery serves only its own channels', () => {
+  it('leaves the entries of channels no transport here serves, and asks about no lease for them', async () => {
+    const outbox = new MemoryOutbox();
+    await outbox.record(responseOf('here', 'a', { channel: { kind: 'test', id: 'mine' } }), 0);
+    await outbox.record(responseOf('elsewhere', 'b', { channel: { kind: 'test', id: 'yours' } }), 1);
+    await outbox.record(responseOf('no-kind', 'c', { channel: { kind: 'discord', id: '9' } }), 2);
+    const transport = new RecordingTransport();
+    const served = Object.assign(transport, { serves: (id: string) => id === 'mine' });
+    const { routing } = routingWith([served], { outbox });
+    const asked: string[] = [];
+    const outcomes = await routing.recover(undefined, async (e) => {
+      asked.push(e.response.idempotencyKey);
+      return true;
+    });
+    expect(asked).toEqual(['here']);
+    expect(outcomes.map((o) => o.idempotencyKey)).toEqual(['here']);
+    expect(transport.texts()).toEqual(['a']);
+    expect((await outbox.unsettled()).map((e) => e.response.idempotencyKey)).toEqual(['elsewhere', 'no-kind']);
+  });
+});
+
 describe('stopping for good', () => {
   it('a send in flight ends as aborted, its entry stays for the next start, and its caller is not told it settled', async () => {
     const transport = new ScriptedTransport(() => new Promise(() => undefined));

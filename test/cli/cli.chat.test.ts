@@ -193,6 +193,32 @@ describe('troupe chat (in process)', () => {
     expect(second.stdout).toMatch(/Here in #lobby: .*Rex/u);
   });
 
+  it("a reply another channel's session left unsettled waits for that channel, not this one", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'troupe-chat-unsettled-'));
+    const env = { TROUPE_STORE: '', TROUPE_DATA_DIR: dataDir, NO_COLOR: '1' };
+    // What a session of #one killed between recording its reply and sending it leaves behind.
+    const store = await openSqliteStore({ path: join(dataDir, 'troupe.db') });
+    await store.outbox.record(
+      {
+        idempotencyKey: 'terminal:one:e1:terminal:one:t9',
+        channel: { kind: 'terminal', id: 'one' },
+        speaker: { avatarId: 'rex', name: 'Rex' },
+        attachments: [],
+        preparedAt: 0,
+        text: 'A reply meant for #one',
+        origin: { turnId: 'terminal:one:t9', avatarId: 'rex', kind: 'answer' },
+      },
+      0,
+    );
+    await store.close();
+    const two = await chatInProcess(['--channel', 'two'], ['/quit'], env);
+    expect(two.code).toBe(0);
+    expect(two.stdout).not.toContain('A reply meant for #one');
+    const one = await chatInProcess(['--channel', 'one'], ['/quit'], env);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('A reply meant for #one');
+  });
+
   it('/who shows each avatar’s usage today with its caps, and marks one that reached a cap with why', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'troupe-chat-usage-'));
     const store = await openSqliteStore({ path: join(dataDir, 'troupe.db') });

@@ -41,6 +41,11 @@ export interface TerminalTransportOptions {
    * is kept in a store. Default none (`"3"`).
    */
   idPrefix?: string;
+  /**
+   * The terminal channels (ids) this terminal is: a reply an earlier run left unsettled in any
+   * other is left for the session that has it open (see {@link Transport.serves}). Default: all.
+   */
+  channels?: readonly string[];
 }
 
 const DEFAULT_KEEP = 500;
@@ -65,10 +70,12 @@ export class TerminalTransport implements Transport {
   private readonly listeners = new Set<TerminalMessageListener>();
   private seq = 0;
   private readonly idPrefix: string;
+  private readonly channels: ReadonlySet<string> | undefined;
 
   constructor(options: TerminalTransportOptions = {}) {
     this.keep = Math.max(1, Math.floor(options.keep ?? DEFAULT_KEEP));
     this.idPrefix = options.idPrefix ?? '';
+    this.channels = options.channels ? new Set(options.channels) : undefined;
     if (options.onMessage) this.listeners.add(options.onMessage);
   }
 
@@ -78,6 +85,11 @@ export class TerminalTransport implements Transport {
     return () => {
       this.listeners.delete(listener);
     };
+  }
+
+  /** Whether this terminal is the channel (every channel, unless made with `channels`). */
+  serves(channelId: string): boolean {
+    return this.channels === undefined || this.channels.has(channelId);
   }
 
   async send(message: TransportMessage): Promise<TransportReceipt> {

@@ -462,7 +462,10 @@ describe('recovery serves only its own channels', () => {
     expect(asked).toEqual(['here']);
     expect(outcomes.map((o) => o.idempotencyKey)).toEqual(['here']);
     expect(transport.texts()).toEqual(['a']);
-    expect((await outbox.unsettled()).map((e) => e.response.idempotencyKey)).toEqual(['elsewhere', 'no-kind']);
+    expect((await outbox.unsettled()).map((e) => e.response.idempotencyKey)).toEqual([
+      'elsewhere',
+      'no-kind',
+    ]);
   });
 });
 

@@ -280,7 +280,9 @@ export class ChannelLifecycle {
       leasesHeld: () => leases.heldCount,
       actor: (key) => wiring.registry.get(key),
       activate: (key) => {
-        if (!wiring.stopping) this.activate(channelFromKey(key));
+        const channel = channelFromKey(key);
+        // Events a process elsewhere took for a channel no transport here serves wait for one that does.
+        if (!wiring.stopping && wiring.routing.servesChannel(channel)) this.activate(channel);
       },
       flush: (key) => this.persistence.flush([key]),
       learnAvatars: (events) => this.learnAvatars(events),

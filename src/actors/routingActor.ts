@@ -154,12 +154,16 @@ export class RoutingActor {
   transportFor(kind: string): Transport | undefined {
     return this.transports.get(kind);
   }
-  /** Whether a transport here serves the channel of an unsettled entry (see {@link Transport.serves}). */
+  /** Whether a transport here serves the channel (see {@link Transport.serves}). */
+  servesChannel(channel: { kind: string; id: string }): boolean {
+    const transport = this.transports.get(channel.kind);
+    return transport !== undefined && (transport.serves?.(channel.id) ?? true);
+  }
+
+  /** Whether a transport here serves the channel of an unsettled entry (one read back from a store). */
   private serves(entry: OutboxEntry): boolean {
     const channel = (entry.response as Partial<OutgoingResponse> | undefined)?.channel;
-    const transport = channel ? this.transports.get(channel.kind) : undefined;
-    if (!channel || !transport) return false;
-    return transport.serves?.(channel.id) ?? true;
+    return channel !== undefined && this.servesChannel(channel);
   }
 
   /** Sends in flight right now (each part is one send). */

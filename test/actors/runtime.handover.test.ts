@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HANDOVER } from '../../src/actors/handoverQueue.js';
 import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
 import type { TroupeStore } from '../../src/ports/store.js';
-import { createTestRuntime, type TestRuntime } from '../../src/testing/index.js';
+import { createTestRuntime, RecordingTransport, type TestRuntime } from '../../src/testing/index.js';
 
 const room = { kind: 'test', id: 'room' };
 const avatars = [{ id: 'nova', name: 'Nova', residentIn: ['test:room'] }];
@@ -92,6 +92,40 @@ describe('a channel held by another process', () => {
     expect(b.errors).toEqual([]);
     expect(await b.store.documents.list(HANDOVER)).toEqual([]);
     await b.stop();
+  });
+
+  it('is not taken over by a process whose transport does not serve it; its events wait', async () => {
+    const store = createMemoryStore();
+    const [a, b] = twoRuntimes(store);
+    // A third process, whose transport serves only its own channel (a terminal chat, say).
+    const onlyOther = Object.assign(new RecordingTransport(), { serves: (id: string) => id === 'other' });
+    const c = createTestRuntime({
+      avatars: [{ id: 'nova', name: 'Nova', residentIn: ['test:room', 'test:other'] }],
+      store,
+      transports: [onlyOther],
+      persistence: { durable: true, leaseTtlMs: LEASE_TTL_MS },
+      config: { perAvatarCooldownMs: 0 },
+      startAt: 1_000_000,
+    });
+    await a.say('Nova, hello?', { messageId: 'a-0', as: { id: 'pa', name: 'Pat' } });
+    // C holds a channel of its own, so it looks at the hand-over queues at every poll.
+    c.runtime.send({ ...message('c-0', 'qc'), channel: { kind: 'test', id: 'other' } });
+    await c.settle();
+    for (let i = 0; i < 3; i++) b.runtime.send(message(`b-${i}`, `q${i}`));
+    await b.settle();
+    // A hangs; its lease lapses while C polls.
+    await c.advance(LEASE_TTL_MS);
+    await c.advance(POLL_MS);
+    expect(c.runtime.activeChannels()).not.toContain('test:room');
+    expect(onlyOther.sent.map((m) => m.channelId)).not.toContain('room');
+    expect((await store.documents.list(HANDOVER)).map((d) => d.key)).toEqual(['test:room']);
+    // B, which serves it, takes it over with its events.
+    await b.advance(LEASE_TTL_MS);
+    await b.advance(POLL_MS);
+    expect(answered(b).length).toBeGreaterThan(0);
+    expect(await store.documents.list(HANDOVER)).toEqual([]);
+    await b.stop();
+    await c.stop();
   });
 
   it('refuses with TROUPE_CHANNEL_OWNED an event whose sender asked for ownership', async () => {

@@ -55,11 +55,13 @@ const DEFAULT_RESTART_PAGES = 16_384;
 const RESTART_WAIT_MS = 100;
 
 /**
- * After a restart that readers of the log kept from finishing (a long read in another process, a
- * backup), how long checkpoints stay passive (ms): each try holds the writers up to
- * {@link RESTART_WAIT_MS}.
+ * After a restart that could not finish, how long checkpoints stay passive (ms): 1 s after the
+ * first, doubled after each next one up to 32 s, and back to 1 s once one finishes. Each try
+ * holds the writers up to {@link RESTART_WAIT_MS}: a read left open in another process (a backup)
+ * costs them that once every 32 s, while another process's writes, which only get in the way
+ * now and then, are soon tried again.
  */
-const RESTART_BACKOFF_MS = 10_000;
+const RESTART_BACKOFF_MS = { first: 1_000, most: 32_000 };
 
 /** How a {@link SqliteCheckpointer} runs. */
 export interface SqliteCheckpointerOptions {
@@ -95,6 +97,8 @@ export class SqliteCheckpointer {
   private frames = 0;
   /** No restart is tried before this time (`Date.now()`), after one that could not finish. */
   private restartAfter = 0;
+  /** The wait after the next restart that cannot finish (see {@link RESTART_BACKOFF_MS}). */
+  private backoffMs = RESTART_BACKOFF_MS.first;
   /** Whether the checkpoint in flight is a restart. */
   private restarting = false;
   private stopped = false;
@@ -153,8 +157,7 @@ export class SqliteCheckpointer {
   private answered(reply: CheckpointReply): void {
     this.asked = false;
     const mode = this.restarting ? 'restart' : 'passive';
-    if (this.restarting && ('error' in reply || !reply.restarted))
-      this.restartAfter = Date.now() + RESTART_BACKOFF_MS;
+    if (this.restarting) this.noteRestart('error' in reply ? false : reply.restarted);
     this.restarting = false;
     if ('error' in reply) {
       this.options.logger?.debug(
@@ -174,6 +177,16 @@ export class SqliteCheckpointer {
       },
       reply.restarted ? 'write-ahead log checkpointed; it starts over' : 'write-ahead log checkpointed',
     );
+  }
+
+  /** Backs off after a restart that could not finish; starts again from the shortest wait after one that did. */
+  private noteRestart(finished: boolean): void {
+    if (finished) {
+      this.backoffMs = RESTART_BACKOFF_MS.first;
+      return;
+    }
+    this.restartAfter = Date.now() + this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, RESTART_BACKOFF_MS.most);
   }
 
   private failed(error: Error): void {

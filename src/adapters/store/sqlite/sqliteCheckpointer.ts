@@ -23,9 +23,13 @@ parentPort.on('message', (message) => {
   }
   const restart = message === 'restart';
   try {
-    // A restart waits only briefly for the lock and for readers (writers queue while it holds
-    // the lock); past that, SQLite copies what it can as a passive checkpoint would.
-    if (restart) db.pragma('busy_timeout = ' + workerData.restartWaitMs);
+    // A restart first copies what it can without the lock, so that it holds the lock only to copy
+    // what was committed meanwhile; it waits only briefly for the lock and for readers (writers
+    // queue while it holds the lock), and past that copies what it can as a passive one would.
+    if (restart) {
+      db.pragma('wal_checkpoint(PASSIVE)');
+      db.pragma('busy_timeout = ' + workerData.restartWaitMs);
+    }
     const [result] = db.pragma(restart ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
     parentPort.postMessage({ frames: result.log, copied: result.checkpointed, restarted: restart && result.busy === 0 });
   } catch (error) {

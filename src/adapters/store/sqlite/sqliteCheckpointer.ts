@@ -105,6 +105,8 @@ export class SqliteCheckpointer {
   private backoffMs = RESTART_BACKOFF_MS.first;
   /** Whether the checkpoint in flight is a restart. */
   private restarting = false;
+  /** Told when the restart in flight has answered (or the worker stopped or failed). */
+  private restartWaiters: (() => void)[] = [];
   private stopped = false;
   private exited: Promise<void> | undefined;
 
@@ -123,17 +125,49 @@ export class SqliteCheckpointer {
     realSetTimeout(() => this.ask(), this.options.delayMs ?? 100).unref();
   }
 
-  /** Asks for a checkpoint: a restart once the log has grown past `restartPages`. */
   private ask(): void {
-    const restart =
-      this.frames >= (this.options.restartPages ?? DEFAULT_RESTART_PAGES) && Date.now() >= this.restartAfter;
-    this.restarting = restart;
-    this.worker?.postMessage(restart ? 'restart' : 'checkpoint');
+    this.worker?.postMessage('checkpoint');
+  }
+
+  /**
+   * True when the log has grown past `restartPages` (and no restart failed lately) and no
+   * checkpoint is asked for: the writer then stops committing and calls {@link restartNow}.
+   */
+  wantsRestart(): boolean {
+    return (
+      this.worker !== undefined &&
+      !this.stopped &&
+      !this.asked &&
+      this.frames >= (this.options.restartPages ?? DEFAULT_RESTART_PAGES) &&
+      Date.now() >= this.restartAfter
+    );
+  }
+
+  /**
+   * Asks at once for a restart: resolves once it has answered, whether the log starts over or
+   * not (or the worker stopped or failed). The writer commits nothing meanwhile, so the restart
+   * finds the log whole and the writer's next commit writes it from its start.
+   */
+  restartNow(): Promise<void> {
+    return new Promise((resolve) => {
+      this.restartWaiters.push(resolve);
+      if (this.asked || !this.worker || this.stopped) return this.releaseRestartWaiters();
+      this.asked = true;
+      this.restarting = true;
+      this.worker.postMessage('restart');
+    });
+  }
+
+  private releaseRestartWaiters(): void {
+    const waiters = this.restartWaiters;
+    this.restartWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** Stops the worker after the checkpoint it is running, closing its connection. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.releaseRestartWaiters();
     const worker = this.worker;
     if (!worker) return;
     // Held open while it closes: an unreferenced worker would let the process end mid-wait.
@@ -163,6 +197,7 @@ export class SqliteCheckpointer {
     const mode = this.restarting ? 'restart' : 'passive';
     if (this.restarting) this.noteRestart('error' in reply ? false : reply.restarted);
     this.restarting = false;
+    this.releaseRestartWaiters();
     if ('error' in reply) {
       this.options.logger?.debug(
         { path: this.options.path, mode, reason: reply.error },
@@ -196,6 +231,7 @@ export class SqliteCheckpointer {
   private failed(error: Error): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.releaseRestartWaiters();
     this.options.onRunning(false);
     this.options.logger?.warn(
       { path: this.options.path, err: error },

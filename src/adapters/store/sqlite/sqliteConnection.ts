@@ -55,13 +55,23 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-/** The write lock is held by another connection: what waits for it, since when. */
+/**
+ * The write lock is held by another connection: what waits for it, since when. Or (`restart`)
+ * the writer holds back while the checkpoint worker starts the log over.
+ */
 interface LockWait {
   since: number;
   tries: number;
   queue: Queued[];
   timer: ReturnType<typeof setTimeout> | undefined;
+  restart?: true;
 }
+
+/**
+ * Longest the writer holds back for a restart of the log (ms), should the worker not answer:
+ * a restart copies what came in since the last checkpoint, and waits 100 ms at most for locks.
+ */
+const RESTART_HOLD_LIMIT_MS = 2_000;
 
 /** The connection of this process whose group of writes is open (at most one: they share a thread). */
 let groupOwner: SqliteConnection | undefined;
@@ -394,8 +404,35 @@ export class SqliteConnection {
       for (const w of group.waiting) w.reject(failure);
       return;
     }
-    this.checkpointer?.committed();
+    if (this.checkpointer?.wantsRestart()) this.holdForRestart(this.checkpointer);
+    else this.checkpointer?.committed();
     for (const w of group.waiting) w.resolve();
+  }
+
+  /**
+   * Stops opening write groups while the checkpoint worker starts the log over: writes (and reads
+   * after them) queue as for another connection's lock, and go on once it has answered. Nothing
+   * is committed meanwhile, so it finds the log whole, and the next commit writes it from its start.
+   */
+  private holdForRestart(checkpointer: SqliteCheckpointer): void {
+    if (this.lockWait) return;
+    const wait: LockWait = { since: Date.now(), tries: 0, queue: [], timer: undefined, restart: true };
+    this.lockWait = wait;
+    const resume = () => this.endRestartHold(wait);
+    wait.timer = realSetTimeout(resume, RESTART_HOLD_LIMIT_MS);
+    void checkpointer.restartNow().then(resume);
+  }
+
+  /** Goes on writing after a restart: what queued meanwhile runs, as after a lock wait. */
+  private endRestartHold(wait: LockWait): void {
+    if (this.lockWait !== wait) return;
+    clearTimeout(wait.timer);
+    this.lockWait = undefined;
+    if (this.closed || wait.queue.length === 0) return;
+    // Another process may hold the lock by now: then this is an ordinary lock wait.
+    const next: LockWait = { since: Date.now(), tries: 0, queue: wait.queue, timer: undefined };
+    this.lockWait = next;
+    this.tryLockAgain(next);
   }
 
   private checkOpen(operation: string): void {
@@ -449,6 +486,8 @@ export class SqliteConnection {
 
   close(): void {
     if (this.closed) return;
+    // Writes held back for a restart are written now, with the open group.
+    if (this.lockWait?.restart) this.endRestartHold(this.lockWait);
     if (this.group) this.settleGroup(this.group);
     this.closed = true;
     if (this.lockWait) this.endLockWait(this.lockWait, this.closedError(queuedOperations(this.lockWait)));

@@ -40,10 +40,10 @@ export interface SqliteStoreOptions {
    * `worker` (the default for a file): a worker thread with its own connection, started once the
    * store has committed `afterCommits` times (default 256), asked `delayMs` (default 100 ms) after
    * a commit, one checkpoint at a time; once the log is `restartPages` long (default 16,384
-   * pages, 64 MiB) the next one also starts it over, holding the write lock while it copies what
-   * is left (writes queue meanwhile, off the event loop, for at most about 100 ms), so a store
-   * written all the time keeps a bounded log; after a restart a reader holds up, the next is tried
-   * 1 s later, then 2, 4… up to 32 s. The writing thread then checkpoints only past 100,000 pages (about 400 MB),
+   * pages, 64 MiB) the writer holds back (writes queue, off the event loop) while the worker
+   * copies what is left and starts the log over, so a store written all the time keeps a bounded
+   * log; after a restart a reader holds up, the next is tried 1 s later, then 2, 4… up to 32 s.
+   * The writing thread then checkpoints only past 100,000 pages (about 400 MB),
    * should the worker fall behind. `writer`: the writing connection, every 10,000 pages (about
    * 40 MB), stopping the event loop while it copies them.
    */

@@ -62,6 +62,18 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A store whose worker checkpoints after every commit and starts the log over past `restartPages`. */
+async function storeThatRestarts(restartPages: number) {
+  const path = join(nextDir(), 'troupe.db');
+  const { logger, lines } = watchedLogger();
+  const store = await openSqliteStore({
+    path,
+    logger,
+    checkpoints: { by: 'worker', afterCommits: 1, delayMs: 0, restartPages },
+  });
+  return { path, store, lines };
+}
+
 describe('sqlite store: checkpoints of the write-ahead log', () => {
   it('move to a worker thread once the store has committed enough, which copies the log into the database', async () => {
     const path = join(nextDir(), 'troupe.db');
@@ -88,13 +100,7 @@ describe('sqlite store: checkpoints of the write-ahead log', () => {
   });
 
   it('start the log over once it is long, so a store written all the time keeps a bounded log', async () => {
-    const path = join(nextDir(), 'troupe.db');
-    const { logger, lines } = watchedLogger();
-    const store = await openSqliteStore({
-      path,
-      logger,
-      checkpoints: { by: 'worker', afterCommits: 1, delayMs: 0, restartPages: 64 },
-    });
+    const { path, store, lines } = await storeThatRestarts(64);
     const value = { text: 'x'.repeat(3_000) };
     const startedOver = () => lines.some((l) => l.msg === 'write-ahead log checkpointed; it starts over');
     // Written without a pause: a passive checkpoint alone always finds newer commits than it
@@ -117,13 +123,7 @@ describe('sqlite store: checkpoints of the write-ahead log', () => {
   });
 
   it('hold writes back while the log starts over, then store every one, in order, closing included', async () => {
-    const path = join(nextDir(), 'troupe.db');
-    const { logger, lines } = watchedLogger();
-    const store = await openSqliteStore({
-      path,
-      logger,
-      checkpoints: { by: 'worker', afterCommits: 1, delayMs: 0, restartPages: 32 },
-    });
+    const { path, store, lines } = await storeThatRestarts(32);
     const pad = 'x'.repeat(3_000);
     const writes: Promise<number>[] = [];
     const put = () => {
@@ -158,13 +158,7 @@ describe('sqlite store: checkpoints of the write-ahead log', () => {
   });
 
   it('give up a restart that a reader in another connection holds up, and stay passive for a while (1 s, then longer)', async () => {
-    const path = join(nextDir(), 'troupe.db');
-    const { logger, lines } = watchedLogger();
-    const store = await openSqliteStore({
-      path,
-      logger,
-      checkpoints: { by: 'worker', afterCommits: 1, delayMs: 0, restartPages: 64 },
-    });
+    const { path, store, lines } = await storeThatRestarts(64);
     await store.documents.put('c', 'seed', 1);
     // A read left open (a backup, a shell): the log cannot start over while it reads it.
     const reader = new Database(path);

@@ -154,6 +154,7 @@ export class RoutingActor {
   transportFor(kind: string): Transport | undefined {
     return this.transports.get(kind);
   }
+
   /** Whether a transport here serves the channel (see {@link Transport.serves}). */
   servesChannel(channel: { kind: string; id: string }): boolean {
     const transport = this.transports.get(channel.kind);

@@ -7,8 +7,8 @@ import type { Logger } from '../../../logging/logger.js';
  * build or its sources). It opens its own connection and runs a checkpoint each time it is asked.
  * A passive one copies committed pages from the write-ahead log into the database and syncs the
  * disk without taking the write lock, so the thread that writes never waits for it. A restart
- * does the same holding the write lock (writers queue meanwhile), so that the next commit writes
- * the log from its start again instead of making the file longer.
+ * (asked while the writer holds back) copies the same way, then takes the lock to start the log
+ * over, so that the next commit writes it from its start instead of making the file longer.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -62,8 +62,7 @@ const RESTART_WAIT_MS = 100;
  * After a restart that could not finish, how long checkpoints stay passive (ms): 1 s after the
  * first, doubled after each next one up to 32 s, and back to 1 s once one finishes. Each try
  * holds the writers up to {@link RESTART_WAIT_MS}: a read left open in another process (a backup)
- * costs them that once every 32 s, while another process's writes, which only get in the way
- * now and then, are soon tried again.
+ * costs them that once every 32 s at most.
  */
 const RESTART_BACKOFF_MS = { first: 1_000, most: 32_000 };
 
@@ -122,11 +121,7 @@ export class SqliteCheckpointer {
     }
     if (this.asked) return;
     this.asked = true;
-    realSetTimeout(() => this.ask(), this.options.delayMs ?? 100).unref();
-  }
-
-  private ask(): void {
-    this.worker?.postMessage('checkpoint');
+    realSetTimeout(() => this.worker?.postMessage('checkpoint'), this.options.delayMs ?? 100).unref();
   }
 
   /**

@@ -158,13 +158,27 @@ export class RoutingActor {
   /** Whether a transport here serves the channel (see {@link Transport.serves}). */
   servesChannel(channel: { kind: string; id: string }): boolean {
     const transport = this.transports.get(channel.kind);
-    return transport !== undefined && (transport.serves?.(channel.id) ?? true);
+    if (!transport) return false;
+    try {
+      return transport.serves?.(channel.id) ?? true;
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, channel },
+        'a transport failed to say whether it serves a channel',
+      );
+      return false;
+    }
   }
 
-  /** Whether a transport here serves the channel of an unsettled entry (one read back from a store). */
+  /**
+   * Whether a transport here serves the channel of an unsettled entry. The entry was read back
+   * from a store: one whose channel is not a channel at all is left where it is, not resent.
+   */
   private serves(entry: OutboxEntry): boolean {
-    const channel = (entry.response as Partial<OutgoingResponse> | undefined)?.channel;
-    return channel !== undefined && this.servesChannel(channel);
+    const channel: unknown = (entry.response as Partial<OutgoingResponse> | null | undefined)?.channel;
+    if (typeof channel !== 'object' || channel === null) return false;
+    const { kind, id } = channel as { kind?: unknown; id?: unknown };
+    return typeof kind === 'string' && typeof id === 'string' && this.servesChannel({ kind, id });
   }
 
   /** Sends in flight right now (each part is one send). */

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryOutbox } from '../../src/adapters/store/memory/memoryOutbox.js';
+import type { OutboxEntry } from '../../src/ports/outbox.js';
 import type { OutgoingResponse } from '../../src/ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../src/ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../../src/ports/speech.js';
@@ -466,6 +467,21 @@ describe('recovery serves only its own channels', () => {
       'elsewhere',
       'no-kind',
     ]);
+  });
+});
+
+describe('recovery with a damaged entry', () => {
+  it('leaves an entry whose channel is not a channel, and resends the others', async () => {
+    const outbox = new MemoryOutbox();
+    await outbox.record(responseOf('good', 'a'), 0);
+    const stored = await outbox.unsettled();
+    const damaged = { ...stored[0], key: 'bad', response: { ...stored[0]?.response, channel: null } };
+    outbox.unsettled = async () => [...stored, damaged as unknown as OutboxEntry];
+    const transport = new RecordingTransport();
+    const { routing } = routingWith([transport], { outbox });
+    const outcomes = await routing.recover();
+    expect(outcomes.map((o) => o.idempotencyKey)).toEqual(['good']);
+    expect(transport.texts()).toEqual(['a']);
   });
 });
 

@@ -442,6 +442,7 @@ export class ChannelActor implements FloorDriverHooks {
         turnId: claim.turnId,
         messageId: first.messageId,
         text: awaited.text,
+        avatarId: claim.avatarId,
       };
       if (awaited.mentions.length > 0) delivered.mentions = awaited.mentions;
       this.apply(delivered);

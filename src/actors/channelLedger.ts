@@ -84,6 +84,7 @@ const floorEventSchema = z.discriminatedUnion('type', [
     turnId: text,
     messageId: text,
     text,
+    avatarId: text.optional(),
     mentions: mentionList,
     replyTo,
   }),
@@ -94,29 +95,37 @@ const floorEventSchema = z.discriminatedUnion('type', [
 /** One stored ledger entry. */
 export const ledgerEntrySchema = z.object({ events: z.array(floorEventSchema) });
 
-/** The floor's part a replay drives: what {@link FloorDriver} needs. */
-type ReplayedFloor = ConstructorParameters<typeof FloorDriver>[0]['floor'];
+/** The floor's part a replay drives: what {@link FloorDriver} needs, and who spoke a turn. */
+type ReplayedFloor = ConstructorParameters<typeof FloorDriver>[0]['floor'] & {
+  speakerOf?(turnId: string): string | undefined;
+};
 
 /**
  * Applies a ledger's events to a restored floor, with no hooks and no timers (nothing is claimed
  * or sent: the turns in flight afterwards are resumed as any restored floor's are). Returns the
- * turns spoken per thread and the message ids seen, as the live channel had them.
+ * turns spoken per thread and the message ids seen, as the live channel had them, and per event
+ * the avatar whose turn a `turn.delivered` delivered (as the floor knew it just before).
  */
 export function replayLedger(
   floor: ReplayedFloor,
   events: readonly FloorEvent[],
   start: { spoken: readonly [string, string, number][]; seen: readonly string[]; now: () => number },
-): { spoken: [string, string, number][]; seen: string[] } {
+): { spoken: [string, string, number][]; seen: string[]; speakerAt: (string | undefined)[] } {
   const driver = new FloorDriver({
     floor,
     clock: { now: start.now, setTimer: () => ({ id: 0 }), clearTimer: () => undefined },
     spoken: start.spoken,
   });
   const seen = [...start.seen];
+  const speakerAt: (string | undefined)[] = [];
   for (const event of events) {
+    // A ledger written before deliveries named their avatar: the floor's claim, if it still has it.
+    speakerAt.push(
+      event.type === 'turn.delivered' ? (event.avatarId ?? floor.speakerOf?.(event.turnId)) : undefined,
+    );
     driver.apply(event);
     if (event.type === 'message') seen.push(event.messageId);
   }
   driver.stop();
-  return { spoken: driver.spokenCounts(), seen };
+  return { spoken: driver.spokenCounts(), seen, speakerAt };
 }

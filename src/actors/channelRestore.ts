@@ -2,6 +2,7 @@ import type { CoordinationConfig } from '../config/coordinationConfig.js';
 import type { SpendGate } from '../floor/caps.js';
 import { ChannelFloor } from '../floor/channelFloor.js';
 import type { AvatarProfile, FloorEvent } from '../floor/floorTypes.js';
+import type { HistoryEntry } from '../ports/history.js';
 import type { DocumentStore } from '../ports/store.js';
 import { replayLedger } from './channelLedger.js';
 import {
@@ -10,6 +11,7 @@ import {
   readStoredChannel,
   type StoredChannel,
 } from './channelPersistence.js';
+import { historyLinesOf } from './unfoldedHistory.js';
 
 /** A channel's floor as a runtime restores it, with what the channel actor keeps beside it. */
 export interface RestoredChannel {
@@ -18,6 +20,8 @@ export interface RestoredChannel {
   spoken: [string, string, number][];
   /** Inbound message ids already handled, oldest first. */
   seen: string[];
+  /** The history lines the replayed ledger events stand for, oldest first (see `historyLinesOf`). */
+  lines: HistoryEntry[];
 }
 
 /** What a floor is restored with: the runtime's channel id, configuration and roster. */
@@ -43,12 +47,14 @@ export function restoreChannel(
 ): RestoredChannel {
   const { channelId, config, roster, now, spendGate } = setting;
   const floor = ChannelFloor.restore(document.floor, { channelId, config, roster, spendGate });
-  const { spoken, seen } = replayLedger(floor, events, {
+  const { spoken, seen, speakerAt } = replayLedger(floor, events, {
     spoken: document.spoken,
     seen: document.seen ?? [],
     now,
   });
-  return { floor, spoken, seen };
+  const names = new Map(roster.map((a) => [a.id, a.name]));
+  const lines = historyLinesOf(channelId, events, speakerAt, (id) => names.get(id) ?? id);
+  return { floor, spoken, seen, lines };
 }
 
 /**

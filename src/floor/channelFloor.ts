@@ -106,6 +106,11 @@ export class ChannelFloor {
     return this.state.now;
   }
 
+  /** The avatar of a granted turn that is neither delivered nor released (undefined: none such). */
+  speakerOf(turnId: string): string | undefined {
+    return this.state.inFlight.get(turnId)?.avatarId;
+  }
+
   /** True while a granted turn is neither delivered nor released. */
   hasTurnsInFlight(): boolean {
     return this.state.inFlight.size > 0;

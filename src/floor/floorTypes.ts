@@ -102,6 +102,11 @@ export type FloorEvent =
       turnId: string;
       messageId: string;
       text: string;
+      /**
+       * The avatar that spoke it. The floor reads the turn's own claim; this is for the channel's
+       * history, which a restore rebuilds from the ledger even when the turn was released first.
+       */
+      avatarId?: string;
       mentions?: string[];
       replyTo?: { messageId: string; avatarId?: string | undefined };
     }

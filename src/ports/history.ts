@@ -19,6 +19,12 @@ export interface HistoryWriter {
    * resolving, throws instead of rejecting. Writers use it when present, sparing a promise.
    */
   readonly appendNow?: (entry: HistoryEntry) => void;
+  /**
+   * Several lines at once, as `appendNow` each (answered at once, stored with this tick's writes
+   * on a store that groups them): a ledger fold writes a channel's lines this way. Writers use it
+   * when present.
+   */
+  readonly appendMany?: (entries: readonly HistoryEntry[]) => void;
 }
 
 /**

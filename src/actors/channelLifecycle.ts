@@ -68,6 +68,7 @@ export class ChannelLifecycle {
         ? { flushIntervalMs: options.persistence.flushIntervalMs }
         : {}),
       writeBehind: durable,
+      history: wiring.unfolded ? { unfolded: wiring.unfolded, store: store.history } : undefined,
       onError: (error) => errors$.next(error),
       onTimedFlush: (done) => tracker.track(done, tracker.begin('write', 'store')),
       // Another process wrote this channel: drop ours; the next event loads theirs.
@@ -100,6 +101,7 @@ export class ChannelLifecycle {
       logger,
       documents: store.documents,
       persistence: this.persistence,
+      history: wiring.unfolded ? { unfolded: wiring.unfolded, store: store.history } : undefined,
       leases: this.leases,
       handover: this.handover,
       errors$,

@@ -7,6 +7,7 @@ import { FloorSnapshotError } from '../floor/floorSnapshotSchema.js';
 import type { AvatarProfile } from '../floor/floorTypes.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../ports/clock.js';
+import type { HistoryEntry, HistoryReader } from '../ports/history.js';
 import type { ChannelRef } from '../ports/outgoingResponse.js';
 import type { DocumentStore } from '../ports/store.js';
 import { describe, TroupeError } from '../ports/troupeError.js';
@@ -17,6 +18,7 @@ import { channelKey } from './channelKey.js';
 import type { ChannelLeases } from './channelLeases.js';
 import { CHANNELS, type ChannelPersistence } from './channelPersistence.js';
 import { restoreChannel } from './channelRestore.js';
+import type { UnfoldedHistory } from './unfoldedHistory.js';
 
 /** What {@link ChannelLoader} reads channels with. */
 export interface ChannelLoaderDeps {
@@ -29,6 +31,8 @@ export interface ChannelLoaderDeps {
   logger: Logger;
   documents: DocumentStore;
   persistence: ChannelPersistence;
+  /** History lines riding the ledgers: a restored channel's are read back from its ledger. */
+  history?: { unfolded: UnfoldedHistory; store: HistoryReader } | undefined;
   /** Present when processes share a durable store: a channel is loaded only once its lease is taken. */
   leases: ChannelLeases | undefined;
   /** With leases: where the events other processes stored for a channel are taken from once it is leased. */
@@ -72,6 +76,8 @@ export class ChannelLoader {
 
   private fresh(key: string): ChannelStart {
     const { config, roster, clock } = this.deps;
+    // Lines of a state the channel does not start from are no one's.
+    this.deps.history?.unfolded.forget(key);
     return {
       floor: new ChannelFloor({
         channelId: key,
@@ -105,7 +111,9 @@ export class ChannelLoader {
           spendGate: this.deps.spendGate,
           now: () => clock.now(),
         };
-        return { ...restoreChannel(loaded.document, loaded.events, setting), restored: true };
+        const restored = restoreChannel(loaded.document, loaded.events, setting);
+        await this.restoreLines(key, restored.lines);
+        return { ...restored, restored: true };
       } catch (error) {
         if (!FloorSnapshotError.isInstance(error)) throw error;
         const stored = await this.deps.documents.get(CHANNELS, key);
@@ -125,6 +133,26 @@ export class ChannelLoader {
       errors$.next(failure);
       return this.fresh(key);
     }
+  }
+
+  /**
+   * Sets a restored channel's unstored lines: those its ledger holds, less any the history store
+   * has already (a fold whose snapshot lost a compare-and-set stored its lines; a store written
+   * by a version that wrote every line at once).
+   */
+  private async restoreLines(key: string, lines: readonly HistoryEntry[]): Promise<void> {
+    const history = this.deps.history;
+    if (!history) return;
+    if (lines.length === 0) {
+      history.unfolded.restore(key, []);
+      return;
+    }
+    const stored = await history.store.recent(key, lines.length);
+    const known = new Set(stored.map((line) => line.messageId));
+    history.unfolded.restore(
+      key,
+      lines.filter((line) => !known.has(line.messageId)),
+    );
   }
 
   /**

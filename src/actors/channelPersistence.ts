@@ -2,6 +2,7 @@ import type { FloorSnapshot } from '../floor/floorSnapshotSchema.js';
 import type { FloorEvent } from '../floor/floorTypes.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock, TimerHandle } from '../ports/clock.js';
+import type { HistoryEntry, HistoryWriter } from '../ports/history.js';
 import type { DocumentOperation, DocumentStore, StoredDocument } from '../ports/store.js';
 import { TroupeError } from '../ports/troupeError.js';
 import {
@@ -12,6 +13,7 @@ import {
   ledgerPrefix,
   parseLedgerKey,
 } from './channelLedger.js';
+import type { UnfoldedHistory } from './unfoldedHistory.js';
 
 /** Where channel state lives in the store. */
 export const CHANNELS = 'channels';
@@ -218,6 +220,12 @@ export class ChannelPersistence {
        * counts it as work in flight: nothing waits for it otherwise.
        */
       onTimedFlush?: (done: Promise<void>) => void;
+      /**
+       * History lines that ride the channels' ledgers (see {@link UnfoldedHistory}): a snapshot
+       * that folds a channel's ledger writes its lines to `store` in the same commit. Only for a
+       * store that keeps writes in order.
+       */
+      history?: { unfolded: UnfoldedHistory; store: HistoryWriter } | undefined;
     },
   ) {}
 
@@ -325,6 +333,7 @@ export class ChannelPersistence {
     this.pending.delete(key);
     this.ledgers.delete(key);
     this.storedWakeAt.delete(key);
+    this.options.history?.unfolded.forget(key);
   }
 
   /** True if the channel has changes not yet written. */
@@ -560,7 +569,15 @@ export class ChannelPersistence {
       // The snapshot last: a channel's result is its last write's.
       return { ...p, wakeAt, moved: true, ops: [...folded, ...this.wakeupOps(p.key, wakeAt), op] };
     });
-    const written = await this.writeBatch(writes, at);
+    const lines = this.writeLines(picked);
+    let written: (number | undefined)[];
+    try {
+      written = await this.writeBatch(writes, at);
+    } catch (error) {
+      // Not stored (the commit failed): the lines are still the ledger's, as the events are.
+      for (const [key, taken] of lines) this.options.history?.unfolded.putBack(key, taken);
+      throw error;
+    }
     writes.forEach((w, i) => {
       const version = written[i];
       if (version === undefined) return;
@@ -569,6 +586,54 @@ export class ChannelPersistence {
       this.ledgers.set(w.key, { events: 0, keys: [] });
     });
     await this.removeWakeups(writes.filter((w, i) => written[i] !== undefined && w.wakeAt === undefined));
+  }
+
+  /**
+   * Writes the history lines of the channels whose ledgers these snapshots fold, before them: on
+   * a store that keeps writes in order they join the snapshots' commit. Returns what was taken.
+   */
+  private writeLines(picked: readonly Pending[]): Map<string, HistoryEntry[]> {
+    const taken = new Map<string, HistoryEntry[]>();
+    const history = this.options.history;
+    if (!history) return taken;
+    for (const { key } of picked) {
+      const lines = history.unfolded.take(key);
+      if (lines.length === 0) continue;
+      taken.set(key, lines);
+      if (history.store.appendMany) this.writeMany(history.store.appendMany, key, lines);
+      else for (const line of lines) this.writeLine(history.store, line);
+    }
+    return taken;
+  }
+
+  private writeMany(
+    appendMany: (entries: readonly HistoryEntry[]) => void,
+    key: string,
+    lines: HistoryEntry[],
+  ): void {
+    try {
+      appendMany(lines);
+    } catch {
+      // A line the store refuses takes no other with it: each is written on its own.
+      for (const line of lines) {
+        try {
+          appendMany([line]);
+        } catch (error) {
+          this.options.logger.warn({ err: error, channel: key }, 'history line not written');
+        }
+      }
+    }
+  }
+
+  private writeLine(store: HistoryWriter, line: HistoryEntry): void {
+    const refused = (error: unknown) =>
+      this.options.logger.warn({ err: error, channel: line.channelId }, 'history line not written');
+    try {
+      if (store.appendNow) store.appendNow(line);
+      else store.append(line).catch(refused);
+    } catch (error) {
+      refused(error);
+    }
   }
 
   /** The write of a channel's wake-up, if it has one (in the batch before its state: never a thread nothing wakes). */

@@ -23,6 +23,7 @@ import { RoutingActor } from './routingActor.js';
 import type { ResolvedRuntimeOptions } from './runtimeOptions.js';
 import { LookupDesk } from './tools/lookupDesk.js';
 import { TurnExecutor } from './turnExecutor.js';
+import { UnfoldedHistory } from './unfoldedHistory.js';
 import { meteredObjectModel } from './usage/meteredEmailModels.js';
 import { meteredTurnModel } from './usage/meteredTurnModel.js';
 import { hasDailyCaps, ledgerSpendGate } from './usage/spendGate.js';
@@ -60,6 +61,8 @@ export interface RuntimeWiring {
   readonly routing: RoutingActor;
   readonly relationships: RelationshipTracker;
   readonly executor: TurnExecutor;
+  /** History lines riding the channels' ledgers (a durable store that keeps writes in order). */
+  readonly unfolded: UnfoldedHistory | undefined;
   /** Every model call's usage (undefined with `usage: false`). */
   readonly usage: UsageLedger | undefined;
   /** The daily token and cost caps over `usage`, when any is set. */
@@ -111,7 +114,10 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     logger: logger.child({ actor: 'relationships' }),
     writeBehind: durable,
   });
+  // Lines ride the ledger only where a fold's lines and snapshot are one commit.
+  const unfolded = durable && store.outbox.writesInOrder ? new UnfoldedHistory() : undefined;
   const executor = new TurnExecutor({
+    unfolded,
     ...lookupDeskOf(options, logger),
     toolUsers: new Set(avatars.filter((a) => a.tools.includes('entity_lookup')).map((a) => a.id)),
     model: metered(model),
@@ -173,6 +179,7 @@ export function wireRuntime(options: ResolvedRuntimeOptions): RuntimeWiring {
     routing: routingOf(options, clock, logger),
     relationships,
     executor,
+    unfolded,
     usage,
     spendGate: usage && hasDailyCaps(config, avatars) ? ledgerSpendGate(usage, config, cast.byId) : undefined,
     loadedAtStart: Promise.all([

@@ -12,6 +12,7 @@ import type {
 import { type RelationshipTracker, relationshipNote } from './relationshipTracker.js';
 import type { LookupDesk } from './tools/lookupDesk.js';
 import { turnBrief } from './turnBrief.js';
+import type { UnfoldedHistory } from './unfoldedHistory.js';
 import type { WitnessLog } from './witnessLog.js';
 import type { WorkUnit } from './workTracker.js';
 
@@ -34,6 +35,11 @@ export interface TurnExecutorOptions {
   toolUsers?: ReadonlySet<string>;
   /** When avatars were present: prompts then hold only what the avatar witnessed. */
   witness?: WitnessLog;
+  /**
+   * Where lines go instead of `history` while they ride the channels' ledgers (a durable store
+   * that keeps writes in order): a ledger fold writes them. Prompts read `history`, then these.
+   */
+  unfolded?: UnfoldedHistory | undefined;
 }
 
 /** What {@link TurnExecutor.generate} is asked. */
@@ -142,7 +148,7 @@ export class TurnExecutor {
       return model.generateTurn(new UnreadPromptRequest(input));
     }
     unit?.waitOn('store');
-    const recent = await this.options.history.recent(input.channelKey, this.historyLimit);
+    const recent = await this.recent(input.channelKey);
     const witness = this.options.witness;
     const history = witness ? await witness.witnessed(input.channelKey, input.avatar.id, recent) : recent;
     input.seen = history.length;
@@ -190,6 +196,15 @@ export class TurnExecutor {
       if (composed !== undefined) return { text: composed, mentions: [], model: model.id };
       throw error;
     }
+  }
+
+  /** The channel's last `historyLimit` lines: those stored, then those its ledger still holds. */
+  private async recent(channelKey: string): Promise<HistoryEntry[]> {
+    const limit = this.historyLimit;
+    const unfolded = this.options.unfolded?.linesOf(channelKey) ?? [];
+    if (unfolded.length >= limit) return unfolded.slice(unfolded.length - limit);
+    const stored = await this.options.history.recent(channelKey, limit - unfolded.length);
+    return unfolded.length === 0 ? stored : [...stored, ...unfolded];
   }
 
   /** The avatar's history with the avatars this turn involves: who addressed it, thread partners, who is present. */
@@ -254,6 +269,11 @@ export class TurnExecutor {
   private append(entry: HistoryEntry): Promise<void> | undefined {
     const { history } = this.options;
     this.options.witness?.noteMessage(entry.channelId, entry.messageId, entry.at);
+    const { unfolded } = this.options;
+    if (unfolded) {
+      unfolded.note(entry);
+      return undefined;
+    }
     if (!history.appendNow) return history.append(entry);
     try {
       history.appendNow(entry);

@@ -11,6 +11,7 @@ import type { StoredPresence } from '../../src/floor/floorSnapshotSchema.js';
 import type { FloorEffect, Rung } from '../../src/floor/floorTypes.js';
 import { restoredPresence } from '../../src/floor/storedMachines.js';
 import { guaranteedTurns } from '../../src/machines/avatarPresence.machine.js';
+import type { TroupeStore } from '../../src/ports/store.js';
 import {
   type AttemptLine,
   CRASH_CHANNELS,
@@ -156,6 +157,7 @@ export async function analyseCrashRun(dir: string): Promise<CrashReport> {
     const unsettled = await store.outbox.unsettled();
     if (unsettled.length > 0)
       fail(`outbox has ${unsettled.length} unsettled entries: ${unsettled.map((e) => e.key).join(', ')}`);
+    await checkHistory(store, outboxRows, fail);
     await store.close();
   } catch (error) {
     fail(`openSqliteStore failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -509,6 +511,34 @@ interface StoredFloor {
 }
 
 /** The parts an entry's row noted, with the part its settlement added (as the store reads them). */
+/**
+ * The history prompts read: every reply the outbox says was sent has its line, once; no message
+ * has two lines (a restart that applied a delivery again must not write it again).
+ */
+async function checkHistory(
+  store: TroupeStore,
+  outboxRows: { key: string; sentParts: { index: number; messageId: string }[]; settled: unknown }[],
+  fail: (message: string) => void,
+): Promise<void> {
+  for (const channel of CRASH_CHANNELS) {
+    const channelKey = crashChannelKey(channel);
+    const lines = await store.history.recent(channelKey, 10_000);
+    const seen = new Map<string, number>();
+    for (const line of lines) count(seen, line.messageId);
+    for (const [messageId, n] of seen)
+      if (n > 1) fail(`${channelKey}: history holds message ${messageId} ${n} times`);
+    for (const row of outboxRows) {
+      if (!row.key.startsWith(`${channelKey}:`)) continue;
+      const settled = row.settled as { sent?: boolean } | null;
+      const first = row.sentParts.find((p) => p.index === 0) ?? row.sentParts[0];
+      if (settled?.sent && first && !seen.has(first.messageId))
+        fail(
+          `${channelKey}: reply ${row.key} was sent (message ${first.messageId}) but history has no line for it`,
+        );
+    }
+  }
+}
+
 function withLastPart(
   parts: { index: number; messageId: string }[],
   lastPart: string | null,

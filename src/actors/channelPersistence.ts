@@ -600,29 +600,25 @@ export class ChannelPersistence {
       const lines = history.unfolded.take(key);
       if (lines.length === 0) continue;
       taken.set(key, lines);
-      if (history.store.appendMany) this.writeMany(history.store.appendMany, key, lines);
-      else for (const line of lines) this.writeLine(history.store, line);
+      this.writeMany(history.store, key, lines);
     }
     return taken;
   }
 
-  private writeMany(
-    appendMany: (entries: readonly HistoryEntry[]) => void,
-    key: string,
-    lines: HistoryEntry[],
-  ): void {
-    try {
-      appendMany(lines);
-    } catch {
-      // A line the store refuses takes no other with it: each is written on its own.
-      for (const line of lines) {
-        try {
-          appendMany([line]);
-        } catch (error) {
-          this.options.logger.warn({ err: error, channel: key }, 'history line not written');
-        }
+  /** A channel's lines in one write when the store can; a line it refuses takes no other with it. */
+  private writeMany(store: HistoryWriter, key: string, lines: HistoryEntry[]): void {
+    if (store.appendMany) {
+      try {
+        store.appendMany(lines);
+        return;
+      } catch (error) {
+        this.options.logger.warn(
+          { err: error, channel: key },
+          'history lines refused together; writing each',
+        );
       }
     }
+    for (const line of lines) this.writeLine(store, line);
   }
 
   private writeLine(store: HistoryWriter, line: HistoryEntry): void {

@@ -51,13 +51,6 @@ export class UnfoldedHistory {
   forget(channelId: string): void {
     this.lines.delete(channelId);
   }
-
-  /** Lines held for all channels (for tests and reports). */
-  get size(): number {
-    let n = 0;
-    for (const list of this.lines.values()) n += list.length;
-    return n;
-  }
 }
 
 /**

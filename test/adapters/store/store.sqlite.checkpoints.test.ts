@@ -122,6 +122,26 @@ describe('sqlite store: checkpoints of the write-ahead log', () => {
     raw.close();
   });
 
+  it('hold writes back for a restart only after a passive checkpoint, asked at once, caught up with the long log', async () => {
+    const { store, lines } = await storeThatRestarts(64);
+    const value = { text: 'x'.repeat(3_000) };
+    const restarted = (l: Line) => l.msg === 'write-ahead log checkpointed; it starts over';
+    let written = 0;
+    while (lines.filter(restarted).length < 2 && written < 10_000)
+      await store.documents.put('c', `k${written++}`, value);
+    await store.close();
+    const checkpoints = lines.filter((l) => l.mode !== undefined);
+    const restarts = checkpoints.flatMap((l, i) => (restarted(l) ? [i] : []));
+    expect(restarts.length).toBeGreaterThanOrEqual(2);
+    // Before each restart: the passive checkpoint that found the log past 64 pages, then the one
+    // that caught up with it while writes went on (the hold then copies only what came after).
+    for (const at of restarts) {
+      const before = checkpoints.slice(0, at).reverse();
+      const passivesPast = before.findIndex((l) => l.mode !== 'passive' || (l.frames ?? 0) < 64);
+      expect(passivesPast === -1 ? before.length : passivesPast).toBeGreaterThanOrEqual(2);
+    }
+  });
+
   it('hold writes back while the log starts over, then store every one, in order, closing included', async () => {
     const { path, store, lines } = await storeThatRestarts(32);
     const pad = 'x'.repeat(3_000);

@@ -7,8 +7,9 @@ import type { Logger } from '../../../logging/logger.js';
  * build or its sources). It opens its own connection and runs a checkpoint each time it is asked.
  * A passive one copies committed pages from the write-ahead log into the database and syncs the
  * disk without taking the write lock, so the thread that writes never waits for it. A restart
- * (asked while the writer holds back) copies the same way, then takes the lock to start the log
- * over, so that the next commit writes it from its start instead of making the file longer.
+ * (asked while the writer holds back, right after a passive one caught up with the log) copies
+ * what was committed since and takes the lock to start the log over, so that the next commit
+ * writes it from its start instead of making the file longer.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -23,13 +24,11 @@ parentPort.on('message', (message) => {
   }
   const restart = message === 'restart';
   try {
-    // A restart first copies what it can without the lock, so that it holds the lock only to copy
-    // what was committed meanwhile; it waits only briefly for the lock and for readers (writers
-    // queue while it holds the lock), and past that copies what it can as a passive one would.
-    if (restart) {
-      db.pragma('wal_checkpoint(PASSIVE)');
-      db.pragma('busy_timeout = ' + workerData.restartWaitMs);
-    }
+    // A restart follows a passive checkpoint that caught up with the log (asked for just before),
+    // so it holds the lock only to copy what was committed since; it waits only briefly for the
+    // lock and for readers (writers queue while it holds the lock), and past that copies what it
+    // can as a passive one would.
+    if (restart) db.pragma('busy_timeout = ' + workerData.restartWaitMs);
     const [result] = db.pragma(restart ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
     parentPort.postMessage({ frames: result.log, copied: result.checkpointed, restarted: restart && result.busy === 0 });
   } catch (error) {
@@ -104,6 +103,10 @@ export class SqliteCheckpointer {
   private backoffMs = RESTART_BACKOFF_MS.first;
   /** Whether the checkpoint in flight is a restart. */
   private restarting = false;
+  /** Whether the checkpoint in flight is the passive one a restart waits for (see {@link committed}). */
+  private catchingUp = false;
+  /** A passive checkpoint caught up with the log past `restartPages`: the next commit holds back for a restart. */
+  private caughtUp = false;
   /** Told when the restart in flight has answered (or the worker stopped or failed). */
   private restartWaiters: (() => void)[] = [];
   private stopped = false;
@@ -121,20 +124,28 @@ export class SqliteCheckpointer {
     }
     if (this.asked) return;
     this.asked = true;
-    realSetTimeout(() => this.worker?.postMessage('checkpoint'), this.options.delayMs ?? 100).unref();
+    // Past `restartPages`, a passive checkpoint at once, with no hold: the restart that follows
+    // then holds the writer only to copy what was committed during it, not the whole interval's.
+    this.catchingUp = this.restartDue();
+    const delayMs = this.catchingUp ? 0 : (this.options.delayMs ?? 100);
+    realSetTimeout(() => this.worker?.postMessage('checkpoint'), delayMs).unref();
+  }
+
+  /** The log has grown past `restartPages`, and no restart failed lately. */
+  private restartDue(): boolean {
+    return (
+      this.frames >= (this.options.restartPages ?? DEFAULT_RESTART_PAGES) && Date.now() >= this.restartAfter
+    );
   }
 
   /**
-   * True when the log has grown past `restartPages` (and no restart failed lately) and no
-   * checkpoint is asked for: the writer then stops committing and calls {@link restartNow}.
+   * True when the log has grown past `restartPages` (and no restart failed lately), a passive
+   * checkpoint has caught up with it since, and no checkpoint is asked for: the writer then stops
+   * committing and calls {@link restartNow}.
    */
   wantsRestart(): boolean {
     return (
-      this.worker !== undefined &&
-      !this.stopped &&
-      !this.asked &&
-      this.frames >= (this.options.restartPages ?? DEFAULT_RESTART_PAGES) &&
-      Date.now() >= this.restartAfter
+      this.worker !== undefined && !this.stopped && !this.asked && this.caughtUp && this.restartDue()
     );
   }
 
@@ -191,7 +202,9 @@ export class SqliteCheckpointer {
     this.asked = false;
     const mode = this.restarting ? 'restart' : 'passive';
     if (this.restarting) this.noteRestart('error' in reply ? false : reply.restarted);
+    this.caughtUp = !this.restarting && this.catchingUp && !('error' in reply);
     this.restarting = false;
+    this.catchingUp = false;
     this.releaseRestartWaiters();
     if ('error' in reply) {
       this.options.logger?.debug(

@@ -26,6 +26,12 @@ const FLUSH_INTERVAL_MS = 10_000;
 /** How many recent lines a relationship keeps, and how long each may be. */
 const RECENT_LINES = 5;
 const EXCERPT_CHARS = 140;
+/**
+ * How many channels a relationship counts exchanges in: the latest. Counted in every channel,
+ * the document grew with each channel two avatars shared (34 KB an avatar after 200 exchanges in
+ * each of 1,000 channels), and every flush wrote all of it.
+ */
+const RECENT_CHANNELS = 8;
 
 /** What one avatar knows about talking with another (relationship tracking). */
 export interface Relationship {
@@ -35,7 +41,10 @@ export interface Relationship {
   exchanges: number;
   firstAt: number;
   lastAt: number;
-  /** Exchanges per channel key. */
+  /**
+   * Exchanges per channel key, in the 8 channels where they last talked (least recent first;
+   * older channels are dropped, so a relationship stays small however many channels they share).
+   */
   channels: Record<string, number>;
   /** The latest lines between them, oldest first, clipped. */
   recent: { at: number; speakerId: string; channelKey: string; text: string }[];
@@ -137,7 +146,7 @@ export class RelationshipTracker {
     doc.partners[other] = rel;
     rel.exchanges += 1;
     rel.lastAt = Math.max(rel.lastAt, input.at);
-    rel.channels[input.channelKey] = (rel.channels[input.channelKey] ?? 0) + 1;
+    countChannel(rel.channels, input.channelKey);
     rel.recent.push(line);
     if (rel.recent.length > RECENT_LINES) rel.recent.splice(0, rel.recent.length - RECENT_LINES);
     this.dirty.add(self);
@@ -223,6 +232,20 @@ export class RelationshipTracker {
       this.loading.set(avatarId, pending);
     }
     return pending;
+  }
+}
+
+/** Counts an exchange in `channelKey`, which becomes the latest; the least recent past {@link RECENT_CHANNELS} go. */
+function countChannel(channels: Record<string, number>, channelKey: string): void {
+  const count = (channels[channelKey] ?? 0) + 1;
+  // Deleted and set again: the key moves to the end of the object's order (channel keys are never
+  // array indices, which objects order first).
+  delete channels[channelKey];
+  channels[channelKey] = count;
+  let extra = Object.keys(channels).length - RECENT_CHANNELS;
+  for (const key in channels) {
+    if (extra-- <= 0) break;
+    delete channels[key];
   }
 }
 

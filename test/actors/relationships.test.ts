@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../src/actors/clock.js';
 import {
   RELATIONSHIPS,
   type RelationshipDocument,
+  RelationshipTracker,
   relationshipNote,
 } from '../../src/actors/relationshipTracker.js';
 import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
+import { createMemoryStore } from '../../src/adapters/store/memory/memoryStore.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { createTestRuntime, mockModel } from '../../src/testing/index.js';
 
 describe('relationship tracking', () => {
@@ -36,6 +40,33 @@ describe('relationship tracking', () => {
     const systems = prompts.map((p) => p.prompt.system).join('\n');
     expect(systems).toMatch(/You and (Nova|Rex) have talked \d+ times?/);
     await later.stop();
+  });
+
+  it('counts exchanges in the 8 channels where two avatars last talked, so a shared cast in many channels stays small', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(0);
+    const tracker = new RelationshipTracker({ documents: store.documents, clock, logger: silentLogger() });
+    const exchange = (channel: number, at: number) =>
+      tracker.record({ speakerId: 'nova', addresseeId: 'rex', channelKey: `room:${channel}`, text: 'hi', at });
+    for (let channel = 0; channel < 12; channel++) await exchange(channel, channel);
+    // Channel 6 again: it becomes the latest, with both of its exchanges.
+    await exchange(6, 100);
+    await tracker.flush();
+    const [rel] = await tracker.about('nova', ['rex']);
+    expect(rel?.exchanges).toBe(13);
+    expect(Object.entries(rel?.channels ?? {})).toEqual([
+      ['room:4', 1],
+      ['room:5', 1],
+      ['room:7', 1],
+      ['room:8', 1],
+      ['room:9', 1],
+      ['room:10', 1],
+      ['room:11', 1],
+      ['room:6', 2],
+    ]);
+    const stored = await store.documents.get<RelationshipDocument>(RELATIONSHIPS, 'rex');
+    expect(Object.keys(stored?.value.partners.nova?.channels ?? {})).toHaveLength(8);
+    await store.close();
   });
 
   it('writes a short, clipped note', () => {

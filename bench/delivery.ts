@@ -35,6 +35,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { avatarListSchema, toProfile } from '../src/actors/avatarDefinition.js';
+import { DEFAULT_LEDGER_LIMIT } from '../src/actors/channelPersistence.js';
 import { SimulatedClock } from '../src/actors/clock.js';
 import { RoutingActor } from '../src/actors/routingActor.js';
 import { MemoryOutbox } from '../src/adapters/store/memory/memoryOutbox.js';
@@ -67,6 +68,12 @@ import {
 import { droppableMemoryStore, temporarySqliteStore } from './support/runtimeStores.js';
 import { printSummary } from './support/summary.js';
 
+/**
+ * Inbound events per channel for a run near a steady state on SQLite: every channel folds its
+ * turn ledger while timed, and the outbox holds a few hundred thousand replies.
+ */
+const STEADY_EVENTS_PER_CHANNEL = 200;
+
 // ---------------------------------------------------------------- options
 
 const HELP = `Usage: npm run bench:delivery -- [options]
@@ -75,7 +82,9 @@ const HELP = `Usage: npm run bench:delivery -- [options]
   --channels N    channels: routing spreads its responses over them, and the end-to-end run has
                   that many channel actors (default 1000; quick: 50)
   --messages N    inbound events in the end-to-end run: human messages, with about 3% summons and
-                  1.5% dismissals among them (default 40000; quick: 500)
+                  1.5% dismissals among them (default 40000; quick: 500). At 40 per channel few
+                  channels fold their turn ledger while timed: 200 per channel (200000) measures
+                  SQLite near its steady state (about 5 minutes)
   --avatars N     avatars in the cast, each resident in some channels (default 24)
   --seed N        traffic seed (default 42)
   --quick         small sizes and a short warm-up: seconds (figures are then rough)
@@ -905,6 +914,12 @@ if (args.json) {
   p(
     '   passivation and stop only). SQLite/floor is the median of its passes, each against the floor run just before it.',
   );
+  if (c.inbound / channels < STEADY_EVENTS_PER_CHANNEL)
+    p(
+      `   A short run: ${int(c.inbound / channels)} inbound events per channel, so few channels fold their turn ledger while timed` +
+        ` (every ${int(DEFAULT_LEDGER_LIMIT)} floor events) and the outbox is small; SQLite costs more per event in a long run` +
+        ` (--messages ${int(STEADY_EVENTS_PER_CHANNEL * channels)}).`,
+    );
   p(
     table(
       [

@@ -165,7 +165,7 @@ interface Pending {
  * after a crash replays at most this many events (about 5 ms a channel). Passivation and stop
  * fold the ledger in any case.
  */
-const DEFAULT_LEDGER_LIMIT = 256;
+export const DEFAULT_LEDGER_LIMIT = 256;
 
 /**
  * Persists channel actors' state with compare-and-set, so a process never overwrites a newer

@@ -47,7 +47,13 @@ describe('relationship tracking', () => {
     const clock = new SimulatedClock(0);
     const tracker = new RelationshipTracker({ documents: store.documents, clock, logger: silentLogger() });
     const exchange = (channel: number, at: number) =>
-      tracker.record({ speakerId: 'nova', addresseeId: 'rex', channelKey: `room:${channel}`, text: 'hi', at });
+      tracker.record({
+        speakerId: 'nova',
+        addresseeId: 'rex',
+        channelKey: `room:${channel}`,
+        text: 'hi',
+        at,
+      });
     for (let channel = 0; channel < 12; channel++) await exchange(channel, channel);
     // Channel 6 again: it becomes the latest, with both of its exchanges.
     await exchange(6, 100);

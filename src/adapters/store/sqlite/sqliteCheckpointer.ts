@@ -144,9 +144,7 @@ export class SqliteCheckpointer {
    * committing and calls {@link restartNow}.
    */
   wantsRestart(): boolean {
-    return (
-      this.worker !== undefined && !this.stopped && !this.asked && this.caughtUp && this.restartDue()
-    );
+    return this.worker !== undefined && !this.stopped && !this.asked && this.caughtUp && this.restartDue();
   }
 
   /**

@@ -24,11 +24,18 @@ export interface FakeMongoServer {
    * Makes the next `times` commands named `name` fail: with `reply` (an error document; inside a
    * transaction it aborts the transaction, as any failed statement does) or by closing the
    * connection — before running the command, or with `afterApply` after running it (the reply is
-   * lost, the write happened).
+   * lost, the write happened) — or with `hang` by never answering, the connection left open (a
+   * server that stopped responding; the command is not run).
    */
   failNext(
     name: string,
-    failure: { reply?: Document; closeConnection?: boolean; afterApply?: boolean; times?: number },
+    failure: {
+      reply?: Document;
+      closeConnection?: boolean;
+      afterApply?: boolean;
+      hang?: boolean;
+      times?: number;
+    },
   ): void;
   /** Closes every client connection (a server restart, as drivers see it). */
   dropConnections(): void;
@@ -55,7 +62,7 @@ export async function startFakeMongoServer(
   const sockets = new Set<Socket>();
   const failures = new Map<
     string,
-    { reply?: Document; closeConnection?: boolean; afterApply?: boolean; times: number }
+    { reply?: Document; closeConnection?: boolean; afterApply?: boolean; hang?: boolean; times: number }
   >();
   let connectionIds = 0;
   let requestIds = 0;
@@ -92,13 +99,14 @@ export async function startFakeMongoServer(
     };
   };
 
-  /** The reply to one command, or `close` to drop the connection instead. */
-  const answer = (db: string, body: Document, connectionId: number): Document | 'close' => {
+  /** The reply to one command, `close` to drop the connection instead, or `hang` to say nothing. */
+  const answer = (db: string, body: Document, connectionId: number): Document | 'close' | 'hang' => {
     const name = Object.keys(body)[0] ?? '';
     commands.push(name);
     const failure = failures.get(name);
     if (failure) {
       if (--failure.times <= 0) failures.delete(name);
+      if (failure.hang) return 'hang';
       if (failure.afterApply) {
         engine.run(db, body);
         return 'close';
@@ -119,6 +127,7 @@ export async function startFakeMongoServer(
       const ns = message.toString('utf8', 20, nsEnd);
       const query = deserialize(message.subarray(nsEnd + 9));
       const reply = answer(ns.split('.')[0] ?? 'admin', query, connectionId);
+      if (reply === 'hang') return;
       if (reply === 'close') return void socket.destroy();
       const doc = serialize(reply);
       const head = Buffer.alloc(36);
@@ -153,6 +162,7 @@ export async function startFakeMongoServer(
     }
     for (const [identifier, docs] of sequences) body[identifier] = docs;
     const reply = answer(String(body.$db ?? 'admin'), body, connectionId);
+    if (reply === 'hang') return;
     if (reply === 'close') return void socket.destroy();
     if (flags & MORE_TO_COME) return;
     const doc = serialize(reply);

@@ -290,6 +290,38 @@ describe('MongoDB store against the fake wire server (standalone)', () => {
       }
     });
 
+    it.each([
+      ['the store option', (uri: string) => ({ uri, socketTimeoutMS: 200 })],
+      [
+        'the connection string (the store default does not override it)',
+        (uri: string) => ({ uri: `${uri}/?socketTimeoutMS=200` }),
+      ],
+    ])(
+      'fails an operation the server never answers (connection left open) after socketTimeoutMS from %s, retryable, and works again',
+      async (_how, options) => {
+        const own = await startFakeMongoServer();
+        // A real-time limit: the server is external, and this one has stopped answering.
+        const store = await openMongoStore({ serverSelectionTimeoutMS: 2_000, ...options(own.uri) });
+        try {
+          await store.documents.put('c', 'k', 1);
+          own.failNext('update', { hang: true });
+          own.failNext('findAndModify', { hang: true });
+          const error = await rejection(store.documents.put('c', 'k', 2));
+          expect(error.code).toBe('TROUPE_STORE_UNAVAILABLE');
+          expect(error.retryable).toBe(true);
+          expect(error.message).toContain(`127.0.0.1:${own.port}`);
+          expect(error.message).toContain('timed out');
+          // Not applied (the server never ran it), and the next write goes through on a new connection.
+          expect((await store.documents.get('c', 'k'))?.value).toBe(1);
+          await store.documents.put('c', 'k', 3);
+          expect((await store.documents.get('c', 'k'))?.value).toBe(3);
+        } finally {
+          await store.close();
+          await own.close();
+        }
+      },
+    );
+
     it('maps a command the server refuses to a non-retryable TROUPE_STORE_UNAVAILABLE', async () => {
       const own = await startFakeMongoServer();
       const store = await openMongoStore({ uri: own.uri, serverSelectionTimeoutMS: 300 });

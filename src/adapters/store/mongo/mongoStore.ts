@@ -37,6 +37,15 @@ export interface MongoStoreOptions {
   idleExpiry?: Record<string, number>;
   /** How long server selection may wait, per attempt and per operation (default 5 000 ms). */
   serverSelectionTimeoutMS?: number;
+  /**
+   * How long an operation waits for the server's answer on its connection before it fails with
+   * `TROUPE_STORE_UNAVAILABLE` (retryable; the connection is closed and the next operation opens
+   * another). Default 30 000 ms, unless the connection string sets `socketTimeoutMS`; 0 waits
+   * forever, as the driver does by default. A server that stops answering without closing the
+   * connection (a stuck primary, a half-open network path) otherwise holds every channel write
+   * queued behind that operation, with no error.
+   */
+  socketTimeoutMS?: number;
   /** Connection attempts when opening, with backoff between them (default 2). */
   connectAttempts?: number;
   /** History lines kept per channel (default 200); older ones are trimmed as channels grow. */
@@ -54,6 +63,8 @@ export interface MongoStoreOptions {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** {@link MongoStoreOptions.socketTimeoutMS}'s default: longer than any single write or index check takes. */
+const DEFAULT_SOCKET_TIMEOUT_MS = 30_000;
 
 /**
  * Opens the MongoDB `TroupeStore` (kind `mongodb`): production storage shared by several
@@ -123,6 +134,10 @@ function createClient(options: MongoStoreOptions): MongoClient {
   try {
     return new MongoClient(options.uri, {
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
+      // A value in the connection string stands (options given here would override it).
+      ...(options.socketTimeoutMS !== undefined || !uriNames(options.uri, 'socketTimeoutMS')
+        ? { socketTimeoutMS: options.socketTimeoutMS ?? DEFAULT_SOCKET_TIMEOUT_MS }
+        : {}),
       ignoreUndefined: true,
       appName: 'troupe',
       ...options.clientOptions,
@@ -134,6 +149,16 @@ function createClient(options: MongoStoreOptions): MongoClient {
       { cause: error },
     );
   }
+}
+
+/** Whether a connection string's options name `option` (case-insensitive, as the driver reads them). */
+function uriNames(uri: string, option: string): boolean {
+  const query = uri.indexOf('?');
+  if (query < 0) return false;
+  const wanted = option.toLowerCase();
+  for (const name of new URLSearchParams(uri.slice(query + 1)).keys())
+    if (name.toLowerCase() === wanted) return true;
+  return false;
 }
 
 async function connect(client: MongoClient, hosts: string, attempts: number, logger: Logger): Promise<void> {

@@ -320,6 +320,8 @@ describe('MongoDB store against the fake wire server (standalone)', () => {
           await own.close();
         }
       },
+      // Far above the 200 ms asked for, far below the store's 30 s default (which must not apply).
+      15_000,
     );
 
     it('maps a command the server refuses to a non-retryable TROUPE_STORE_UNAVAILABLE', async () => {

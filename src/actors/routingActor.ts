@@ -341,9 +341,8 @@ export class RoutingActor {
       let entry: Pick<OutboxEntry, 'sentParts' | 'settled'> | undefined = resumed;
       try {
         if (!entry) {
-          const recorded = outbox.immediate
-            ? outbox.immediate.record(response, clock.now())
-            : await outbox.record(response, clock.now());
+          const recording = this.record(response);
+          const recorded = recording instanceof Promise ? await recording : recording;
           entry = recorded.entry;
           if (!recorded.created && entry.settled) {
             logger.debug({ key: response.idempotencyKey }, 'response already settled; not sending again');
@@ -612,6 +611,47 @@ export class RoutingActor {
     }
   }
 
+  /** Records a response: at once when the outbox answers at once; tried again after a retryable failure. */
+  private record(response: OutgoingResponse): Recorded | Promise<Recorded> {
+    const { clock, outbox } = this.options;
+    try {
+      if (outbox.immediate) return outbox.immediate.record(response, clock.now());
+    } catch (error) {
+      return this.recordAgain(response, error);
+    }
+    return outbox.record(response, clock.now()).catch((error: unknown) => this.recordAgain(response, error));
+  }
+
+  /**
+   * Records a response again after a retryable failure (a store briefly away, busy or timed out),
+   * with the sends' backoff, up to their attempts: recording twice is safe (the key finds the
+   * entry, which says whether it was settled), sending unrecorded is not. Throws the last error.
+   */
+  private async recordAgain(response: OutgoingResponse, firstError: unknown): Promise<Recorded> {
+    const { clock, logger, outbox } = this.options;
+    const key = response.idempotencyKey;
+    let error = firstError;
+    for (let attempt = 1; ; attempt += 1) {
+      const retryable = isTroupeError(error) && error.retryable;
+      if (!retryable || this.abandoned || attempt >= this.retry.maxAttempts)
+        throw attempt > 1 ? new RecordGaveUp(error, attempt) : error;
+      const delay = Math.min(this.retry.maxDelayMs, this.backoff(key, attempt));
+      logger.info(
+        { key, attempt, delayMs: delay, code: (error as TroupeError).code },
+        'outbox could not record the response; retrying',
+      );
+      await clock.sleep(delay, this.stopSignal()).catch(() => undefined);
+      if (this.abandoned) throw error;
+      try {
+        return outbox.immediate
+          ? outbox.immediate.record(response, clock.now())
+          : await outbox.record(response, clock.now());
+      } catch (next) {
+        error = next;
+      }
+    }
+  }
+
   /** A signal aborted when routing is abandoned (made once, on the first retry that waits). */
   private stopSignal(): AbortSignal {
     this.stopController ??= new AbortController();
@@ -785,11 +825,28 @@ function nothingToSend(response: OutgoingResponse, at: number): RoutingOutcome {
   });
 }
 
+/** What recording a response gives back: its entry (as far as routing reads it) and whether it is new. */
+type Recorded = { entry: Pick<OutboxEntry, 'sentParts' | 'settled'>; created: boolean };
+
+/** The last failure of a record tried `attempts` times. */
+class RecordGaveUp extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly attempts: number,
+  ) {
+    super(describe(failure));
+  }
+}
+
 /** The outcome of a response the outbox could not record: not sent. */
 function unrecorded(response: OutgoingResponse, error: unknown, at: number): RoutingOutcome {
+  const why =
+    error instanceof RecordGaveUp
+      ? `${describe(error.failure)} (after ${error.attempts} attempts)`
+      : describe(error);
   return unattempted(response, at, {
     code: 'TROUPE_OUTBOX_UNAVAILABLE',
-    message: `The outbox could not record the response, so it was not sent: ${describe(error)}`,
+    message: `The outbox could not record the response, so it was not sent: ${why}`,
     retryable: true,
   });
 }

@@ -9,6 +9,7 @@ import type { OutgoingResponse } from '../../src/ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../../src/ports/routingOutcome.js';
 import type { SpeechSynthesizer } from '../../src/ports/speech.js';
 import { TransportError, type TransportLimits } from '../../src/ports/transport.js';
+import { TroupeError } from '../../src/ports/troupeError.js';
 import { RecordingTransport } from '../../src/testing/recordingTransport.js';
 import { drive, responseOf, routingWith, ScriptedTransport } from '../support/routingHarness.js';
 
@@ -87,6 +88,49 @@ describe('what is refused before anything is sent', () => {
       message: expect.stringMatching(
         /^The outbox could not record the response, so it was not sent: .*disk full/u,
       ),
+      retryable: true,
+    });
+    expect(transport.attempts).toEqual([]);
+  });
+
+  it("an outbox briefly away: the record is tried again after the sends' backoff, and the response goes once", async () => {
+    const transport = new RecordingTransport();
+    const outbox = new MemoryOutbox();
+    const record = outbox.record.bind(outbox);
+    let calls = 0;
+    outbox.record = async (response, at) => {
+      calls += 1;
+      if (calls <= 2)
+        throw new TroupeError('TROUPE_STORE_UNAVAILABLE', 'MongoDB at db:27017 is unavailable: timed out', {
+          retryable: true,
+        });
+      return record(response, at);
+    };
+    const { routing, clock } = routingWith([transport], { outbox });
+    const { outcome, fired } = await drive(clock, routing.route(responseOf('k', 'hello')));
+    expect(outcome).toMatchObject({ sent: true, attempted: true });
+    expect(calls).toBe(3);
+    expect(transport.sent.map((m) => m.text)).toEqual(['hello']);
+    // Two waits on the simulated clock, the second about twice the first (500 ms base, jittered).
+    expect(fired).toHaveLength(2);
+    expect((await outbox.get('k'))?.settled?.sent).toBe(true);
+  });
+
+  it("an outbox away for longer: given up after the sends' attempts, nothing sent, the outcome says how often it tried", async () => {
+    const transport = new RecordingTransport();
+    const outbox = new MemoryOutbox();
+    let calls = 0;
+    outbox.record = async () => {
+      calls += 1;
+      throw new TroupeError('TROUPE_STORE_UNAVAILABLE', 'the store is away', { retryable: true });
+    };
+    const { routing, clock } = routingWith([transport], { outbox });
+    const { outcome } = await drive(clock, routing.route(responseOf('k', 'hello')));
+    expect(calls).toBe(4);
+    expect(outcome.error).toEqual({
+      code: 'TROUPE_OUTBOX_UNAVAILABLE',
+      message:
+        'The outbox could not record the response, so it was not sent: the store is away (after 4 attempts)',
       retryable: true,
     });
     expect(transport.attempts).toEqual([]);

@@ -613,13 +613,23 @@ export class RoutingActor {
 
   /** Records a response: at once when the outbox answers at once; tried again after a retryable failure. */
   private record(response: OutgoingResponse): Recorded | Promise<Recorded> {
-    const { clock, outbox } = this.options;
+    let recording: Recorded | Promise<Recorded>;
     try {
-      if (outbox.immediate) return outbox.immediate.record(response, clock.now());
+      recording = this.recordOnce(response);
     } catch (error) {
       return this.recordAgain(response, error);
     }
-    return outbox.record(response, clock.now()).catch((error: unknown) => this.recordAgain(response, error));
+    return recording instanceof Promise
+      ? recording.catch((error: unknown) => this.recordAgain(response, error))
+      : recording;
+  }
+
+  /** One try: the outbox's immediate record when it has one (it throws), else its promise. */
+  private recordOnce(response: OutgoingResponse): Recorded | Promise<Recorded> {
+    const { clock, outbox } = this.options;
+    return outbox.immediate
+      ? outbox.immediate.record(response, clock.now())
+      : outbox.record(response, clock.now());
   }
 
   /**
@@ -628,7 +638,7 @@ export class RoutingActor {
    * entry, which says whether it was settled), sending unrecorded is not. Throws the last error.
    */
   private async recordAgain(response: OutgoingResponse, firstError: unknown): Promise<Recorded> {
-    const { clock, logger, outbox } = this.options;
+    const { clock, logger } = this.options;
     const key = response.idempotencyKey;
     let error = firstError;
     for (let attempt = 1; ; attempt += 1) {
@@ -643,9 +653,7 @@ export class RoutingActor {
       await clock.sleep(delay, this.stopSignal()).catch(() => undefined);
       if (this.abandoned) throw error;
       try {
-        return outbox.immediate
-          ? outbox.immediate.record(response, clock.now())
-          : await outbox.record(response, clock.now());
+        return await this.recordOnce(response);
       } catch (next) {
         error = next;
       }

@@ -488,6 +488,9 @@ export class SqliteConnection {
     if (this.closed) return;
     // Writes held back for a restart are written now, with the open group.
     if (this.lockWait?.restart) this.endRestartHold(this.lockWait);
+    // Those that then met the lock of the restart still running, one more try: the store closes
+    // the checkpoint worker first, so it is free unless another process holds it.
+    if (this.lockWait) this.tryLockAgain(this.lockWait);
     if (this.group) this.settleGroup(this.group);
     this.closed = true;
     if (this.lockWait) this.endLockWait(this.lockWait, this.closedError(queuedOperations(this.lockWait)));

@@ -144,6 +144,9 @@ export class RelationshipTracker {
       recent: [],
     };
     doc.partners[other] = rel;
+    // A stored relationship of another shape (written outside Troupe, or damaged) starts these over.
+    if (!isPlainObject(rel.channels)) rel.channels = {};
+    if (!Array.isArray(rel.recent)) rel.recent = [];
     rel.exchanges += 1;
     rel.lastAt = Math.max(rel.lastAt, input.at);
     countChannel(rel.channels, input.channelKey);
@@ -233,6 +236,10 @@ export class RelationshipTracker {
     }
     return pending;
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, number> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Counts an exchange in `channelKey`, which becomes the latest; the least recent past {@link RECENT_CHANNELS} go. */

@@ -75,6 +75,33 @@ describe('relationship tracking', () => {
     await store.close();
   });
 
+  it('starts the counts over for a stored relationship whose channels or lines are not what Troupe writes', async () => {
+    for (const [channels, recent] of [
+      [null, []],
+      ['room', []],
+      [Array.from({ length: 20 }, (_, i) => i), []],
+      [{}, 'not lines'],
+    ] as const) {
+      const store = createMemoryStore();
+      const rex = { partnerId: 'rex', exchanges: 3, firstAt: 0, lastAt: 1, channels, recent };
+      await store.documents.put(RELATIONSHIPS, 'nova', { avatarId: 'nova', partners: { rex } });
+      const clock = new SimulatedClock(10);
+      const tracker = new RelationshipTracker({ documents: store.documents, clock, logger: silentLogger() });
+      await tracker.record({
+        speakerId: 'nova',
+        addresseeId: 'rex',
+        channelKey: 'room:1',
+        text: 'hi',
+        at: 5,
+      });
+      await tracker.flush();
+      const stored = await store.documents.get<RelationshipDocument>(RELATIONSHIPS, 'nova');
+      expect(stored?.value.partners.rex).toMatchObject({ exchanges: 4, channels: { 'room:1': 1 } });
+      expect(stored?.value.partners.rex?.recent).toHaveLength(1);
+      await store.close();
+    }
+  });
+
   it('writes a short, clipped note', () => {
     const note = relationshipNote(
       [

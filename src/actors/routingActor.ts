@@ -350,8 +350,10 @@ export class RoutingActor {
           }
         }
       } catch (error) {
-        // Sending without a record could send twice after a crash: refuse instead.
-        return this.publish(unrecorded(response, error, clock.now()));
+        // Sending without a record could send twice after a crash: refuse instead. Abandoned
+        // while a record was retried: no `onOutcome`, as for an aborted send (the channel's turn
+        // stays in flight, for the next start).
+        return this.publish(unrecorded(response, error, clock.now()), !this.abandoned);
       }
 
       try {

@@ -560,6 +560,24 @@ describe('stopping for good', () => {
     expect(transport.messages).toHaveLength(1);
   });
 
+  it('a record retry waiting for its backoff ends at once: nothing sent, and its caller is not told (the turn stays in flight)', async () => {
+    const transport = new RecordingTransport();
+    const outbox = new MemoryOutbox();
+    outbox.record = async () => {
+      throw new TroupeError('TROUPE_STORE_UNAVAILABLE', 'the store is away', { retryable: true });
+    };
+    const { routing, clock } = routingWith([transport], { outbox });
+    const told: RoutingOutcome[] = [];
+    const delivery = routing.routePrepared(responseOf('k', 'hello'), (o) => told.push(o));
+    await new Promise<void>((r) => setImmediate(r));
+    routing.abandon();
+    const outcome = await delivery;
+    expect(outcome.error?.code).toBe('TROUPE_OUTBOX_UNAVAILABLE');
+    expect(told).toEqual([]);
+    expect(transport.attempts).toEqual([]);
+    expect(clock.pending).toBe(0);
+  });
+
   it('a retry waiting for its backoff ends at once', async () => {
     const transport = new RecordingTransport().failNext({ times: 5 });
     const { routing } = routingWith([transport], { retry: { baseDelayMs: 60_000 } });

@@ -1,10 +1,14 @@
+import { OldestFirst } from '../oldestFirst.js';
+
 /** The keys of one channel, oldest first. */
 interface ChannelKeys {
   channelId: string;
   keys: string[];
 }
 
+/** An entry: current while the map holds this very slot under its key. */
 interface Slot<V> {
+  key: string;
   value: V;
   channel: ChannelKeys;
 }
@@ -17,8 +21,9 @@ interface Slot<V> {
  * and memory grows with the channels in use, a few entries each, never with traffic.
  */
 export class ChannelRecentMap<V> {
-  /** Every entry, oldest first (a re-set moves an entry to the newest end). */
   private readonly entries = new Map<string, Slot<V>>();
+  /** Every entry, oldest first (a re-set moves an entry to the newest end): see {@link OldestFirst}. */
+  private readonly order = new OldestFirst<Slot<V>>((slot) => this.entries.get(slot.key) === slot);
   private readonly channels = new Map<string, ChannelKeys>();
 
   constructor(
@@ -43,12 +48,14 @@ export class ChannelRecentMap<V> {
       this.channels.set(channelId, channel);
     }
     channel.keys.push(key);
-    this.entries.set(key, { value, channel });
+    const slot: Slot<V> = { key, value, channel };
+    this.entries.set(key, slot);
+    this.order.push(slot, this.entries.size);
     if (channel.keys.length > this.perChannel) this.dropOldest(channel);
     if (this.entries.size > this.capacity) {
       // Kept in the same order: the oldest entry of all is the oldest of its channel.
-      const oldest = this.entries.values().next();
-      if (!oldest.done) this.dropOldest(oldest.value.channel);
+      const oldest = this.order.takeOldest();
+      if (oldest) this.dropOldest(oldest.channel);
     }
   }
 
@@ -65,6 +72,7 @@ export class ChannelRecentMap<V> {
   /** Forgets every entry. */
   clear(): void {
     this.entries.clear();
+    this.order.clear();
     this.channels.clear();
   }
 

@@ -1,7 +1,15 @@
+import { OldestFirst } from '../../oldestFirst.js';
+
 /** The settled keys of one channel, oldest first. */
 interface ChannelKeys {
   channel: string;
   keys: string[];
+}
+
+/** A kept key: current while `all` holds this very one under the key. */
+interface Kept {
+  key: string;
+  list: ChannelKeys;
 }
 
 /**
@@ -9,11 +17,14 @@ interface ChannelKeys {
  * and at most `capacity` in all. A settled entry is read again only for a turn a restored channel
  * still shows in flight (to apply its outcome instead of sending it twice), and those are among the
  * channel's latest answers, so older ones are forgotten. Each cap is applied at every add, so
- * memory never swings between one and two times a cap.
+ * memory never swings between one and two times a cap; forgetting the oldest costs the same at
+ * any capacity (see {@link OldestFirst}).
  */
 export class SettledKeys {
-  /** Every kept key, in the order it was settled, with its channel's list. */
-  private readonly all = new Map<string, ChannelKeys>();
+  /** Every kept key, with its channel's list. */
+  private readonly all = new Map<string, Kept>();
+  /** The kept keys in the order they were settled. */
+  private readonly order = new OldestFirst<Kept>((kept) => this.all.get(kept.key) === kept);
   private readonly channels = new Map<string, ChannelKeys>();
 
   constructor(
@@ -33,12 +44,14 @@ export class SettledKeys {
       this.channels.set(channel, mine);
     }
     mine.keys.push(key);
-    this.all.set(key, mine);
+    const kept: Kept = { key, list: mine };
+    this.all.set(key, kept);
+    this.order.push(kept, this.all.size);
     if (mine.keys.length > this.perChannel) this.dropOldest(mine, forget);
     if (this.all.size > this.capacity) {
-      const oldest = this.all.keys().next();
       // Settle order is kept in both: the oldest key of all is the oldest of its channel.
-      if (!oldest.done) this.dropOldest(this.all.get(oldest.value) as ChannelKeys, forget);
+      const oldest = this.order.takeOldest();
+      if (oldest) this.dropOldest(oldest.list, forget);
     }
   }
 

@@ -1,4 +1,4 @@
-import { OldestFirst } from '../oldestFirst.js';
+import { OldestKey } from '../oldestKey.js';
 
 /** The keys of one channel, oldest first. */
 interface ChannelKeys {
@@ -6,9 +6,7 @@ interface ChannelKeys {
   keys: string[];
 }
 
-/** An entry: current while the map holds this very slot under its key. */
 interface Slot<V> {
-  key: string;
   value: V;
   channel: ChannelKeys;
 }
@@ -21,9 +19,10 @@ interface Slot<V> {
  * and memory grows with the channels in use, a few entries each, never with traffic.
  */
 export class ChannelRecentMap<V> {
+  /** Every entry, oldest first (a re-set moves an entry to the newest end). */
   private readonly entries = new Map<string, Slot<V>>();
-  /** Every entry, oldest first (a re-set moves an entry to the newest end): see {@link OldestFirst}. */
-  private readonly order = new OldestFirst<Slot<V>>((slot) => this.entries.get(slot.key) === slot);
+  /** Finds the oldest entry in constant time (see {@link OldestKey}). */
+  private readonly oldest = new OldestKey<string>(this.entries);
   private readonly channels = new Map<string, ChannelKeys>();
 
   constructor(
@@ -48,13 +47,11 @@ export class ChannelRecentMap<V> {
       this.channels.set(channelId, channel);
     }
     channel.keys.push(key);
-    const slot: Slot<V> = { key, value, channel };
-    this.entries.set(key, slot);
-    this.order.push(slot, this.entries.size);
+    this.entries.set(key, { value, channel });
     if (channel.keys.length > this.perChannel) this.dropOldest(channel);
     if (this.entries.size > this.capacity) {
       // Kept in the same order: the oldest entry of all is the oldest of its channel.
-      const oldest = this.order.takeOldest();
+      const oldest = this.entries.get(this.oldest.next() as string);
       if (oldest) this.dropOldest(oldest.channel);
     }
   }
@@ -72,7 +69,7 @@ export class ChannelRecentMap<V> {
   /** Forgets every entry. */
   clear(): void {
     this.entries.clear();
-    this.order.clear();
+    this.oldest.reset();
     this.channels.clear();
   }
 

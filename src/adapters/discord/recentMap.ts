@@ -1,25 +1,19 @@
-import { OldestFirst } from '../oldestFirst.js';
-
-/** An entry, with its key: current while the map holds this very slot under the key. */
-interface Slot<K, V> {
-  key: K;
-  value: V;
-}
+import { OldestKey } from '../oldestKey.js';
 
 /**
  * A map that keeps its newest `capacity` entries: setting one past capacity forgets the oldest.
  * The Discord adapter remembers recent messages with it (for quote lines and reply targets), so
  * memory stays flat however long the bot runs. Forgetting the oldest costs the same at any
- * capacity (see {@link OldestFirst}).
+ * capacity (see {@link OldestKey}).
  */
 export class RecentMap<K, V> {
-  private readonly entries = new Map<K, Slot<K, V>>();
-  private readonly order = new OldestFirst<Slot<K, V>>((slot) => this.entries.get(slot.key) === slot);
+  private readonly entries = new Map<K, V>();
+  private readonly oldest = new OldestKey<K>(this.entries);
 
   constructor(private readonly capacity: number) {}
 
   get(key: K): V | undefined {
-    return this.entries.get(key)?.value;
+    return this.entries.get(key);
   }
 
   has(key: K): boolean {
@@ -27,14 +21,11 @@ export class RecentMap<K, V> {
   }
 
   set(key: K, value: V): void {
-    // Re-setting a key moves it to the newest end: a new slot, the old one no longer current.
-    const slot: Slot<K, V> = { key, value };
-    this.entries.set(key, slot);
-    this.order.push(slot, this.entries.size);
-    if (this.entries.size > this.capacity) {
-      const oldest = this.order.takeOldest();
-      if (oldest) this.entries.delete(oldest.key);
-    }
+    // Re-setting a key moves it to the newest end.
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    // Over capacity the map holds an entry, so there is an oldest key.
+    if (this.entries.size > this.capacity) this.entries.delete(this.oldest.next() as K);
   }
 
   delete(key: K): boolean {
@@ -44,7 +35,7 @@ export class RecentMap<K, V> {
   /** Forgets every entry. */
   clear(): void {
     this.entries.clear();
-    this.order.clear();
+    this.oldest.reset();
   }
 
   get size(): number {

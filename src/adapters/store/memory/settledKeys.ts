@@ -1,4 +1,4 @@
-import { OldestFirst } from '../../oldestFirst.js';
+import { OldestKey } from '../../oldestKey.js';
 
 /** The settled keys of one channel, oldest first. */
 interface ChannelKeys {
@@ -6,25 +6,18 @@ interface ChannelKeys {
   keys: string[];
 }
 
-/** A kept key: current while `all` holds this very one under the key. */
-interface Kept {
-  key: string;
-  list: ChannelKeys;
-}
-
 /**
  * Which settled outbox entries an in-memory outbox keeps: the last `perChannel` of each channel,
  * and at most `capacity` in all. A settled entry is read again only for a turn a restored channel
  * still shows in flight (to apply its outcome instead of sending it twice), and those are among the
  * channel's latest answers, so older ones are forgotten. Each cap is applied at every add, so
- * memory never swings between one and two times a cap; forgetting the oldest costs the same at
- * any capacity (see {@link OldestFirst}).
+ * memory never swings between one and two times a cap.
  */
 export class SettledKeys {
-  /** Every kept key, with its channel's list. */
-  private readonly all = new Map<string, Kept>();
-  /** The kept keys in the order they were settled. */
-  private readonly order = new OldestFirst<Kept>((kept) => this.all.get(kept.key) === kept);
+  /** Every kept key, in the order it was settled, with its channel's list. */
+  private readonly all = new Map<string, ChannelKeys>();
+  /** Finds the oldest kept key in constant time (see {@link OldestKey}). */
+  private readonly oldest = new OldestKey<string>(this.all);
   private readonly channels = new Map<string, ChannelKeys>();
 
   constructor(
@@ -44,14 +37,12 @@ export class SettledKeys {
       this.channels.set(channel, mine);
     }
     mine.keys.push(key);
-    const kept: Kept = { key, list: mine };
-    this.all.set(key, kept);
-    this.order.push(kept, this.all.size);
+    this.all.set(key, mine);
     if (mine.keys.length > this.perChannel) this.dropOldest(mine, forget);
     if (this.all.size > this.capacity) {
       // Settle order is kept in both: the oldest key of all is the oldest of its channel.
-      const oldest = this.order.takeOldest();
-      if (oldest) this.dropOldest(oldest.list, forget);
+      const oldest = this.all.get(this.oldest.next() as string);
+      if (oldest) this.dropOldest(oldest, forget);
     }
   }
 

@@ -1,37 +1,60 @@
 /**
  * The bounded maps that forget their oldest entry (the Discord adapter's recent messages and
  * delivery keys, the memory outbox's settled keys) keep the newest entries in order, whatever was
- * deleted or set again meanwhile, and what they queue for it stays bounded by what they hold.
+ * deleted or set again meanwhile.
  */
 import { describe, expect, it } from 'vitest';
 import { ChannelRecentMap } from '../../src/adapters/discord/channelRecentMap.js';
 import { RecentMap } from '../../src/adapters/discord/recentMap.js';
-import { OldestFirst } from '../../src/adapters/oldestFirst.js';
+import { OldestKey } from '../../src/adapters/oldestKey.js';
 import { SettledKeys } from '../../src/adapters/store/memory/settledKeys.js';
 
-describe('OldestFirst', () => {
-  it('takes the oldest item still current, skipping those that stopped being current', () => {
-    const live = new Set(['a', 'b', 'c', 'd']);
-    const order = new OldestFirst<string>((k) => live.has(k));
-    for (const k of ['a', 'b', 'c', 'd']) order.push(k, live.size);
-    live.delete('a');
-    live.delete('c');
-    expect(order.takeOldest()).toBe('b');
-    expect(order.takeOldest()).toBe('d');
-    expect(order.takeOldest()).toBeUndefined();
-    expect(order.length).toBe(0);
+describe('OldestKey', () => {
+  it('gives the oldest key left, skipping deleted ones, and a key set again as the newest', () => {
+    const map = new Map<string, number>([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+    ]);
+    const oldest = new OldestKey<string>(map);
+    map.delete('a');
+    map.delete('b');
+    map.set('b', 5); // back, at the end
+    expect(oldest.next()).toBe('c');
+    map.delete('c');
+    expect(oldest.next()).toBe('d');
+    map.delete('d');
+    expect(oldest.next()).toBe('b');
+    map.delete('b');
+    expect(oldest.next()).toBeUndefined();
+    map.set('e', 6); // after it ran out
+    expect(oldest.next()).toBe('e');
   });
 
-  it('stays within twice the live items when items stop being current without being taken', () => {
-    const live = new Set<number>();
-    const order = new OldestFirst<number>((n) => live.has(n));
-    for (let n = 0; n < 100_000; n++) {
-      live.add(n);
-      order.push(n, live.size);
-      if (n >= 10) live.delete(n - 10); // deleted, never taken
+  it('agrees with a plain list through a long random run of sets, deletes and evictions', () => {
+    const capacity = 50;
+    const map = new RecentMap<string, number>(capacity);
+    const model: string[] = [];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return seed / 2_147_483_647;
+    };
+    for (let i = 0; i < 100_000; i++) {
+      const key = `k${Math.floor(random() * 120)}`;
+      const at = model.indexOf(key);
+      if (at >= 0) model.splice(at, 1);
+      if (random() < 0.7) {
+        model.push(key);
+        if (model.length > capacity) model.shift();
+        map.set(key, i);
+      } else {
+        map.delete(key);
+      }
+      if (i % 997 === 0) expect(model.filter((k) => map.has(k))).toEqual(model);
     }
-    expect(order.length).toBeLessThanOrEqual(2 * live.size + 64);
-    expect(order.takeOldest()).toBe(99_990);
+    expect(map.size).toBe(model.length);
   });
 });
 

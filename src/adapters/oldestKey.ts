@@ -1,0 +1,34 @@
+/**
+ * The oldest key of a `Map` or `Set` that forgets its oldest entries, in constant time (amortized).
+ *
+ * `map.keys().next()` is not constant: V8 leaves a deleted entry's slot in the table until the
+ * table is rebuilt, and a new iterator walks past every such slot from the start. A map that
+ * forgot its first entry at each insert paid for every entry it forgot before: about 4 µs an
+ * insert at 10,000 entries, 25 µs at 100,000. One iterator kept across calls walks each slot once:
+ * iterators go on past entries added after them and skip deleted ones, across rebuilds.
+ */
+export class OldestKey<K> {
+  private cursor: Iterator<K> | undefined;
+
+  constructor(private readonly map: { keys(): Iterator<K> }) {}
+
+  /**
+   * The map's oldest key (undefined when it is empty). The caller deletes it before asking again:
+   * the cursor has moved past it. A key set again after a delete counts as new (it is at the end).
+   */
+  next(): K | undefined {
+    if (!this.cursor) this.cursor = this.map.keys();
+    let step = this.cursor.next();
+    if (step.done) {
+      // Run out at some point (the map was emptied): the entries since are ahead of a new one.
+      this.cursor = this.map.keys();
+      step = this.cursor.next();
+    }
+    return step.done ? undefined : step.value;
+  }
+
+  /** Starts over (after the map is cleared). */
+  reset(): void {
+    this.cursor = undefined;
+  }
+}

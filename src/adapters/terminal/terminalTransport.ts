@@ -5,6 +5,7 @@ import {
   type TransportMessage,
   type TransportReceipt,
 } from '../../ports/transport.js';
+import { OldestKey } from '../oldestKey.js';
 
 /** Who wrote a terminal message. */
 export type TerminalAuthor =
@@ -66,6 +67,8 @@ export class TerminalTransport implements Transport {
   readonly limits: TransportLimits = { maxTextLength: 2000, voice: false, attachments: false };
   private readonly keep: number;
   private readonly messages = new Map<number, TerminalMessage>();
+  /** The oldest kept message, in constant time however many are kept (see {@link OldestKey}). */
+  private readonly oldest = new OldestKey<number>(this.messages);
   private readonly byKey = new Map<string, string>();
   private readonly listeners = new Set<TerminalMessageListener>();
   private seq = 0;
@@ -168,9 +171,8 @@ export class TerminalTransport implements Transport {
     this.messages.set(message.number, message);
     // Taken before anyone is told: a listener that throws must not make a retry send it twice.
     if (key !== undefined) this.byKey.set(key, message.messageId);
-    // Maps iterate in insertion order, so the first key is the oldest.
     while (this.messages.size > this.keep) {
-      const oldest = this.messages.keys().next().value;
+      const oldest = this.oldest.next();
       if (oldest === undefined) break;
       this.messages.delete(oldest);
     }

@@ -218,6 +218,7 @@ class StoredUsageLedger implements UsageLedger {
       if (dayIndex > this.latestDay) {
         this.latestDay = dayIndex;
         for (const old of this.days.keys()) if (old <= dayIndex - DAYS_KEPT) this.days.delete(old);
+        this.forgetWrittenBefore(dayIndex - 1);
       }
     }
     return day;
@@ -407,9 +408,15 @@ class StoredUsageLedger implements UsageLedger {
   private remember(bucket: PendingBucket, version: number, value: UsageBucketValue): void {
     if (bucket.dayIndex < this.latestDay - 1) return;
     this.written.set(bucket.key, { version, dayIndex: bucket.dayIndex, value });
-    if (this.written.size % 1024 === 0)
-      for (const [key, entry] of this.written)
-        if (entry.dayIndex < this.latestDay - 1) this.written.delete(key);
+  }
+
+  /**
+   * Lets go of what was written of days before `dayIndex`, once a new day starts (the only time a
+   * bucket leaves the window). Swept every 1,024th bucket instead, a map whose size stopped on a
+   * multiple of 1,024 was swept whole at every write of a flush.
+   */
+  private forgetWrittenBefore(dayIndex: number): void {
+    for (const [key, entry] of this.written) if (entry.dayIndex < dayIndex) this.written.delete(key);
   }
 
   /** Adds a bucket's calls to its stored sums, compare-and-set; on a conflict, reads again and adds. */

@@ -97,6 +97,10 @@ const lookupInputSchema = z.object({
  */
 export class TurnExecutor {
   private readonly historyLimit: number;
+  /** The last map of avatar ids by name (see {@link idsByName}) and the cast it was built from. */
+  private byName:
+    | { avatars: ReadonlyMap<string, AvatarProfile>; size: number; ids: Map<string, string> }
+    | undefined;
 
   constructor(private readonly options: TurnExecutorOptions) {
     this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_WINDOW;
@@ -211,11 +215,12 @@ export class TurnExecutor {
   private async relationshipNote(avatar: AvatarProfile, turn: TurnClaim): Promise<string | undefined> {
     const { relationships, avatars } = this.options;
     if (!relationships || !avatars) return undefined;
-    const byName = new Map([...avatars.values()].map((a) => [a.name, a.id]));
+    const names = [...turn.context.threadPartnerNames, ...turn.context.presentNames];
+    const byName = this.idsByName(avatars, names);
     const partners = new Set<string>();
     const by = turn.context.addressedById;
     if (by !== undefined && avatars.has(by)) partners.add(by);
-    for (const name of [...turn.context.threadPartnerNames, ...turn.context.presentNames]) {
+    for (const name of names) {
       const id = byName.get(name);
       if (id !== undefined) partners.add(id);
     }
@@ -223,6 +228,30 @@ export class TurnExecutor {
     if (partners.size === 0) return undefined;
     const known = await relationships.about(avatar.id, [...partners]);
     return relationshipNote(known, (id) => avatars.get(id)?.name ?? id, turn.claimedAt);
+  }
+
+  /**
+   * Avatar ids by display name, for `names`. The cast's map changes in place (avatars added and
+   * removed), so the map built last is reused only while the cast's size is unchanged and the cast
+   * still gives each of `names` to the avatar the map says; otherwise (a miss too: that avatar may
+   * be new) it is rebuilt, which costs a pass over the whole cast. Names are unique in a cast (any
+   * case; see `ambiguousNames`), so a confirmed name has no other owner.
+   */
+  private idsByName(
+    avatars: ReadonlyMap<string, AvatarProfile>,
+    names: readonly string[],
+  ): Map<string, string> {
+    const cached = this.byName;
+    if (cached?.avatars === avatars && cached.size === avatars.size) {
+      const confirmed = (name: string) => {
+        const id = cached.ids.get(name);
+        return id !== undefined && avatars.get(id)?.name === name;
+      };
+      if (names.every(confirmed)) return cached.ids;
+    }
+    const ids = new Map([...avatars.values()].map((a) => [a.name, a.id]));
+    this.byName = { avatars, size: avatars.size, ids };
+    return ids;
   }
 
   /** Records that an avatar's delivered turn answered another avatar. */

@@ -4,6 +4,7 @@ import type { EmailRecord, InboxItem } from '../actors/email/emailRecord.js';
 import type { InspectionEvent } from '../actors/inspectionEvent.js';
 import { emptyTotals } from '../actors/usage/usageTotals.js';
 import type { FloorView } from '../floor/channelFloor.js';
+import type { FloorEffect } from '../floor/floorTypes.js';
 import { stateValueText } from '../inspect/stateValueText.js';
 import type { DayUsage } from '../ports/usage.js';
 import { activeStateIds } from './chartStateIds.js';
@@ -94,26 +95,197 @@ export function playgroundKey(state: StudioState): string {
   return `${state.playground.channel.platform}:${state.playground.channel.id}`;
 }
 
-/** Active actors all stay; of the finished ones, the latest {@link STUDIO_LIMITS.finishedActors}. */
-function bounded(actors: StudioActor[]): StudioActor[] {
-  const finished = actors.filter((a) => a.status === 'done');
-  if (finished.length <= STUDIO_LIMITS.finishedActors) return actors;
-  const keep = new Set(
-    finished
-      .sort((a, b) => b.updatedAt - a.updatedAt)
-      .slice(0, STUDIO_LIMITS.finishedActors)
-      .map((a) => a.id),
-  );
-  return actors.filter((a) => a.status === 'active' || keep.has(a.id));
+/**
+ * Where each actor of one `actors` array is, and which are finished or active presences: kept
+ * beside the array (the state stays plain JSON), so an event costs what it changes, not the list.
+ */
+class ActorIndex {
+  /** Slots go up in list order, so an actor's place is how many listed slots come before its own. */
+  readonly #slots = new Map<string, number>();
+  /** A Fenwick tree over the slots: 1 where the slot's actor is still listed. */
+  #tree = new Int32Array(1);
+  #used = 0;
+  /** Ids of the finished actors: at most the limit between events, so pruning looks at few. */
+  readonly finished = new Set<string>();
+  /** Ids of the active presences, by channel key. */
+  readonly presences = new Map<string, Set<string>>();
+
+  static of(actors: readonly StudioActor[]): ActorIndex {
+    const index = new ActorIndex();
+    index.renumber(actors);
+    for (const actor of actors) index.note(undefined, actor);
+    return index;
+  }
+
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  /** Slots numbered again from the list (dropping the removed), with room for as many appends. */
+  renumber(actors: readonly StudioActor[]): void {
+    const n = actors.length;
+    const tree = new Int32Array(Math.max(16, 2 * n) + 1);
+    for (let i = 1; i < tree.length; i += 1) {
+      if (i <= n) tree[i] = (tree[i] ?? 0) + 1;
+      const up = i + (i & -i);
+      if (up < tree.length) tree[up] = (tree[up] ?? 0) + (tree[i] ?? 0);
+    }
+    this.#slots.clear();
+    for (const [i, a] of actors.entries()) this.#slots.set(a.id, i);
+    this.#tree = tree;
+    this.#used = n;
+  }
+
+  position(id: string): number | undefined {
+    const slot = this.#slots.get(id);
+    if (slot === undefined) return undefined;
+    let listed = 0;
+    for (let i = slot + 1; i > 0; i -= i & -i) listed += this.#tree[i] ?? 0;
+    return listed - 1;
+  }
+
+  /** `actors` (the list) ends with the new actor of `id`. */
+  append(id: string, actors: readonly StudioActor[]): void {
+    if (this.#used + 1 >= this.#tree.length) {
+      this.renumber(actors);
+      return;
+    }
+    this.#slots.set(id, this.#used);
+    this.#add(this.#used, 1);
+    this.#used += 1;
+  }
+
+  remove(actor: StudioActor): void {
+    const slot = this.#slots.get(actor.id);
+    if (slot === undefined) return;
+    this.#slots.delete(actor.id);
+    this.#add(slot, -1);
+    this.note(actor, undefined);
+  }
+
+  /** Keeps `finished` and `presences` true as `before` (if listed) becomes `after` (if still). */
+  note(before: StudioActor | undefined, after: StudioActor | undefined): void {
+    if (before) {
+      this.finished.delete(before.id);
+      const here = before.channelKey !== undefined ? this.presences.get(before.channelKey) : undefined;
+      if (here?.delete(before.id) && here.size === 0) this.presences.delete(before.channelKey as string);
+    }
+    if (!after) return;
+    if (after.status === 'done') this.finished.add(after.id);
+    else if (after.kind === 'presence' && after.channelKey !== undefined) {
+      const here = this.presences.get(after.channelKey);
+      if (here) here.add(after.id);
+      else this.presences.set(after.channelKey, new Set([after.id]));
+    }
+  }
+
+  #add(slot: number, by: number): void {
+    for (let i = slot + 1; i < this.#tree.length; i += i & -i) this.#tree[i] = (this.#tree[i] ?? 0) + by;
+  }
 }
 
-/** The actors with `actor` put in (replacing the one of the same id, keeping its place). */
-function upsert(actors: readonly StudioActor[], actor: StudioActor): StudioActor[] {
-  const i = actors.findIndex((a) => a.id === actor.id);
-  if (i < 0) return [...actors, actor];
-  const next = [...actors];
-  next[i] = actor;
-  return next;
+/** The index of each `actors` array a state holds (an array not seen, or changed elsewhere, gets a new one). */
+const indexes = new WeakMap<readonly StudioActor[], ActorIndex>();
+
+function indexOf(actors: readonly StudioActor[]): ActorIndex {
+  const known = indexes.get(actors);
+  if (known && known.size === actors.length) return known;
+  const index = ActorIndex.of(actors);
+  indexes.set(actors, index);
+  return index;
+}
+
+/** The actor of `id` in `actors`, found through their index. */
+function actorIn(actors: readonly StudioActor[], id: string): StudioActor | undefined {
+  const i = indexOf(actors).position(id);
+  return i === undefined ? undefined : actors[i];
+}
+
+/**
+ * The actors as one event changes them: copied on the first change (the state before keeps its
+ * array), a changed actor keeping its place and a new one put last; {@link ActorDraft.done} bounds it.
+ */
+class ActorDraft {
+  readonly #base: StudioActor[];
+  #list: StudioActor[] | undefined;
+  #index: ActorIndex | undefined;
+
+  constructor(base: StudioActor[]) {
+    this.#base = base;
+  }
+
+  get(id: string): StudioActor | undefined {
+    const i = this.#taken().position(id);
+    return i === undefined ? undefined : (this.#list ?? this.#base)[i];
+  }
+
+  put(actor: StudioActor): void {
+    const index = this.#taken();
+    const list = this.#copy();
+    const i = index.position(actor.id);
+    const before = i === undefined ? undefined : list[i];
+    if (i === undefined) {
+      list.push(actor);
+      index.append(actor.id, list);
+    } else list[i] = actor;
+    index.note(before, actor);
+  }
+
+  /** Ids of the channel's active presences. */
+  presencesIn(channelKey: string): string[] {
+    return [...(this.#taken().presences.get(channelKey) ?? [])];
+  }
+
+  /**
+   * The list: the same array when nothing changed. Active actors all stay; of the finished ones,
+   * the latest {@link STUDIO_LIMITS.finishedActors} (by `updatedAt`, the earlier listed first on a tie).
+   */
+  done(): StudioActor[] {
+    const index = this.#index;
+    if (!index) return this.#base;
+    if (index.finished.size > STUDIO_LIMITS.finishedActors) {
+      const list = this.#copy();
+      const ranked = [...index.finished].map((id) => {
+        const place = index.position(id) as number;
+        return { place, actor: list[place] as StudioActor };
+      });
+      ranked.sort((a, b) => b.actor.updatedAt - a.actor.updatedAt || a.place - b.place);
+      const gone = ranked.slice(STUDIO_LIMITS.finishedActors);
+      for (const { actor } of gone) index.remove(actor);
+      dropAt(
+        list,
+        gone.map((g) => g.place).sort((a, b) => a - b),
+      );
+    }
+    const list = this.#list ?? this.#base;
+    indexes.set(list, index);
+    return list;
+  }
+
+  /** The list this event changes, copied from the state's on the first change. */
+  #copy(): StudioActor[] {
+    if (!this.#list) this.#list = this.#base.slice();
+    return this.#list;
+  }
+
+  /** The index, taken from the array it describes: an event that fails half-way leaves it none. */
+  #taken(): ActorIndex {
+    if (this.#index) return this.#index;
+    this.#index = indexOf(this.#base);
+    indexes.delete(this.#base);
+    return this.#index;
+  }
+}
+
+/** `list` without the items at `positions` (ascending), the others in order. */
+function dropAt(list: StudioActor[], positions: readonly number[]): void {
+  let kept = positions[0] ?? list.length;
+  let next = 0;
+  for (let i = kept; i < list.length; i += 1) {
+    if (i === positions[next]) next += 1;
+    else list[kept++] = list[i] as StudioActor;
+  }
+  list.length = kept;
 }
 
 function withValue(actor: Omit<StudioActor, 'stateIds'>): StudioActor {
@@ -129,6 +301,94 @@ function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value ?? null)) as T;
 }
 
+/** The counters after an inspection event. */
+function countedAfter(counters: Record<string, number>, event: InspectionEvent): Record<string, number> {
+  if (event.type === 'turn.generated') return bump(counters, 'turnsGenerated');
+  if (event.type === 'turn.generation-failed') return bump(counters, 'turnsFailed');
+  if (event.type === 'response.prepared') return bump(counters, 'responsesPrepared');
+  if (event.type !== 'floor.effect') return counters;
+  const { effect } = event;
+  if (effect.type === 'candidate.suppressed') return bump(counters, 'suppressed');
+  if (effect.type === 'presence.summoned') return bump(counters, 'summoned');
+  if (effect.type === 'thread.opened') return bump(counters, 'threadsOpened');
+  if (effect.type === 'thread.ended') {
+    const outcome = effect.outcome;
+    return bump(counters, `threads${outcome.charAt(0).toUpperCase()}${outcome.slice(1)}`);
+  }
+  return counters;
+}
+
+/** Threads opening and ending, presences dismissed. */
+function effectOnActors(
+  actors: ActorDraft,
+  channelKey: string,
+  effect: FloorEffect,
+  name: (id: string) => string,
+): void {
+  if (effect.type === 'thread.opened')
+    actors.put(
+      withValue({
+        id: threadActorId(effect.threadId),
+        kind: 'thread',
+        machine: 'conversationThread',
+        label: `thread ${effect.threadId.slice(effect.threadId.lastIndexOf(':') + 1)} (${effect.participants.map(name).join(', ')})`,
+        channelKey,
+        status: 'active',
+        value: 'active',
+        context: {
+          mode: effect.mode,
+          participants: [...effect.participants],
+          turnCount: 0,
+          maxTurns: effect.maxTurns,
+          expiresAt: effect.expiresAt,
+        },
+        updatedAt: effect.at,
+      }),
+    );
+  if (effect.type === 'thread.ended') {
+    const outcome = effect.outcome;
+    const id = threadActorId(effect.threadId);
+    const before = actors.get(id);
+    actors.put(
+      withValue({
+        id,
+        kind: 'thread',
+        machine: 'conversationThread',
+        label: before?.label ?? `thread ${effect.threadId}`,
+        channelKey,
+        status: 'done',
+        value: outcome,
+        context: {
+          ...(before?.context ?? {}),
+          turnCount: effect.turns,
+          outcome,
+          detail: effect.detail,
+          ...(effect.sentiment !== undefined ? { sentiment: effect.sentiment } : {}),
+        },
+        updatedAt: effect.at,
+      }),
+    );
+  }
+  if (effect.type === 'presence.dismissed') {
+    const before = actors.get(presenceActorId(channelKey, effect.avatarId));
+    if (before)
+      actors.put(withValue({ ...before, status: 'done', value: 'dismissed', updatedAt: effect.at }));
+  }
+}
+
+/**
+ * A channel's actor stopped (passivated, retired, taken by another process, the runtime stopping):
+ * its presences are no longer live, so they are listed as done (keeping their state), else every
+ * presence of every channel ever seen would stay. Its next floor view lists them active again. The
+ * playground's stay: its page and `/who` show who is in it.
+ */
+function channelStopped(actors: ActorDraft, channelKey: string, at: number): void {
+  for (const id of actors.presencesIn(channelKey)) {
+    const before = actors.get(id);
+    if (before) actors.put({ ...before, status: 'done', updatedAt: at });
+  }
+}
+
 /** The state after an inspection event: the event line, counters, threads opening and ending. */
 function inspected(
   state: StudioState,
@@ -137,87 +397,29 @@ function inspected(
 ): Omit<StudioState, 'version'> {
   const last = state.events.at(-1)?.seq ?? 0;
   const events = [...state.events, { seq: last + 1, ...eventLine(event, name) }].slice(-STUDIO_LIMITS.events);
-  let { actors, counters } = state;
-  const usage = usageAfter(state.usage, event);
-  if (event.type === 'turn.generated') counters = bump(counters, 'turnsGenerated');
-  if (event.type === 'turn.generation-failed') counters = bump(counters, 'turnsFailed');
-  if (event.type === 'response.prepared') counters = bump(counters, 'responsesPrepared');
-  if (event.type === 'floor.effect') {
-    const { effect, channelKey } = event;
-    if (effect.type === 'candidate.suppressed') counters = bump(counters, 'suppressed');
-    if (effect.type === 'presence.summoned') counters = bump(counters, 'summoned');
-    if (effect.type === 'thread.opened') {
-      counters = bump(counters, 'threadsOpened');
-      actors = upsert(
-        actors,
-        withValue({
-          id: threadActorId(effect.threadId),
-          kind: 'thread',
-          machine: 'conversationThread',
-          label: `thread ${effect.threadId.slice(effect.threadId.lastIndexOf(':') + 1)} (${effect.participants.map(name).join(', ')})`,
-          channelKey,
-          status: 'active',
-          value: 'active',
-          context: {
-            mode: effect.mode,
-            participants: [...effect.participants],
-            turnCount: 0,
-            maxTurns: effect.maxTurns,
-            expiresAt: effect.expiresAt,
-          },
-          updatedAt: effect.at,
-        }),
-      );
-    }
-    if (effect.type === 'thread.ended') {
-      const outcome = effect.outcome;
-      counters = bump(counters, `threads${outcome.charAt(0).toUpperCase()}${outcome.slice(1)}`);
-      const id = threadActorId(effect.threadId);
-      const before = actors.find((a) => a.id === id);
-      actors = upsert(
-        actors,
-        withValue({
-          id,
-          kind: 'thread',
-          machine: 'conversationThread',
-          label: before?.label ?? `thread ${effect.threadId}`,
-          channelKey,
-          status: 'done',
-          value: outcome,
-          context: {
-            ...(before?.context ?? {}),
-            turnCount: effect.turns,
-            outcome,
-            detail: effect.detail,
-            ...(effect.sentiment !== undefined ? { sentiment: effect.sentiment } : {}),
-          },
-          updatedAt: effect.at,
-        }),
-      );
-    }
-    if (effect.type === 'presence.dismissed') {
-      const id = presenceActorId(channelKey, effect.avatarId);
-      const before = actors.find((a) => a.id === id);
-      if (before)
-        actors = upsert(
-          actors,
-          withValue({ ...before, status: 'done', value: 'dismissed', updatedAt: effect.at }),
-        );
-    }
-  }
-  return { ...state, now: Math.max(state.now, event.at), events, actors: bounded(actors), counters, usage };
+  const actors = new ActorDraft(state.actors);
+  if (event.type === 'floor.effect') effectOnActors(actors, event.channelKey, event.effect, name);
+  if (event.type === 'actor.stopped' && event.channelKey !== playgroundKey(state))
+    channelStopped(actors, event.channelKey, event.at);
+  return {
+    ...state,
+    now: Math.max(state.now, event.at),
+    events,
+    actors: actors.done(),
+    counters: countedAfter(state.counters, event),
+    usage: usageAfter(state.usage, event),
+  };
 }
 
 /** The state after a fresh view of a channel's floor: its presences and threads as they are. */
 function floorViewed(state: StudioState, channelKey: string, view: FloorView, name: (id: string) => string) {
-  let actors = [...state.actors];
+  const actors = new ActorDraft(state.actors);
   const present = new Set<string>();
   for (const p of view.present) {
     const { state: value, ...context } = p;
     const id = presenceActorId(channelKey, p.id);
     present.add(id);
-    actors = upsert(
-      actors,
+    actors.put(
       withValue({
         id,
         kind: 'presence',
@@ -232,15 +434,14 @@ function floorViewed(state: StudioState, channelKey: string, view: FloorView, na
     );
   }
   // Present before and not now: dismissed (the floor forgets a presence when it leaves).
-  actors = actors.map((a) =>
-    a.kind === 'presence' && a.channelKey === channelKey && a.status === 'active' && !present.has(a.id)
-      ? withValue({ ...a, status: 'done', value: 'dismissed', updatedAt: view.now })
-      : a,
-  );
+  for (const id of actors.presencesIn(channelKey)) {
+    const before = actors.get(id);
+    if (before && !present.has(id))
+      actors.put(withValue({ ...before, status: 'done', value: 'dismissed', updatedAt: view.now }));
+  }
   for (const t of view.threads) {
     const { state: value, status, ...context } = t;
-    actors = upsert(
-      actors,
+    actors.put(
       withValue({
         id: threadActorId(t.id),
         kind: 'thread',
@@ -262,7 +463,7 @@ function floorViewed(state: StudioState, channelKey: string, view: FloorView, na
           avatars: state.playground.avatars.map((a) => ({ ...a, present: here.has(a.id) })),
         }
       : state.playground;
-  return { ...state, now: Math.max(state.now, view.now), actors: bounded(actors), playground };
+  return { ...state, now: Math.max(state.now, view.now), actors: actors.done(), playground };
 }
 
 /** The playground's avatars as they are now, each still present if it was. */
@@ -277,7 +478,8 @@ function avatarsChanged(state: StudioState, avatars: readonly Omit<PlaygroundAva
 /** The state after an email's record was written. */
 function emailChanged(state: StudioState, record: EmailRecord) {
   const id = emailActorId(record.email.id);
-  const before = state.actors.find((a) => a.id === id);
+  const actors = new ActorDraft(state.actors);
+  const before = actors.get(id);
   let { counters } = state;
   if (!before) counters = bump(counters, 'emailsReceived');
   const classification = record.decision?.classification;
@@ -307,6 +509,7 @@ function emailChanged(state: StudioState, record: EmailRecord) {
     }),
     updatedAt: at,
   });
+  actors.put(actor);
   const last = state.events.at(-1)?.seq ?? 0;
   const line = {
     seq: last + 1,
@@ -320,7 +523,7 @@ function emailChanged(state: StudioState, record: EmailRecord) {
   const answered = state.answered.map((a, i) => (i === latest ? { ...a, emailState: value } : a));
   return {
     ...state,
-    actors: bounded(upsert(state.actors, actor)),
+    actors: actors.done(),
     counters,
     answered,
     events: [...state.events, line].slice(-STUDIO_LIMITS.events),
@@ -333,7 +536,7 @@ function inboxChanged(state: StudioState, pending: readonly InboxItem[], answere
   let { counters } = state;
   for (const item of answeredNow) {
     if (!item.answer) continue;
-    const email = state.actors.find((a) => a.id === emailActorId(item.emailId));
+    const email = actorIn(state.actors, emailActorId(item.emailId));
     const entry: StudioAnswer = {
       interruptId: item.id,
       emailId: item.emailId,

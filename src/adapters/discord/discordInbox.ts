@@ -14,7 +14,7 @@ import {
 import type { z } from 'zod';
 import { responseToolSchemas } from '../../email/responseTools.js';
 import { type Logger, silentLogger } from '../../logging/logger.js';
-import type { TroupeStore } from '../../ports/store.js';
+import type { DocumentOperation, TroupeStore } from '../../ports/store.js';
 import { describe, TroupeError } from '../../ports/troupeError.js';
 import { isInvalidForm } from './discordSendError.js';
 import type { DiscordInboxTarget } from './discordSettings.js';
@@ -46,7 +46,16 @@ interface InboxPost {
   refusal?: { code: number; message: string };
 }
 
+/**
+ * Every post, open or not, read by key only. Closed posts are kept (until forgotten) so a poll
+ * whose `pending()` was read before an answer does not post the interrupt again, and so a late
+ * press can say who answered.
+ */
 const POSTS = 'discord-inbox';
+/** The keys of posts in state `posted` (their buttons live): all a poll lists. */
+const OPEN = 'discord-inbox-open';
+/** How many posts the start's indexing of the old layout reads at a time. */
+const PAGE = 500;
 const REFS = 'discord-inbox-refs';
 // The command handler's scope: an interaction id is answered once, whichever part handles it.
 const INTERACTIONS = 'discord-interactions';
@@ -54,6 +63,8 @@ const INTERACTIONS = 'discord-interactions';
 const STALE_CLAIM_MS = 60_000;
 /** Posts not written for this long are forgotten (the interrupt long answered). */
 const FORGET_AFTER_MS = 30 * 86_400_000;
+/** How often idle posts are forgotten: at start, then daily (a bot runs for months). */
+const FORGET_EVERY_MS = 86_400_000;
 const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase('en');
 
 /** How a {@link DiscordInbox} is made. */
@@ -87,6 +98,8 @@ export class DiscordInbox {
   private polling: Promise<void> | undefined;
   private again = false;
   private dmChannel: string | undefined;
+  private indexed = false;
+  private forgotAt: number | undefined;
   private readonly failures = new Set<string>();
   private readonly work = new Set<Promise<unknown>>();
 
@@ -98,9 +111,12 @@ export class DiscordInbox {
   /** Reads the inbox now and then every `pollMs`. */
   start(): void {
     if (this.timer) return;
-    void documentsForget(this.options.store, this.now() - FORGET_AFTER_MS).catch(() => undefined);
-    this.track(this.poll());
-    this.timer = setInterval(() => this.track(this.poll()), this.options.pollMs ?? 5_000);
+    const tick = () => {
+      this.forgetIdle();
+      this.track(this.poll());
+    };
+    tick();
+    this.timer = setInterval(tick, this.options.pollMs ?? 5_000);
     this.timer.unref();
   }
 
@@ -150,16 +166,57 @@ export class DiscordInbox {
 
   private async pollOnce(): Promise<void> {
     const { assistant, store } = this.options;
+    if (!this.indexed) {
+      await this.indexOpenPosts();
+      this.indexed = true;
+    }
     const pending = await assistant.pending();
     const waiting = new Set(pending.map((i) => i.id));
     for (const item of pending) await this.post(item);
-    const posts = await store.documents.list<InboxPost>(POSTS);
-    for (const post of posts) {
-      if (post.value.state !== 'posted' || waiting.has(post.key)) continue;
-      const item = await assistant.interrupt(post.key);
+    // Only the open posts: closed ones are never listed, however many there are.
+    for (const open of await store.documents.list(OPEN)) {
+      if (waiting.has(open.key)) continue;
+      const post = await store.documents.get<InboxPost>(POSTS, open.key);
+      if (post?.value.state !== 'posted') {
+        // Closed by a process that did not index it, or forgotten: not open any more.
+        await store.documents.delete(OPEN, open.key, { expectedVersion: open.version });
+        continue;
+      }
+      const item = await assistant.interrupt(open.key);
       if (item?.status !== 'answered') continue;
       await this.close(item, undefined, post.version);
     }
+  }
+
+  /**
+   * Indexes the open posts of the layout before {@link OPEN} (one collection, listed whole), and
+   * any an older process wrote since: read once per process (at its first poll), a page at a time.
+   */
+  private async indexOpenPosts(): Promise<void> {
+    const { documents } = this.options.store;
+    let afterKey: string | undefined;
+    for (;;) {
+      const page = await documents.list<InboxPost>(POSTS, {
+        limit: PAGE,
+        ...(afterKey !== undefined ? { afterKey } : {}),
+      });
+      for (const post of page) {
+        if (post.value.state !== 'posted') continue;
+        await documents.put(OPEN, post.key, openOf(post.key), { expectedVersion: 0 }).catch(unlessConflict);
+      }
+      if (page.length < PAGE) return;
+      afterKey = page.at(-1)?.key;
+      // SQLite reads synchronously: let the event loop run between pages of a large collection.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Forgets idle posts at start, then at most daily. */
+  private forgetIdle(): void {
+    const now = this.now();
+    if (this.forgotAt !== undefined && now - this.forgotAt < FORGET_EVERY_MS) return;
+    this.forgotAt = now;
+    void documentsForget(this.options.store, now - FORGET_AFTER_MS).catch(() => undefined);
   }
 
   /** Claims the interrupt, posts it, records the message; nothing if it was posted (or is being). */
@@ -176,8 +233,8 @@ export class DiscordInbox {
     try {
       version = await documents.put(POSTS, item.id, claim, { expectedVersion: existing?.version ?? 0 });
     } catch (error) {
-      if (TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT') return; // another process has it
-      throw error;
+      unlessConflict(error); // another process has it
+      return;
     }
     try {
       const channelId = await this.channelId();
@@ -208,12 +265,17 @@ export class DiscordInbox {
         return;
       }
       const message = sent.value;
-      await documents.put(
-        POSTS,
-        item.id,
-        { ...claim, state: 'posted', channelId, messageId: message.id },
-        { expectedVersion: version },
-      );
+      // Indexed with the same write, so a poll finds it among the open posts.
+      await documents.batch([
+        { op: 'put', collection: OPEN, key: item.id, value: openOf(item.id) },
+        {
+          op: 'put',
+          collection: POSTS,
+          key: item.id,
+          value: { ...claim, state: 'posted', channelId, messageId: message.id },
+          expectedVersion: version,
+        },
+      ]);
       this.log.info(
         { interruptId: item.id, channelId, messageId: message.id },
         'interrupt posted to Discord',
@@ -276,7 +338,7 @@ export class DiscordInbox {
     );
     if (stored.value.state !== 'closed')
       await documents
-        .put(POSTS, item.id, { ...stored.value, state: 'closed' }, { expectedVersion: stored.version })
+        .batch(closing(item.id, { ...stored.value, state: 'closed' }, stored.version))
         .catch(() => undefined);
   }
 
@@ -442,7 +504,7 @@ export class DiscordInbox {
     const stored = await documents.get<InboxPost>(POSTS, item.id);
     const post: InboxPost = stored?.value ?? { interruptId: item.id, state: 'posted', claimedAt: this.now() };
     await documents
-      .put(POSTS, item.id, { ...post, state: 'closed', by: interaction.user.id })
+      .batch(closing(item.id, { ...post, state: 'closed', by: interaction.user.id }))
       .catch((error: unknown) => this.log.warn({ err: error }, 'could not record the answer on its post'));
     const how = describeAnswer(result.item, result.record, interaction.user.id);
     await this.sendOrReduce(
@@ -579,7 +641,27 @@ function nonceOf(id: string): string {
   return createHash('sha256').update(`inbox:${id}`).digest('hex').slice(0, 25);
 }
 
+/** What {@link OPEN} holds for a post (its key says which). */
+function openOf(interruptId: string): { interruptId: string } {
+  return { interruptId };
+}
+
+/** Records a post closed and takes it out of the open ones, in one write. */
+function closing(interruptId: string, post: InboxPost, expectedVersion?: number): DocumentOperation[] {
+  return [
+    { op: 'put', collection: POSTS, key: interruptId, value: post, expectedVersion },
+    { op: 'delete', collection: OPEN, key: interruptId },
+  ];
+}
+
+/** Swallows a lost compare-and-set (someone else wrote first); throws anything else. */
+function unlessConflict(error: unknown): void {
+  if (TroupeError.isInstance(error) && error.code === 'TROUPE_STORE_CONFLICT') return;
+  throw error;
+}
+
 async function documentsForget(store: Pick<TroupeStore, 'documents'>, before: number): Promise<void> {
   await store.documents.expireIdle(POSTS, before);
+  await store.documents.expireIdle(OPEN, before);
   await store.documents.expireIdle(REFS, before);
 }

@@ -403,6 +403,31 @@ describe('the email inbox on Discord: who may answer, and answering once', () =>
     expect(told?.content).toMatch(/^Already answered: ✅ Accepted elsewhere\./u);
   });
 
+  it('a press on an interrupt answered on Discord says who answered it, from its closed post', async () => {
+    const { assistant, store, fake, inbox } = await start();
+    await receive(assistant, 'sample-02');
+    await inbox.poll();
+    const post = postFor(fake, 'sample-02#1');
+    const ignoreId = customId(post, 'Ignore');
+    await pressAsSam(fake, post, 'Ignore').answered(2);
+    await inbox.whenIdle();
+    // Closed: out of the open posts a poll lists, kept (by key) with who answered.
+    expect(await store.documents.list('discord-inbox-open')).toEqual([]);
+    expect((await store.documents.get('discord-inbox', 'sample-02#1'))?.value).toMatchObject({
+      state: 'closed',
+      by: sam.id,
+    });
+    const late = fake.press({
+      messageId: post?.id as string,
+      customId: ignoreId,
+      user: bob,
+      permissions: MANAGE_SERVER,
+    });
+    const [told] = await late.answered();
+    expect(told?.content).toMatch(new RegExp(`^Already answered: 🚫 Ignored by <@${sam.id}>`, 'u'));
+    expect(postsFor(fake, 'sample-02#1')).toHaveLength(1);
+  });
+
   it('after a restart on the same store, nothing is posted twice', async () => {
     const fake = await startFakeDiscord({ guilds: [defaultGuild] });
     fakeToClose = fake;

@@ -77,4 +77,39 @@ describe('concurrency limit', () => {
     expect(() => createConcurrencyLimit(0)).toThrow(RangeError);
     expect(() => createConcurrencyLimit(1.5)).toThrow(RangeError);
   });
+  it('keeps FIFO order and counts through a large backlog with half of it aborted', async () => {
+    const limit = createConcurrencyLimit(2);
+    const blockers = [gate(), gate()];
+    const running = blockers.map((g) => limit.run(() => g.promise));
+    const n = 50_000;
+    const started: number[] = [];
+    const controllers = Array.from({ length: n }, () => new AbortController());
+    const results = controllers.map((c, i) =>
+      limit
+        .run(async () => {
+          started.push(i);
+          return i;
+        }, c.signal)
+        .catch((error: unknown) => (error as Error).message),
+    );
+    expect([limit.active, limit.waiting]).toEqual([2, n]);
+    // Every even waiter gives up, each with its own reason (as a stop aborting each call would).
+    for (let i = 0; i < n; i += 2) controllers[i]?.abort(new Error(`stop ${i}`));
+    expect([limit.active, limit.waiting]).toEqual([2, n / 2]);
+    // One signal aborting many waiters at once (the whole runtime stopping) works the same.
+    const shared = new AbortController();
+    const late = Array.from({ length: 3 }, () => limit.run(async () => 'late', shared.signal).catch(String));
+    shared.abort(new Error('all'));
+    expect(await Promise.all(late)).toEqual(Array(3).fill('Error: all'));
+    expect(limit.waiting).toBe(n / 2);
+
+    for (const g of blockers) g.open();
+    await Promise.all(running);
+    const settled = await Promise.all(results);
+    expect(settled.every((r, i) => (i % 2 === 0 ? r === `stop ${i}` : r === i))).toBe(true);
+    expect(started).toEqual(Array.from({ length: n / 2 }, (_, k) => 2 * k + 1));
+    expect([limit.active, limit.waiting]).toEqual([0, 0]);
+    // Drained, the limit takes new work as before.
+    expect(await limit.run(async () => 'after')).toBe('after');
+  });
 });

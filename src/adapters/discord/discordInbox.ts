@@ -189,7 +189,7 @@ export class DiscordInbox {
   }
 
   /**
-   * Indexes the open posts of the layout before {@link OPEN} (one collection, listed whole), and
+   * Indexes the open posts of the layout before `OPEN` (one collection, listed whole), and
    * any an older process wrote since: read once per process (at its first poll), a page at a time.
    */
   private async indexOpenPosts(): Promise<void> {
@@ -641,7 +641,7 @@ function nonceOf(id: string): string {
   return createHash('sha256').update(`inbox:${id}`).digest('hex').slice(0, 25);
 }
 
-/** What {@link OPEN} holds for a post (its key says which). */
+/** What `OPEN` holds for a post (its key says which). */
 function openOf(interruptId: string): { interruptId: string } {
   return { interruptId };
 }

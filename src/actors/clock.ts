@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../ports/clock.js';
+import { type SimulatedTimer, SimulatedTimers } from './simulatedTimers.js';
 
 let nextHandleId = 0;
 
@@ -57,20 +58,13 @@ function sleepWith(
   });
 }
 
-interface SimulatedTimer {
-  handle: TimerHandle;
-  due: number;
-  seq: number;
-  fn: () => void;
-}
-
 /**
  * Simulated time. Timers fire in order of due time, then of scheduling order, so simultaneous
  * events replay identically. Time moves only through {@link SimulatedClock.advance} and friends.
  */
 export class SimulatedClock implements Clock {
   private current: number;
-  private timers: SimulatedTimer[] = [];
+  private readonly timers = new SimulatedTimers();
   private seq = 0;
   private parkedCount = 0;
   private readonly parkListeners = new Set<() => void>();
@@ -86,16 +80,12 @@ export class SimulatedClock implements Clock {
 
   setTimer(due: number, fn: () => void): TimerHandle {
     const handle = { id: ++nextHandleId };
-    const timer = { handle, due: Math.max(due, this.current), seq: this.seq++, fn };
-    let i = this.timers.length;
-    while (i > 0 && (this.timers[i - 1]?.due ?? 0) > timer.due) i -= 1;
-    this.timers.splice(i, 0, timer);
+    this.timers.add({ handle, due: Math.max(due, this.current), seq: this.seq++, fn });
     return handle;
   }
 
   clearTimer(handle: TimerHandle): void {
-    const i = this.timers.findIndex((t) => t.handle === handle);
-    if (i >= 0) this.timers.splice(i, 1);
+    this.timers.clear(handle);
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -123,12 +113,12 @@ export class SimulatedClock implements Clock {
 
   /** Number of timers scheduled. */
   get pending(): number {
-    return this.timers.length;
+    return this.timers.size;
   }
 
   /** Due time of the earliest timer, if any. */
   nextDue(): number | undefined {
-    return this.timers[0]?.due;
+    return this.timers.peek()?.due;
   }
 
   /**
@@ -136,9 +126,9 @@ export class SimulatedClock implements Clock {
    * true; otherwise returns false and leaves time alone.
    */
   fireNext(limit = Number.POSITIVE_INFINITY): boolean {
-    const timer = this.timers[0];
-    if (!timer || timer.due > limit) return false;
-    this.timers.shift();
+    const next = this.timers.peek();
+    if (!next || next.due > limit) return false;
+    const timer = this.timers.take() as SimulatedTimer;
     this.current = Math.max(this.current, timer.due);
     timer.fn();
     return true;

@@ -48,6 +48,7 @@ export class ChannelRecentMap<V> {
     }
     channel.keys.push(key);
     this.entries.set(key, { value, channel });
+    this.oldest.changed();
     if (channel.keys.length > this.perChannel) this.dropOldest(channel);
     if (this.entries.size > this.capacity) {
       // Kept in the same order: the oldest entry of all is the oldest of its channel.
@@ -60,6 +61,7 @@ export class ChannelRecentMap<V> {
     const slot = this.entries.get(key);
     if (!slot) return false;
     this.entries.delete(key);
+    this.oldest.changed();
     const keys = slot.channel.keys;
     keys.splice(keys.indexOf(key), 1);
     if (keys.length === 0) this.channels.delete(slot.channel.channelId);

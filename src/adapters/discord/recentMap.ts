@@ -24,12 +24,15 @@ export class RecentMap<K, V> {
     // Re-setting a key moves it to the newest end.
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.oldest.changed();
     // Over capacity the map holds an entry, so there is an oldest key.
     if (this.entries.size > this.capacity) this.entries.delete(this.oldest.next() as K);
   }
 
   delete(key: K): boolean {
-    return this.entries.delete(key);
+    const deleted = this.entries.delete(key);
+    if (deleted) this.oldest.changed();
+    return deleted;
   }
 
   /** Forgets every entry. */

@@ -169,6 +169,7 @@ export class TerminalTransport implements Transport {
       ...fields,
     };
     this.messages.set(message.number, message);
+    this.oldest.changed();
     // Taken before anyone is told: a listener that throws must not make a retry send it twice.
     if (key !== undefined) this.byKey.set(key, message.messageId);
     while (this.messages.size > this.keep) {

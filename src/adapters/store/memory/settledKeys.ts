@@ -31,6 +31,8 @@ export class SettledKeys {
       forget(key);
       return;
     }
+    // Kept already (settled twice): its place stands.
+    if (this.all.has(key)) return;
     let mine = this.channels.get(channel);
     if (!mine) {
       mine = { channel, keys: [] };
@@ -38,6 +40,7 @@ export class SettledKeys {
     }
     mine.keys.push(key);
     this.all.set(key, mine);
+    this.oldest.changed();
     if (mine.keys.length > this.perChannel) this.dropOldest(mine, forget);
     if (this.all.size > this.capacity) {
       // Settle order is kept in both: the oldest key of all is the oldest of its channel.

@@ -55,6 +55,12 @@ interface NameIndex {
   prefixes: Set<string>;
   /** The other names in claiming order, searched one by one while there are few of them. */
   others: Name[];
+  /**
+   * Other names searched one by one however many there are: those whose first unit starts needles
+   * of more than {@link MAX_LENGTHS} lengths (emoji share one high surrogate), where trying every
+   * length at every position cost more than the search it replaced.
+   */
+  scanned: Name[];
   otherNeedles: Map<string, Name[]>;
   /** The lengths of the other needles, longest first, by their first UTF-16 unit. */
   otherLengths: Map<number, number[]>;
@@ -70,6 +76,8 @@ interface Candidate {
 
 // Up to this many names, native `indexOf` per name beats looking at every text position.
 const FEW_NAMES = 32;
+/** Needle lengths one first unit may start before its names are searched one by one. */
+const MAX_LENGTHS = 8;
 
 const fold = (s: string) => s.normalize('NFC').toLowerCase();
 
@@ -160,6 +168,7 @@ function indexNames(names: readonly Name[]): NameIndex {
     words: new Map(),
     prefixes: new Set(),
     others: [],
+    scanned: [],
     otherNeedles: new Map(),
     otherLengths: new Map(),
     otherMinUnit: 0x10000,
@@ -178,6 +187,9 @@ function indexNames(names: readonly Name[]): NameIndex {
     if (byWords) addWordName(index, n);
     else addOtherName(index, n);
   }
+  for (const [unit, lengths] of index.otherLengths)
+    if (lengths.length > MAX_LENGTHS) index.otherLengths.delete(unit);
+  index.scanned = index.others.filter((n) => !index.otherLengths.has(n.needle.charCodeAt(0)));
   return index;
 }
 
@@ -240,11 +252,10 @@ function runEnd(folded: string, at: number): number {
 /** Every whole-word hit of the other names: one by one while few, else at each position. */
 function findOtherNames(folded: string, index: NameIndex, out: Candidate[]): void {
   if (index.others.length <= FEW_NAMES) {
-    for (const name of index.others)
-      for (let at = folded.indexOf(name.needle); at >= 0; at = folded.indexOf(name.needle, at + 1))
-        if (isWhole(folded, name, at)) out.push({ name, at });
+    scanEach(folded, index.others, out);
     return;
   }
+  scanEach(folded, index.scanned, out);
   for (let at = 0; at < folded.length; at++) {
     const unit = folded.charCodeAt(at);
     if (unit < index.otherMinUnit) continue;
@@ -256,6 +267,13 @@ function findOtherNames(folded: string, index: NameIndex, out: Candidate[]): voi
       if (names) for (const name of names) if (isWhole(folded, name, at)) out.push({ name, at });
     }
   }
+}
+
+/** Finds each of `names` by searching the text for it. */
+function scanEach(folded: string, names: readonly Name[], out: Candidate[]): void {
+  for (const name of names)
+    for (let at = folded.indexOf(name.needle); at >= 0; at = folded.indexOf(name.needle, at + 1))
+      if (isWhole(folded, name, at)) out.push({ name, at });
 }
 
 /** Whether `n` at `at` is a whole word: no word character against a bounded edge. */

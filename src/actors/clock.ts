@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from '../ports/clock.js';
-import { type SimulatedTimer, SimulatedTimers } from './simulatedTimers.js';
+import { SimulatedTimer, SimulatedTimers } from './simulatedTimers.js';
 
 let nextHandleId = 0;
 
@@ -79,9 +79,15 @@ export class SimulatedClock implements Clock {
   }
 
   setTimer(due: number, fn: () => void): TimerHandle {
-    const handle = { id: ++nextHandleId };
-    this.timers.add({ handle, due: Math.max(due, this.current), seq: this.seq++, fn });
-    return handle;
+    const timer = new SimulatedTimer(
+      ++nextHandleId,
+      this.timers,
+      Math.max(due, this.current),
+      this.seq++,
+      fn,
+    );
+    this.timers.add(timer);
+    return timer;
   }
 
   clearTimer(handle: TimerHandle): void {
@@ -130,7 +136,7 @@ export class SimulatedClock implements Clock {
     if (!next || next.due > limit) return false;
     const timer = this.timers.take() as SimulatedTimer;
     this.current = Math.max(this.current, timer.due);
-    timer.fn();
+    timer.fire();
     return true;
   }
 

@@ -50,10 +50,12 @@ interface Name {
  */
 interface NameIndex {
   count: number;
+  /** A small roster's names, in claiming order: searched one by one, with no index (set alone). */
+  few: Name[] | undefined;
   words: Map<string, Name[]>;
   /** Each word-run prefix of a multi-word needle: a lookup extends a run only while one continues. */
   prefixes: Set<string>;
-  /** The other names in claiming order, searched one by one while there are few of them. */
+  /** The names not indexed by words, in claiming order. */
   others: Name[];
   /**
    * Other names searched one by one however many there are: those whose first unit starts needles
@@ -127,10 +129,9 @@ export function createMentionMatcher(roster: readonly AddressableAvatar[]): Ment
 
       let folded = fold(text);
       if (ODD_SPACE.test(folded)) folded = folded.replace(SPACES, ' ');
-      const candidates: Candidate[] = [];
-      findWordNames(folded, index, candidates);
-      findOtherNames(folded, index, candidates);
-      for (const h of claim(candidates)) addFound(found, known, authorId, h.avatarId);
+      // A small roster: each name searched in turn, in claiming order (no index, no candidates).
+      const hits = index.few ? hitsOneByOne(folded, index.few) : claim(candidatesOf(folded, index));
+      for (const h of hits) addFound(found, known, authorId, h.avatarId);
       return found;
     },
   };
@@ -165,6 +166,8 @@ function namesOf(roster: readonly AddressableAvatar[]): Name[] {
 function indexNames(names: readonly Name[]): NameIndex {
   const index: NameIndex = {
     count: names.length,
+    // A small roster is searched name by name: native `indexOf` is quicker there.
+    few: names.length <= FEW_NAMES ? [...names] : undefined,
     words: new Map(),
     prefixes: new Set(),
     others: [],
@@ -173,13 +176,11 @@ function indexNames(names: readonly Name[]): NameIndex {
     otherLengths: new Map(),
     otherMinUnit: 0x10000,
   };
-  // A small roster is searched name by name (as `others`): native `indexOf` is quicker there.
-  const few = names.length <= FEW_NAMES;
+  if (index.few) return index;
   for (const n of names) {
     const { needle } = n;
     // Bounded by word units at both ends: every hit is a whole run of the text's words.
     const byWords =
-      !few &&
       n.boundedBefore &&
       n.boundedAfter &&
       isWordUnit(needle.charCodeAt(0)) &&
@@ -249,12 +250,34 @@ function runEnd(folded: string, at: number): number {
   return end;
 }
 
-/** Every whole-word hit of the other names: one by one while few, else at each position. */
-function findOtherNames(folded: string, index: NameIndex, out: Candidate[]): void {
-  if (index.others.length <= FEW_NAMES) {
-    scanEach(folded, index.others, out);
-    return;
+/** Every whole-word hit of every name of an indexed roster. */
+function candidatesOf(folded: string, index: NameIndex): Candidate[] {
+  const candidates: Candidate[] = [];
+  findWordNames(folded, index, candidates);
+  findOtherNames(folded, index, candidates);
+  return candidates;
+}
+
+/** The spans the names claim, in text order, each name searched in turn (longest first). */
+function hitsOneByOne(folded: string, names: readonly Name[]): Hit[] {
+  const hits: Hit[] = [];
+  for (const n of names) {
+    const at = firstHit(folded, n, hits);
+    if (at >= 0) hits.push({ at, end: at + n.needle.length, avatarId: n.avatarId });
   }
+  if (hits.length > 1) hits.sort((a, b) => a.at - b.at);
+  return hits;
+}
+
+/** Where `n` first occurs in `folded` as a whole word outside the spans already hit; -1 if nowhere. */
+function firstHit(folded: string, n: Name, hits: readonly Hit[]): number {
+  for (let at = folded.indexOf(n.needle); at >= 0; at = folded.indexOf(n.needle, at + 1))
+    if (isWhole(folded, n, at) && !overlapsHit(hits, at, at + n.needle.length)) return at;
+  return -1;
+}
+
+/** Every whole-word hit of the names not indexed by words: some one by one, the rest by position. */
+function findOtherNames(folded: string, index: NameIndex, out: Candidate[]): void {
   scanEach(folded, index.scanned, out);
   for (let at = 0; at < folded.length; at++) {
     const unit = folded.charCodeAt(at);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/actors/clock.js';
 import type { TimerHandle } from '../../src/ports/clock.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 describe('SimulatedClock timers', () => {
   it('fire in the order a sorted list gives, through random schedules, clears and fires', () => {
@@ -14,11 +15,7 @@ describe('SimulatedClock timers', () => {
     const handles = new Map<number, TimerHandle>();
     const fired: number[] = [];
     const expected: number[] = [];
-    let seed = 11;
-    const random = () => {
-      seed = (seed * 48_271) % 2_147_483_647;
-      return seed / 2_147_483_647;
-    };
+    const random = seededRandom(11);
     let seq = 0;
     for (let step = 0; step < 60_000; step++) {
       const r = random();

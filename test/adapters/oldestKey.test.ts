@@ -8,6 +8,7 @@ import { ChannelRecentMap } from '../../src/adapters/discord/channelRecentMap.js
 import { RecentMap } from '../../src/adapters/discord/recentMap.js';
 import { OldestKey } from '../../src/adapters/oldestKey.js';
 import { SettledKeys } from '../../src/adapters/store/memory/settledKeys.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 describe('OldestKey', () => {
   it('gives the oldest key left, skipping deleted ones, and a key set again as the newest', () => {
@@ -36,11 +37,7 @@ describe('OldestKey', () => {
     const capacity = 50;
     const map = new RecentMap<string, number>(capacity);
     const model: string[] = [];
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 48_271) % 2_147_483_647;
-      return seed / 2_147_483_647;
-    };
+    const random = seededRandom(7);
     for (let i = 0; i < 100_000; i++) {
       const key = `k${Math.floor(random() * 120)}`;
       const at = model.indexOf(key);

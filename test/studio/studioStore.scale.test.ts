@@ -13,6 +13,7 @@ import {
   type StudioState,
 } from '../../src/studio/studioState.js';
 import { createStudioStore, emptyStudioState, playgroundKey } from '../../src/studio/studioStore.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 // ---------------------------------------------------------------------------------------------
 // The reference: the store's actor reducers as they were before the index (commit 01d0164), each
@@ -357,17 +358,7 @@ const ended = (threadId: string, at: number, outcome: 'expired' | 'concluded' = 
   turns: 2,
 });
 
-/** A small seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const EMAIL_VALUES = ['received', 'triaging', 'notifying', 'done', 'failed', 'invalid'];
 
@@ -553,6 +544,7 @@ describe('the studio store with many actors', () => {
         playground: { channel: PLAYGROUND, avatars: [{ id: 'a0', name: 'Ada' }] },
       });
       let pruned = 0;
+      let mostDone = 0;
       for (let step = 0; step < 2_500; step += 1) {
         const next = randomStep(rng, 10 + Math.floor(step / 4));
         const listed = expected.actors.length;
@@ -564,9 +556,10 @@ describe('the studio store with many actors', () => {
           step % 50 === 0 ? JSON.stringify(actual) === JSON.stringify(expected) : sameState(actual, expected);
         if (!same) expect({ seed, step, actual }).toEqual({ seed, step, actual: expected });
         if (expected.actors.length < listed) pruned += 1;
+        mostDone = Math.max(mostDone, expected.actors.filter((a) => a.status === 'done').length);
       }
-      // The runs reached the limit and pruned often.
-      expect(expected.actors.filter((a) => a.status === 'done')).toHaveLength(STUDIO_LIMITS.finishedActors);
+      // The runs reached the limit (a floor view may make some active again by the end) and pruned often.
+      expect(mostDone).toBe(STUDIO_LIMITS.finishedActors);
       expect(pruned).toBeGreaterThan(100);
     }
   });

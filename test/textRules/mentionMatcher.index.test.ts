@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMentionMatcher as createIndexedMatcher } from '../../src/textRules/mentionMatcher.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 // ---- Reference: the previous implementation, verbatim apart from `export` and its name. ----
 
@@ -151,17 +152,7 @@ function overlapsHit(hits: readonly Hit[], at: number, end: number): boolean {
 
 // ---- Seeded generation ----
 
-/** mulberry32: small and seeded, so a failing case replays from its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const seeded = seededRandom;
 
 class Gen {
   constructor(private readonly next: () => number) {}

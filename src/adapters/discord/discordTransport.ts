@@ -75,6 +75,18 @@ type Target =
   | { kind: 'webhook'; webhookChannelId: string; threadId?: string; guildId: string; name?: string }
   | { kind: 'direct'; channelId: string };
 
+/** The message an answer quotes, and whether its author is pinged. */
+interface Quoted {
+  quote: QuoteTarget;
+  ping: boolean;
+}
+
+/** A message's content as posted, and the users it may ping. */
+interface Rendered {
+  content: string;
+  allowedUsers: string[];
+}
+
 interface PostedMessage {
   id: string;
   channel_id: string;
@@ -206,7 +218,8 @@ export class DiscordTransport implements Transport {
     const key = message.idempotencyKey;
     const known = this.delivered.get(key);
     if (known !== undefined) return { messageId: known, duplicate: true };
-    const target = await this.target(message.channelId, signal);
+    // Known targets, webhooks and quotes are taken without a promise (most sends find them all).
+    const target = this.knownTarget(message.channelId) ?? (await this.target(message.channelId, signal));
     const posted =
       target.kind === 'direct'
         ? await this.sendDirect(target, message, signal)
@@ -227,7 +240,8 @@ export class DiscordTransport implements Transport {
   ): Promise<{ id: string; duplicate?: boolean }> {
     const context = { channelId: message.channelId, ...(target.name ? { channelName: target.name } : {}) };
     const username = message.speaker ? this.usernameOf(message.speaker) : undefined;
-    const { content, allowedUsers } = await this.render(message, target.guildId, signal);
+    const { content, allowedUsers } =
+      this.renderKnown(message, target.guildId) ?? (await this.render(message, target.guildId, signal));
     const files = toFiles(message);
     const body = {
       ...(content !== '' ? { content } : {}),
@@ -255,12 +269,22 @@ export class DiscordTransport implements Transport {
         return { id: found, duplicate: true };
       }
     }
+    // Noted before the post: a retry may start while this post still hangs (its answer lost).
     this.attempted.set(message.idempotencyKey, Date.now());
+    return this.postByWebhook(target, { body, files }, context, signal);
+  }
 
+  /** Executes the channel's webhook; a webhook deleted behind the bot's back is made again, once. */
+  private async postByWebhook(
+    target: Extract<Target, { kind: 'webhook' }>,
+    payload: { body: Record<string, unknown>; files: RawFile[] },
+    context: { channelId: string; channelName?: string },
+    signal: AbortSignal | undefined,
+  ): Promise<{ id: string; duplicate?: boolean }> {
     const execute = (hook: WebhookRef) =>
       this.webhookRest.post(Routes.webhook(hook.id, hook.token), {
-        body,
-        files,
+        body: payload.body,
+        files: payload.files,
         auth: false,
         query: makeURLSearchParams({
           wait: true,
@@ -269,7 +293,8 @@ export class DiscordTransport implements Transport {
         ...(signal ? { signal } : {}),
       }) as Promise<PostedMessage>;
 
-    let hook = await this.webhook(target.webhookChannelId, context);
+    let hook =
+      this.webhooks.found(target.webhookChannelId) ?? (await this.webhook(target.webhookChannelId, context));
     try {
       return await execute(hook);
     } catch (error) {
@@ -343,19 +368,28 @@ export class DiscordTransport implements Transport {
     message: TransportMessage,
     guildId: string | undefined,
     signal: AbortSignal | undefined,
-  ): Promise<{ content: string; allowedUsers: string[] }> {
-    const lines: string[] = [];
-    const allowedUsers: string[] = [];
-    if (message.replyTo) {
-      // An answer to an edit replies to the edited message.
-      const repliedId = discordMessageIdOf(message.replyTo.messageId);
-      const target = await this.quoteTarget(message.channelId, repliedId, guildId, signal);
-      lines.push(replyQuote(target.quote));
-      if (target.ping && target.quote.authorId) allowedUsers.push(target.quote.authorId);
-    }
-    if (message.text) lines.push(message.text);
-    for (const a of message.attachments ?? []) if (a.data === undefined && a.url) lines.push(a.url);
-    return { content: lines.join('\n').slice(0, DISCORD_MAX_MESSAGE), allowedUsers };
+  ): Promise<Rendered> {
+    // An answer to an edit replies to the edited message (discordMessageIdOf).
+    const quoted = message.replyTo
+      ? await this.quoteTarget(
+          message.channelId,
+          discordMessageIdOf(message.replyTo.messageId),
+          guildId,
+          signal,
+        )
+      : undefined;
+    return compose(message, quoted);
+  }
+
+  /** The message's content when nothing needs asking Discord (no quote, or a remembered one). */
+  private renderKnown(message: TransportMessage, guildId: string | undefined): Rendered | undefined {
+    if (!message.replyTo) return compose(message, undefined);
+    const quoted = this.rememberedQuote(
+      message.channelId,
+      discordMessageIdOf(message.replyTo.messageId),
+      guildId,
+    );
+    return quoted ? compose(message, quoted) : undefined;
   }
 
   /** What is known of the message answered: remembered, else fetched; a deleted one has no text. */
@@ -364,15 +398,10 @@ export class DiscordTransport implements Transport {
     messageId: string,
     guildId: string | undefined,
     signal: AbortSignal | undefined,
-  ): Promise<{ quote: QuoteTarget; ping: boolean }> {
+  ): Promise<Quoted> {
+    const remembered = this.rememberedQuote(channelId, messageId, guildId);
+    if (remembered) return remembered;
     const base = { channelId, messageId, ...(guildId ? { guildId } : {}) };
-    const remembered = this.memory.get(messageId);
-    if (remembered) {
-      return {
-        quote: { ...base, authorId: remembered.authorId, text: remembered.text },
-        ping: remembered.pinged,
-      };
-    }
     try {
       const fetched = (await this.client.rest.get(Routes.channelMessage(channelId, messageId), {
         ...(signal ? { signal } : {}),
@@ -391,6 +420,26 @@ export class DiscordTransport implements Transport {
       // Deleted, or not readable: quote nothing of it.
       return { quote: base, ping: false };
     }
+  }
+
+  /** The message answered, when remembered. */
+  private rememberedQuote(
+    channelId: string,
+    messageId: string,
+    guildId: string | undefined,
+  ): Quoted | undefined {
+    const remembered = this.memory.get(messageId);
+    if (!remembered) return undefined;
+    return {
+      quote: {
+        channelId,
+        messageId,
+        ...(guildId ? { guildId } : {}),
+        authorId: remembered.authorId,
+        text: remembered.text,
+      },
+      ping: remembered.pinged,
+    };
   }
 
   /**
@@ -434,9 +483,28 @@ export class DiscordTransport implements Transport {
     }
   }
 
+  /** The channel's target when the client knows it already (it is ready and has the channel). */
+  private knownTarget(channelId: string): Target | undefined {
+    if (!this.client.isReady()) return undefined;
+    return this.cachedTarget(channelId) ?? this.resolvedTargets.get(channelId);
+  }
+
   private async target(channelId: string, signal: AbortSignal | undefined): Promise<Target> {
     // Routing may resend the outbox before login completes: wait for the gateway's READY.
     if (!this.client.isReady()) await readyOf(this.client, signal);
+    const cached = this.cachedTarget(channelId);
+    if (cached) return cached;
+    // Not cached, or cached without its parent (a thread the gateway has not shown): ask Discord,
+    // once per channel.
+    const resolved = this.resolvedTargets.get(channelId);
+    if (resolved) return resolved;
+    const target = await this.askTarget(channelId, signal);
+    this.resolvedTargets.set(channelId, target);
+    return target;
+  }
+
+  /** The target of a channel the client has cached (a thread only with its parent). */
+  private cachedTarget(channelId: string): Target | undefined {
     const channel = this.client.channels.cache.get(channelId);
     if (channel) {
       if (channel.isDMBased()) return { kind: 'direct', channelId };
@@ -452,10 +520,11 @@ export class DiscordTransport implements Transport {
           ...(name ? { name } : {}),
         };
     }
-    // Not cached, or cached without its parent (a thread the gateway has not shown): ask Discord,
-    // once per channel.
-    const resolved = this.resolvedTargets.get(channelId);
-    if (resolved) return resolved;
+    return undefined;
+  }
+
+  /** Asks Discord what a channel is (the client has not cached it). */
+  private async askTarget(channelId: string, signal: AbortSignal | undefined): Promise<Target> {
     let raw: { id: string; type: number; guild_id?: string; parent_id?: string | null; name?: string };
     try {
       raw = (await this.client.rest.get(Routes.channel(channelId), {
@@ -481,7 +550,6 @@ export class DiscordTransport implements Transport {
               guildId: raw.guild_id,
               ...(raw.name ? { name: raw.name } : {}),
             };
-    this.resolvedTargets.set(channelId, target);
     return target;
   }
 
@@ -563,6 +631,19 @@ function readyOf(client: Client, signal: AbortSignal | undefined): Promise<void>
 }
 
 /** Audio and files that carry bytes, as multipart uploads. */
+/** The content: the quote line of the message answered (if any), the text, links to attachments. */
+function compose(message: TransportMessage, quoted: Quoted | undefined): Rendered {
+  const lines: string[] = [];
+  const allowedUsers: string[] = [];
+  if (quoted) {
+    lines.push(replyQuote(quoted.quote));
+    if (quoted.ping && quoted.quote.authorId) allowedUsers.push(quoted.quote.authorId);
+  }
+  if (message.text) lines.push(message.text);
+  for (const a of message.attachments ?? []) if (a.data === undefined && a.url) lines.push(a.url);
+  return { content: lines.join('\n').slice(0, DISCORD_MAX_MESSAGE), allowedUsers };
+}
+
 function toFiles(message: TransportMessage): RawFile[] {
   return (message.attachments ?? [])
     .filter((a) => a.data !== undefined)

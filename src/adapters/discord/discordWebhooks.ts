@@ -65,6 +65,14 @@ export class DiscordWebhooks {
   }
 
   /**
+   * The channel's webhook when a lookup already found it, else undefined (then {@link get}). A send
+   * takes it without a promise: most sends go to a channel whose webhook is known.
+   */
+  found(channelId: string): WebhookRef | undefined {
+    return this.cache.get(channelId)?.ref;
+  }
+
+  /**
    * Forgets `ref` if it is still the channel's cached webhook; when a racing send already replaced
    * it (or a new lookup is under way), the replacement stays.
    */

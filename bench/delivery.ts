@@ -17,8 +17,9 @@
  *      retained heap per channel holds (history, outbox, the rest), by letting the store's parts go.
  *      The bare floor and the runtime each run the traffic twice, and the second run counts (the first
  *      is printed too): the first warms up what the warm-up's smaller traffic did not. The runtime on
- *      SQLite runs once to warm up, then three timed passes (one in quick mode), each right after a
- *      bare-floor run of its own: its ratio is the median of the three pairs'. Each pass also
+ *      SQLite runs once to warm up, then three timed passes (one in quick mode), each with fresh bare
+ *      floors replaying the same traffic beside it, round by round (see timeSqlitePass): its ratio
+ *      is the median of the three pairs'. Each pass also
  *      prints its ratio with the runtime's stop counted in: the run is too short for most channels
  *      to fold their ledgers, and the stop folds them all (snapshots, and the history lines the
  *      ledgers held), work a long run does every `ledgerLimit` events of a channel.
@@ -48,7 +49,7 @@ import type { OutgoingResponse } from '../src/ports/outgoingResponse.js';
 import type { RoutingOutcome } from '../src/ports/routingOutcome.js';
 import type { TroupeStore } from '../src/ports/store.js';
 import { intArg } from './support/args.js';
-import { type BareStats, buildRoomFloors, replayBare } from './support/bareRoom.js';
+import { type BareStats, bareReplay, buildRoomFloors, replayBare } from './support/bareRoom.js';
 import { canMeasureHeap, settledHeap } from './support/heap.js';
 import { NullTransport } from './support/nullTransport.js';
 import { fixed, int, type Latency, latencyOf, pct, ratio, table } from './support/report.js';
@@ -133,10 +134,8 @@ const IN_FLIGHT = 1_000;
 /** Alternated runs with and without the usage ledger, to tell its cost from the noise. */
 const LEDGER_PASSES = 3;
 /**
- * Timed SQLite runs, each right after a bare-floor run on the same traffic: the SQLite/floor
- * ratio reported is the median of the pairs' ratios, so a drift in the machine's pace between
- * the floor's run and SQLite's (±10% from one minute to the next on a shared machine) does not
- * decide it.
+ * Timed SQLite runs, each with the bare floor replaying the same traffic beside it, round by
+ * round: the SQLite/floor ratio reported is the median of the pairs' ratios.
  */
 const SQLITE_PASSES = quick ? 1 : 3;
 /** Concurrency levels of the latency figure (closed loop). */
@@ -373,6 +372,11 @@ interface RunSetup {
   afterRun?: (base: number, channels: number) => Promise<void>;
   /** `false`: no usage ledger (to measure what the ledger costs). Default: the runtime's own. */
   usage?: false;
+  /**
+   * Run before each round, outside the runtime's timing (its wall and CPU time are left out): the
+   * bare floor's same round, so both sides are timed side by side on the same machine state.
+   */
+  beside?: (round: number) => void;
 }
 
 /**
@@ -407,7 +411,17 @@ async function runRuntime(traffic: RoomTraffic, setup: RunSetup = {}): Promise<R
   await runtime.whenIdle();
   const cpu0 = process.cpuUsage();
   const w0 = performance.now();
-  for (const round of traffic.rounds) {
+  let besideMs = 0;
+  let besideCpuUs = 0;
+  for (const [index, round] of traffic.rounds.entries()) {
+    if (setup.beside) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      setup.beside(index);
+      besideMs += performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      besideCpuUs += c.user + c.system;
+    }
     while (clock.fireNext(round.at)) {
       timers++;
       await runtime.whenIdle();
@@ -419,7 +433,7 @@ async function runRuntime(traffic: RoomTraffic, setup: RunSetup = {}): Promise<R
     }
     await runtime.whenIdle();
   }
-  const wallMs = performance.now() - w0;
+  const wallMs = performance.now() - w0 - besideMs;
   const cpu = process.cpuUsage(cpu0);
   const activeChannels = runtime.activeChannels().length;
   const retained = measureRetained ? (settledHeap() - base) / activeChannels : Number.NaN;
@@ -436,7 +450,7 @@ async function runRuntime(traffic: RoomTraffic, setup: RunSetup = {}): Promise<R
     rounds: traffic.rounds.length,
     activeChannels,
     wallMs,
-    cpuMs: (cpu.user + cpu.system) / 1000,
+    cpuMs: (cpu.user + cpu.system - besideCpuUs) / 1000,
     stopMs,
     retainedBytesPerChannel: retained,
   };
@@ -503,7 +517,7 @@ function rosterOf(traffic: RoomTraffic) {
   return avatarListSchema.parse(traffic.avatars).map(toProfile);
 }
 
-/** One timed SQLite run and the bare-floor run just before it, on the same traffic. */
+/** One timed SQLite run and the bare floor beside it, round by round, on the same traffic. */
 interface SqlitePass {
   run: RuntimeRun;
   sqliteUs: number;
@@ -514,16 +528,39 @@ interface SqlitePass {
   withStopRatio: number;
 }
 
+/** A young-generation collection, outside both timings (see timeSqlitePass). */
+const minorGc = (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc;
+
+/**
+ * The runtime on SQLite with the bare floor beside it: before each of the runtime's rounds, the
+ * bare floor (fresh floors) replays the same round, so both sides are timed on the same machine
+ * state, a few hundred milliseconds apart at most, rather than one after the other (a machine
+ * whose speed drifts by 20% over seconds moved the ratio of separate runs as much). A minor GC
+ * before each bare round (timed by neither side) clears the runtime's young objects, so the floor's
+ * timed calls do not pay for collecting them.
+ */
 async function timeSqlitePass(traffic: RoomTraffic, pass: number): Promise<SqlitePass> {
   settledHeap();
-  const floor = runBare(traffic);
-  settledHeap();
-  const run = await runRuntimeOnSqlite(traffic);
-  const floorUs = (floor.floorMs * 1000) / floor.inbound;
+  const roster = rosterOf(traffic);
+  const bare = bareReplay(traffic, buildRoomFloors(traffic, roster, config), roster, config);
+  const sqlite = await temporarySqliteStore();
+  let run: RuntimeRun;
+  try {
+    run = await runRuntime(traffic, {
+      store: sqlite.store,
+      beside: (round) => {
+        minorGc?.({ type: 'minor' });
+        bare.round(round);
+      },
+    });
+  } finally {
+    await sqlite.dispose();
+  }
+  const floorUs = (bare.stats.floorMs * 1000) / bare.stats.inbound;
   const sqliteUs = (run.wallMs * 1000) / run.inbound;
   const withStopUs = ((run.wallMs + run.stopMs) * 1000) / run.inbound;
   log(
-    `    runtime on SQLite, pass ${pass + 1}: ${fixed(sqliteUs, 1)} µs per inbound event; the bare floor just before: ${fixed(floorUs, 2)} µs (${fixed(sqliteUs / floorUs, 2)}x); with the stop (${int(run.stopMs)} ms) counted in: ${fixed(withStopUs, 1)} µs (${fixed(withStopUs / floorUs, 2)}x)`,
+    `    runtime on SQLite, pass ${pass + 1}: ${fixed(sqliteUs, 1)} µs per inbound event; the bare floor beside it: ${fixed(floorUs, 2)} µs (${fixed(sqliteUs / floorUs, 2)}x); with the stop (${int(run.stopMs)} ms) counted in: ${fixed(withStopUs, 1)} µs (${fixed(withStopUs / floorUs, 2)}x)`,
   );
   return {
     run,
@@ -773,7 +810,7 @@ const ratios = {
   runtimeOverBareFloor: runtimeFig.usPerInbound / bareFloorFig.usPerInbound,
   /** ... than the bare replay loop (floor calls + the scripted model's replies + bookkeeping). */
   runtimeOverBareLoop: runtimeFig.usPerInbound / bareLoopFig.usPerInbound,
-  /** The same on a durable SQLite store: the median pass, against the floor run just before it. */
+  /** The same on a durable SQLite store: the median pass, against the floor run beside it. */
   sqliteOverBareFloor: sqlitePasses.length > 0 ? medianPass(sqlitePasses).ratio : Number.NaN,
 };
 
@@ -912,7 +949,7 @@ if (args.json) {
     "   channel's state is written behind as it changes and before each reply (the memory store writes it on",
   );
   p(
-    '   passivation and stop only). SQLite/floor is the median of its passes, each against the floor run just before it.',
+    '   passivation and stop only). SQLite/floor is the median of its passes, each against the bare floor run beside it, round by round.',
   );
   if (c.inbound / channels < STEADY_EVENTS_PER_CHANNEL)
     p(
@@ -1088,7 +1125,7 @@ if (args.json) {
         ],
         ['runtime on SQLite / bare floor', sqliteFig ? ratio(ratios.sqliteOverBareFloor, 1) : 'n/a'],
         [
-          'runtime on SQLite / bare floor, each pass (against the floor run just before it)',
+          'runtime on SQLite / bare floor, each pass (against the floor beside it, round by round)',
           sqlitePasses.length > 0 ? sqlitePasses.map((p) => ratio(p.ratio, 1)).join(', ') : 'n/a',
         ],
         [

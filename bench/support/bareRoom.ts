@@ -59,6 +59,30 @@ export function replayBare(
   roster: AvatarProfile[],
   config: CoordinationConfig,
 ): BareStats {
+  const replay = bareReplay(traffic, floors, roster, config);
+  const cpu0 = process.cpuUsage();
+  const w0 = performance.now();
+  for (let r = 0; r < traffic.rounds.length; r++) replay.round(r);
+  replay.stats.wallMs = performance.now() - w0;
+  const cpu = process.cpuUsage(cpu0);
+  replay.stats.cpuMs = (cpu.user + cpu.system) / 1000;
+  return replay.stats;
+}
+
+/** The bare replay one round at a time (to run it beside the runtime, round by round). */
+export interface BareReplay {
+  /** Counts so far; `floorMs` is the time inside the floor's calls of the rounds replayed. */
+  stats: BareStats;
+  /** Replays round `index` of the traffic (rounds in order, each once). */
+  round(index: number): void;
+}
+
+export function bareReplay(
+  traffic: RoomTraffic,
+  floors: ChannelFloor[],
+  roster: AvatarProfile[],
+  config: CoordinationConfig,
+): BareReplay {
   const stats: BareStats = {
     inbound: 0,
     events: 0,
@@ -153,9 +177,9 @@ export function replayBare(
     return room;
   });
 
-  const cpu0 = process.cpuUsage();
-  const w0 = performance.now();
-  for (const round of traffic.rounds) {
+  const round = (index: number) => {
+    const round = traffic.rounds[index];
+    if (!round) return;
     for (const { channel, event } of round.events) {
       const room = rooms[channel] as Room;
       room.clock.advanceSync(round.at - room.clock.now());
@@ -164,11 +188,8 @@ export function replayBare(
       room.clock.advanceSync(0);
       room.released.clear();
     }
-  }
-  stats.wallMs = performance.now() - w0;
-  const cpu = process.cpuUsage(cpu0);
-  stats.cpuMs = (cpu.user + cpu.system) / 1000;
-  return stats;
+  };
+  return { stats, round };
 }
 
 /** The floor event a channel actor makes of an inbound event. */

@@ -189,10 +189,11 @@ export class ChannelPersistence {
   /** The wake-up last stored per channel (undefined: none), so a ledger write skips an unchanged one. */
   private readonly storedWakeAt = new Map<string, number | undefined>();
   /**
-   * Channels a timed flush found with only redeliverable changes, left for their next write: not
-   * looked at again until they change (every timed flush asked each of them anew).
+   * The dirty channels a timed flush looks at: those it found with only redeliverable changes are
+   * left out until they change again (left for their next write). A timed flush walks this set,
+   * not every dirty channel: those left behind were walked past again at every flush.
    */
-  private readonly leftBehind = new Set<string>();
+  private readonly forTimedFlush = new Set<string>();
   private timer: TimerHandle | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private queued: QueuedFlush | undefined;
@@ -292,7 +293,7 @@ export class ChannelPersistence {
    * `event`, the floor event that changed it, goes to the channel's ledger (written behind only).
    */
   markDirty(key: string, source: DocumentSource, event?: FloorEvent): void {
-    this.leftBehind.delete(key);
+    this.forTimedFlush.add(key);
     if (this.dirty.get(key) !== source) this.dirty.set(key, source);
     if (event && this.ledgerLimit > 0) {
       const events = this.pending.get(key);
@@ -326,7 +327,7 @@ export class ChannelPersistence {
 
   /** Stops tracking a channel (after a conflict, its in-memory state is dropped). */
   forget(key: string): void {
-    this.leftBehind.delete(key);
+    this.forTimedFlush.delete(key);
     this.dirty.delete(key);
     this.versions.delete(key);
     this.wakeVersions.delete(key);
@@ -397,12 +398,12 @@ export class ChannelPersistence {
       return ledger !== undefined && ledger.events > 0 && ledger.source !== undefined;
     };
     // Only a compaction looks past the dirty channels (a timed flush ran over every channel's
-    // ledger to pick none of them).
+    // ledger to pick none of them); a timed flush, past those it left behind.
     const candidates =
       keys ??
       (compact
         ? [...this.dirty.keys(), ...[...this.ledgers.keys()].filter((k) => !this.dirty.has(k))]
-        : [...this.dirty.keys()]);
+        : [...this.forTimedFlush]);
     const timed = keys === undefined && !compact;
     const picked = candidates.filter(
       (k) => (this.dirty.has(k) || unfolded(k)) && !(timed && this.leaveBehind(k)),
@@ -413,7 +414,7 @@ export class ChannelPersistence {
     for (const key of picked) {
       const source = (this.dirty.get(key) ?? this.ledgers.get(key)?.source) as DocumentSource;
       this.dirty.delete(key);
-      this.leftBehind.delete(key);
+      this.forTimedFlush.delete(key);
       const events = this.pending.get(key) ?? [];
       this.pending.delete(key);
       const ledger = this.ledgers.get(key);
@@ -448,9 +449,8 @@ export class ChannelPersistence {
 
   /** {@link ChannelPersistence.onlyRedeliverable}, remembered until the channel changes or is written. */
   private leaveBehind(key: string): boolean {
-    if (this.leftBehind.has(key)) return true;
     if (!this.onlyRedeliverable(key)) return false;
-    this.leftBehind.add(key);
+    this.forTimedFlush.delete(key);
     return true;
   }
 
@@ -478,6 +478,7 @@ export class ChannelPersistence {
   private keepPending(key: string, source: DocumentSource, events: FloorEvent[]): void {
     if (!this.versions.has(key)) return; // forgotten after a conflict
     if (!this.dirty.has(key)) this.dirty.set(key, source);
+    this.forTimedFlush.add(key);
     if (events.length > 0) this.pending.set(key, [...events, ...(this.pending.get(key) ?? [])]);
   }
 

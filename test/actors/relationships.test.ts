@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/actors/clock.js';
 import {
   RELATIONSHIPS,
-  type RelationshipDocument,
+  type Relationship,
   RelationshipTracker,
+  relationshipKey,
   relationshipNote,
 } from '../../src/actors/relationshipTracker.js';
 import { createScriptedModel } from '../../src/adapters/llm/scriptedModel.js';
@@ -24,13 +25,13 @@ describe('relationship tracking', () => {
     await t.advance(10 * 60_000);
     await t.stop();
 
-    const nova = await t.store.documents.get<RelationshipDocument>(RELATIONSHIPS, 'nova');
-    const withRex = nova?.value.partners.rex;
+    const nova = await t.store.documents.get<Relationship>(RELATIONSHIPS, relationshipKey('nova', 'rex'));
+    const withRex = nova?.value;
     expect(withRex?.exchanges).toBeGreaterThan(0);
     expect(withRex?.channels['test:room']).toBe(withRex?.exchanges);
     expect(withRex?.recent.length).toBeGreaterThan(0);
-    const rex = await t.store.documents.get<RelationshipDocument>(RELATIONSHIPS, 'rex');
-    expect(rex?.value.partners.nova?.exchanges).toBe(withRex?.exchanges);
+    const rex = await t.store.documents.get<Relationship>(RELATIONSHIPS, relationshipKey('rex', 'nova'));
+    expect(rex?.value.exchanges).toBe(withRex?.exchanges);
 
     // A later turn between them carries the note in its system prompt.
     const later = createTestRuntime({ model, store: t.store, startAt: t.clock.now() });
@@ -70,8 +71,8 @@ describe('relationship tracking', () => {
       ['room:11', 1],
       ['room:6', 2],
     ]);
-    const stored = await store.documents.get<RelationshipDocument>(RELATIONSHIPS, 'rex');
-    expect(Object.keys(stored?.value.partners.nova?.channels ?? {})).toHaveLength(8);
+    const stored = await store.documents.get<Relationship>(RELATIONSHIPS, relationshipKey('rex', 'nova'));
+    expect(Object.keys(stored?.value.channels ?? {})).toHaveLength(8);
     await store.close();
   });
 
@@ -95,11 +96,67 @@ describe('relationship tracking', () => {
         at: 5,
       });
       await tracker.flush();
-      const stored = await store.documents.get<RelationshipDocument>(RELATIONSHIPS, 'nova');
-      expect(stored?.value.partners.rex).toMatchObject({ exchanges: 4, channels: { 'room:1': 1 } });
-      expect(stored?.value.partners.rex?.recent).toHaveLength(1);
+      const stored = await store.documents.get<Relationship>(RELATIONSHIPS, relationshipKey('nova', 'rex'));
+      expect(stored?.value).toMatchObject({ exchanges: 4, channels: { 'room:1': 1 } });
+      expect(stored?.value.recent).toHaveLength(1);
+      // The one-document form it was read from is gone.
+      expect(await store.documents.get(RELATIONSHIPS, 'nova')).toBeUndefined();
       await store.close();
     }
+  });
+
+  it('a flush writes only the pairs that talked since the last one', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(0);
+    const tracker = new RelationshipTracker({ documents: store.documents, clock, logger: silentLogger() });
+    const say = (speakerId: string, addresseeId: string, at: number) =>
+      tracker.record({ speakerId, addresseeId, channelKey: 'room:1', text: 'hi', at });
+    await say('nova', 'rex', 1);
+    await say('nova', 'bob', 2);
+    await tracker.flush();
+    await say('nova', 'rex', 3);
+    await tracker.flush();
+    const version = async (self: string, other: string) =>
+      (await store.documents.get(RELATIONSHIPS, relationshipKey(self, other)))?.version;
+    expect(await version('nova', 'rex')).toBe(2);
+    expect(await version('rex', 'nova')).toBe(2);
+    expect(await version('nova', 'bob')).toBe(1);
+    expect(await version('bob', 'nova')).toBe(1);
+    await store.close();
+  });
+
+  it('reads relationships stored one document per avatar, and writes them again as pairs', async () => {
+    const store = createMemoryStore();
+    const rel = (partnerId: string, exchanges: number): Relationship => ({
+      partnerId,
+      exchanges,
+      firstAt: 0,
+      lastAt: 1,
+      channels: { 'room:0': exchanges },
+      recent: [{ at: 1, speakerId: partnerId, channelKey: 'room:0', text: 'earlier' }],
+    });
+    await store.documents.put(RELATIONSHIPS, 'nova', {
+      avatarId: 'nova',
+      partners: { rex: rel('rex', 3), bob: rel('bob', 7) },
+    });
+    const clock = new SimulatedClock(10);
+    const tracker = new RelationshipTracker({ documents: store.documents, clock, logger: silentLogger() });
+    expect((await tracker.about('nova', ['bob']))[0]?.exchanges).toBe(7);
+    await tracker.record({ speakerId: 'nova', addresseeId: 'rex', channelKey: 'room:1', text: 'hi', at: 5 });
+    await tracker.flush();
+    const pair = async (other: string) =>
+      (await store.documents.get<Relationship>(RELATIONSHIPS, relationshipKey('nova', other)))?.value;
+    expect(await pair('rex')).toMatchObject({ exchanges: 4, channels: { 'room:0': 3, 'room:1': 1 } });
+    expect(await pair('bob')).toMatchObject({ exchanges: 7 });
+    expect(await store.documents.get(RELATIONSHIPS, 'nova')).toBeUndefined();
+    // A later process reads the pairs alone.
+    const later = new RelationshipTracker({ documents: store.documents, clock, logger: silentLogger() });
+    const known = await later.about('nova', ['rex', 'bob']);
+    expect(known.map((r) => [r.partnerId, r.exchanges])).toEqual([
+      ['rex', 4],
+      ['bob', 7],
+    ]);
+    await store.close();
   });
 
   it('writes a short, clipped note', () => {

@@ -65,8 +65,9 @@ export class DiscordWebhooks {
   }
 
   /**
-   * The channel's webhook when a lookup already found it, else undefined (then {@link get}). A send
-   * takes it without a promise: most sends go to a channel whose webhook is known.
+   * The channel's webhook when a lookup already found it, else undefined (then
+   * {@link DiscordWebhooks.get}). A send takes it without a promise: most sends go to a channel
+   * whose webhook is known.
    */
   found(channelId: string): WebhookRef | undefined {
     return this.cache.get(channelId)?.ref;

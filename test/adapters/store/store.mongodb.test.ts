@@ -345,6 +345,39 @@ describe('MongoDB store against the fake wire server (standalone)', () => {
       expect(error.message).not.toContain('hunter2');
     });
 
+    it('refuses a timeout or count that is not a usable number before it connects, naming each', async () => {
+      const error = await rejection(
+        openMongoStore({
+          uri: 'mongodb://ada:hunter2@127.0.0.1:1',
+          socketTimeoutMS: Number.NaN,
+          serverSelectionTimeoutMS: Number.POSITIVE_INFINITY,
+          connectAttempts: 0,
+          historyPerChannel: 2.5,
+          outboxRetentionMs: -1,
+        }),
+      );
+      expect(error.code).toBe('TROUPE_CONFIG_INVALID');
+      for (const part of [
+        'socketTimeoutMS=NaN',
+        'serverSelectionTimeoutMS=Infinity',
+        'connectAttempts=0',
+        'historyPerChannel=2.5',
+        'outboxRetentionMs=-1',
+      ])
+        expect(error.message).toContain(part);
+      expect(error.message).not.toContain('hunter2');
+      // 0 is a socket timeout the driver knows: wait forever.
+      const fine = await rejection(
+        openMongoStore({
+          uri: 'mongodb://127.0.0.1:1',
+          socketTimeoutMS: 0,
+          serverSelectionTimeoutMS: 50,
+          connectAttempts: 1,
+        }),
+      );
+      expect(fine.code).toBe('TROUPE_STORE_UNAVAILABLE');
+    });
+
     it('redacts passwords from connection strings', () => {
       expect(redactUri('mongodb://ada:p%40ss@db1:27017,db2/x?tls=true')).toBe(
         'mongodb://ada:***@db1:27017,db2/x?tls=true',

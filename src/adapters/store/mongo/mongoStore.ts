@@ -6,6 +6,7 @@ import {
   type MongoClientOptions,
   MongoServerError,
 } from 'mongodb';
+import { z } from 'zod';
 import { type Logger, silentLogger } from '../../../logging/logger.js';
 import type { TroupeStore } from '../../../ports/store.js';
 import { TroupeError } from '../../../ports/troupeError.js';
@@ -63,6 +64,52 @@ export interface MongoStoreOptions {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+
+/** The longest a Node.js timer can wait, in ms (a longer one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The numeric options, as they must be. The driver takes NaN and Infinity for its timeouts
+ * without a word, and a NaN socket timeout then fails every operation's connection instead of
+ * the open: refused here, before anything connects.
+ */
+const numericOptions = {
+  serverSelectionTimeoutMS: {
+    schema: z.number().int().min(1).max(MAX_TIMER_MS),
+    expected: 'a whole number of milliseconds from 1 to 2147483647',
+  },
+  socketTimeoutMS: {
+    schema: z.number().int().min(0).max(MAX_TIMER_MS),
+    expected: 'a whole number of milliseconds from 0 (wait forever) to 2147483647',
+  },
+  connectAttempts: { schema: z.number().int().min(1).max(100), expected: 'a whole number from 1 to 100' },
+  historyPerChannel: {
+    schema: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    expected: 'a whole number of lines, 0 or more',
+  },
+  outboxRetentionMs: {
+    schema: z.number().finite().positive(),
+    expected: 'a finite number of milliseconds above 0',
+  },
+} as const;
+
+/** @throws TroupeError `TROUPE_CONFIG_INVALID` naming every numeric option that is wrong. */
+function checkNumericOptions(options: MongoStoreOptions): void {
+  const wrong = Object.entries(numericOptions).flatMap(([name, { schema, expected }]) => {
+    const value = options[name as keyof typeof numericOptions];
+    return value === undefined || schema.safeParse(value).success
+      ? []
+      : [
+          `${name}=${typeof value === 'string' ? JSON.stringify(value) : String(value)} (expected ${expected})`,
+        ];
+  });
+  if (wrong.length > 0)
+    throw new TroupeError(
+      'TROUPE_CONFIG_INVALID',
+      `openMongoStore cannot use ${wrong.join(', ')}; nothing was opened.`,
+      { details: { options: wrong } },
+    );
+}
 /** {@link MongoStoreOptions.socketTimeoutMS}'s default: longer than any single write or index check takes. */
 const DEFAULT_SOCKET_TIMEOUT_MS = 30_000;
 
@@ -88,9 +135,11 @@ const DEFAULT_SOCKET_TIMEOUT_MS = 30_000;
  * failures that remain become `TROUPE_STORE_UNAVAILABLE`, retryable when transient.
  *
  * @throws TroupeError `TROUPE_STORE_UNAVAILABLE` naming the hosts (never the password) when the
- *   server cannot be reached; `TROUPE_CONFIG_INVALID` for a malformed connection string.
+ *   server cannot be reached; `TROUPE_CONFIG_INVALID` for a malformed connection string or a
+ *   numeric option that is not a usable number (NaN, Infinity, negative, fractional timeouts).
  */
 export async function openMongoStore(options: MongoStoreOptions): Promise<TroupeStore> {
+  checkNumericOptions(options);
   const logger = options.logger ?? silentLogger();
   const client = options.client ?? createClient(options);
   const owned = options.client === undefined;

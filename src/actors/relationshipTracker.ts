@@ -194,7 +194,10 @@ export class RelationshipTracker {
       });
     } catch (error) {
       // Another writer moved on (or the store is away): reload those avatars on next use.
-      for (const o of operations) this.drop(o.op === 'put' ? o.key.slice(0, o.key.indexOf('/')) : o.key);
+      const avatars = new Set(
+        operations.map((o) => (o.op === 'put' ? o.key.slice(0, o.key.indexOf('/')) : o.key)),
+      );
+      this.drop(avatars);
       this.options.logger.warn({ err: error }, 'relationships not written');
     }
   }
@@ -221,11 +224,11 @@ export class RelationshipTracker {
     return operations;
   }
 
-  /** Forgets what is kept of an avatar (read again on next use). */
-  private drop(avatarId: string): void {
-    this.cache.delete(avatarId);
-    const prefix = relationshipKey(avatarId, '');
-    for (const key of this.versions.keys()) if (key.startsWith(prefix)) this.versions.delete(key);
+  /** Forgets what is kept of these avatars (read again on next use). */
+  private drop(avatarIds: ReadonlySet<string>): void {
+    for (const avatarId of avatarIds) this.cache.delete(avatarId);
+    for (const key of this.versions.keys())
+      if (avatarIds.has(key.slice(0, key.indexOf('/')))) this.versions.delete(key);
   }
 
   /** Cancels the pending flush (call {@link flush} first to keep changes). */

@@ -125,6 +125,29 @@ describe('relationship tracking', () => {
     await store.close();
   });
 
+  it('a flush that loses to another writer forgets those avatars and reads them again', async () => {
+    const store = createMemoryStore();
+    const clock = new SimulatedClock(0);
+    const tracker = () =>
+      new RelationshipTracker({ documents: store.documents, clock, logger: silentLogger() });
+    const first = tracker();
+    const second = tracker();
+    const say = (t: RelationshipTracker, at: number) =>
+      t.record({ speakerId: 'nova', addresseeId: 'rex', channelKey: 'room:1', text: 'hi', at });
+    await say(first, 1);
+    await say(second, 2);
+    await first.flush();
+    // The second's pairs were made at version 0 too: its batch loses, and nothing of it is written.
+    await second.flush();
+    const stored = async () =>
+      (await store.documents.get<Relationship>(RELATIONSHIPS, relationshipKey('nova', 'rex')))?.value;
+    expect((await stored())?.exchanges).toBe(1);
+    await say(second, 3);
+    await second.flush();
+    expect((await stored())?.exchanges).toBe(2);
+    await store.close();
+  });
+
   it('reads relationships stored one document per avatar, and writes them again as pairs', async () => {
     const store = createMemoryStore();
     const rel = (partnerId: string, exchanges: number): Relationship => ({

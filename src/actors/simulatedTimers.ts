@@ -1,4 +1,5 @@
 import type { TimerHandle } from '../ports/clock.js';
+import { BinaryHeap } from './binaryHeap.js';
 
 /**
  * A timer of the simulated clock, and its handle. Only `id` is public (a handle may be logged):
@@ -60,21 +61,12 @@ export class SimulatedTimer implements TimerHandle {
  * done through its handle and dropped when it reaches the top.
  */
 export class SimulatedTimers {
-  private heap: SimulatedTimer[] = [];
+  private readonly heap = new BinaryHeap<SimulatedTimer>(earlier);
   private live = 0;
 
   add(timer: SimulatedTimer): void {
     this.live += 1;
-    const h = this.heap;
-    let i = h.length;
-    h.push(timer);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!earlier(timer, h[parent] as SimulatedTimer)) break;
-      h[i] = h[parent] as SimulatedTimer;
-      i = parent;
-    }
-    h[i] = timer;
+    this.heap.push(timer);
   }
 
   /** Forgets a timer (nothing if it fired or was cleared already, or is another clock's). */
@@ -82,8 +74,8 @@ export class SimulatedTimers {
     if (!(handle instanceof SimulatedTimer) || !handle.belongsTo(this) || handle.done) return;
     handle.end();
     this.live -= 1;
-    // Cleared timers must not pile up in the heap while nothing fires: rebuilt once they are most of it.
-    if (this.heap.length > 64 && this.heap.length > 2 * this.live) this.rebuild();
+    // Cleared timers must not pile up in the heap while nothing fires: dropped once they are most of it.
+    if (this.heap.size > 64 && this.heap.size > 2 * this.live) this.heap.keep((t) => !t.done);
   }
 
   /** How many timers are scheduled. */
@@ -93,42 +85,17 @@ export class SimulatedTimers {
 
   /** The earliest timer, left scheduled. */
   peek(): SimulatedTimer | undefined {
-    while (this.heap[0]?.done) this.pop();
-    return this.heap[0];
+    while (this.heap.peek()?.done) this.heap.pop();
+    return this.heap.peek();
   }
 
   /** Takes the earliest timer off. */
   take(): SimulatedTimer | undefined {
     const top = this.peek();
     if (!top) return undefined;
-    this.pop();
+    this.heap.pop();
     top.end();
     this.live -= 1;
-    return top;
-  }
-
-  private rebuild(): void {
-    // A sorted array is a heap.
-    this.heap = this.heap.filter((t) => !t.done).sort((a, b) => (earlier(a, b) ? -1 : 1));
-  }
-
-  private pop(): SimulatedTimer | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length === 0 || !last) return top;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= h.length) break;
-      const right = left + 1;
-      const child =
-        right < h.length && earlier(h[right] as SimulatedTimer, h[left] as SimulatedTimer) ? right : left;
-      if (!earlier(h[child] as SimulatedTimer, last)) break;
-      h[i] = h[child] as SimulatedTimer;
-      i = child;
-    }
-    h[i] = last;
     return top;
   }
 }

@@ -1,11 +1,12 @@
 import type { Clock, TimerHandle } from '../ports/clock.js';
+import { BinaryHeap } from './binaryHeap.js';
 
 /**
  * Wakes passivated channels at their deadlines with one clock timer, however many there are (a
  * binary heap keyed by time). A key scheduled again moves to its new time.
  */
 export class WakeupScheduler {
-  private heap: { key: string; at: number }[] = [];
+  private readonly heap = new BinaryHeap<{ key: string; at: number }>((a, b) => a.at < b.at);
   private readonly latest = new Map<string, number>();
   private timer: { handle: TimerHandle; at: number } | undefined;
   private disposed = false;
@@ -19,7 +20,10 @@ export class WakeupScheduler {
   schedule(key: string, at: number): void {
     if (this.disposed) return;
     this.latest.set(key, at);
-    this.push({ key, at });
+    this.heap.push({ key, at });
+    // Superseded entries must not pile up while nothing fires: dropped once they are most of it.
+    if (this.heap.size > 64 && this.heap.size > 2 * this.latest.size)
+      this.heap.keep((item) => this.latest.get(item.key) === item.at);
     this.arm();
   }
 
@@ -33,12 +37,12 @@ export class WakeupScheduler {
     this.disposed = true;
     if (this.timer) this.clock.clearTimer(this.timer.handle);
     this.timer = undefined;
-    this.heap = [];
+    this.heap.clear();
     this.latest.clear();
   }
 
   private arm(): void {
-    const next = this.heap[0];
+    const next = this.heap.peek();
     if (!next || (this.timer && this.timer.at <= next.at)) return;
     if (this.timer) this.clock.clearTimer(this.timer.handle);
     const handle = this.clock.setTimer(next.at, () => this.fire());
@@ -48,47 +52,13 @@ export class WakeupScheduler {
   private fire(): void {
     this.timer = undefined;
     const now = this.clock.now();
-    while (this.heap[0] && this.heap[0].at <= now) {
-      const item = this.pop();
+    while ((this.heap.peek()?.at ?? Number.POSITIVE_INFINITY) <= now) {
+      const item = this.heap.pop();
       // Skip entries superseded by a later schedule of the same key.
       if (!item || this.latest.get(item.key) !== item.at) continue;
       this.latest.delete(item.key);
       this.wake(item.key);
     }
     this.arm();
-  }
-
-  private push(item: { key: string; at: number }): void {
-    const h = this.heap;
-    h.push(item);
-    let i = h.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if ((h[parent] as { at: number }).at <= item.at) break;
-      h[i] = h[parent] as { key: string; at: number };
-      i = parent;
-    }
-    h[i] = item;
-  }
-
-  private pop(): { key: string; at: number } | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length === 0 || !last) return top;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      const atOf = (j: number) => (j === i ? last.at : (h[j] as { at: number }).at);
-      if (l < h.length && atOf(l) < atOf(m)) m = l;
-      if (r < h.length && atOf(r) < atOf(m)) m = r;
-      if (m === i) break;
-      h[i] = h[m] as { key: string; at: number };
-      i = m;
-    }
-    h[i] = last;
-    return top;
   }
 }

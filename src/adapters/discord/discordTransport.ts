@@ -492,12 +492,10 @@ export class DiscordTransport implements Transport {
   private async target(channelId: string, signal: AbortSignal | undefined): Promise<Target> {
     // Routing may resend the outbox before login completes: wait for the gateway's READY.
     if (!this.client.isReady()) await readyOf(this.client, signal);
-    const cached = this.cachedTarget(channelId);
-    if (cached) return cached;
+    const known = this.knownTarget(channelId);
+    if (known) return known;
     // Not cached, or cached without its parent (a thread the gateway has not shown): ask Discord,
     // once per channel.
-    const resolved = this.resolvedTargets.get(channelId);
-    if (resolved) return resolved;
     const target = await this.askTarget(channelId, signal);
     this.resolvedTargets.set(channelId, target);
     return target;
